@@ -1,0 +1,132 @@
+"""toolbelt: the tool layer of an AI coding agent.
+
+One registry of typed tools, one permission policy, one executor — used from Python, served
+over MCP (``toolbelt mcp``) or run by hand (``toolbelt call``)::
+
+    import anyio, toolbelt
+
+    async def main() -> None:
+        async with toolbelt.Session(root=".") as session:
+            executor = toolbelt.Executor(toolbelt.build_toolset(), session)
+            [result] = await executor.run([toolbelt.ToolCall("1", "think", {"thought": "hi"})])
+            print(result.text)
+
+    anyio.run(main)
+
+The names below are the public API. They are loaded on first use (PEP 562), so that
+``import toolbelt`` — which every ``toolbelt`` command pays — costs almost nothing.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolbelt.core.access import Access, AccessKind
+    from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
+    from toolbelt.core.context import Session, SessionConfig, ToolContext
+    from toolbelt.core.errors import (
+        FatalError,
+        InvalidInputError,
+        PathError,
+        PermissionDeniedError,
+        SettingsError,
+        ToolbeltError,
+        ToolError,
+        UnknownToolError,
+        UsageError,
+    )
+    from toolbelt.core.events import (
+        CallState,
+        DiffEvent,
+        EventBus,
+        ProgressEvent,
+        StateEvent,
+    )
+    from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+    from toolbelt.core.registry import (
+        CombinedToolset,
+        FilteredToolset,
+        ToolRegistry,
+        Toolset,
+        build_toolset,
+    )
+    from toolbelt.core.tool import Tool, ToolInput
+    from toolbelt.hooks.base import ToolHooks
+    from toolbelt.permissions.basic import AutoApprove, DenyRequests
+    from toolbelt.permissions.decision import (
+        Allow,
+        Answer,
+        Approval,
+        Ask,
+        Deny,
+        PermissionPolicy,
+        PermissionRequest,
+        PermissionRequester,
+    )
+    from toolbelt.permissions.factory import build_policy
+    from toolbelt.tools import builtin_toolset
+
+_EXPORTS = {
+    "Access": "toolbelt.core.access",
+    "AccessKind": "toolbelt.core.access",
+    "Allow": "toolbelt.permissions.decision",
+    "Answer": "toolbelt.permissions.decision",
+    "Approval": "toolbelt.permissions.decision",
+    "Ask": "toolbelt.permissions.decision",
+    "AutoApprove": "toolbelt.permissions.basic",
+    "CallState": "toolbelt.core.events",
+    "CombinedToolset": "toolbelt.core.registry",
+    "Deny": "toolbelt.permissions.decision",
+    "DenyRequests": "toolbelt.permissions.basic",
+    "DiffEvent": "toolbelt.core.events",
+    "EventBus": "toolbelt.core.events",
+    "Executor": "toolbelt.core.executor",
+    "FatalError": "toolbelt.core.errors",
+    "FilteredToolset": "toolbelt.core.registry",
+    "ImageBlock": "toolbelt.core.content",
+    "InvalidInputError": "toolbelt.core.errors",
+    "PathError": "toolbelt.core.errors",
+    "PermissionDeniedError": "toolbelt.core.errors",
+    "PermissionPolicy": "toolbelt.permissions.decision",
+    "PermissionRequest": "toolbelt.permissions.decision",
+    "PermissionRequester": "toolbelt.permissions.decision",
+    "ProgressEvent": "toolbelt.core.events",
+    "Session": "toolbelt.core.context",
+    "SessionConfig": "toolbelt.core.context",
+    "SettingsError": "toolbelt.core.errors",
+    "StateEvent": "toolbelt.core.events",
+    "TextBlock": "toolbelt.core.content",
+    "Tool": "toolbelt.core.tool",
+    "ToolCall": "toolbelt.core.executor",
+    "ToolCallResult": "toolbelt.core.executor",
+    "ToolContext": "toolbelt.core.context",
+    "ToolError": "toolbelt.core.errors",
+    "ToolHooks": "toolbelt.hooks.base",
+    "ToolInput": "toolbelt.core.tool",
+    "ToolOutput": "toolbelt.core.content",
+    "ToolRegistry": "toolbelt.core.registry",
+    "ToolbeltError": "toolbelt.core.errors",
+    "Toolset": "toolbelt.core.registry",
+    "UnknownToolError": "toolbelt.core.errors",
+    "UsageError": "toolbelt.core.errors",
+    "build_policy": "toolbelt.permissions.factory",
+    "build_toolset": "toolbelt.core.registry",
+    "builtin_toolset": "toolbelt.tools",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolbelt' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

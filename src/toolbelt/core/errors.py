@@ -6,8 +6,8 @@ ToolbeltError
 │   ├── InvalidInputError     the arguments do not fit the tool's input model
 │   ├── UnknownToolError      the model named a tool that is not registered
 │   ├── PermissionDeniedError the policy, a hook or the user refused the call
-│   └── PathError             a path cannot be used (outside the roots, missing parent, loop, NUL...)
-├── UsageError                the integrating developer got something wrong (duplicate tool, bad config)
+│   └── PathError             a path cannot be used (outside the roots, loop, NUL...)
+├── UsageError                the developer got something wrong (duplicate tool, bad config)
 │   └── SettingsError         a settings file is malformed (names the file and line)
 └── FatalError                the turn cannot go on (e.g. the session was closed)
 ```

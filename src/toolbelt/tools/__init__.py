@@ -1,0 +1,20 @@
+"""Built-in tools, one module each; ``builtin_toolset()`` lists them in a fixed order.
+
+Tool modules import only pydantic and the core at import time; heavy libraries (tree-sitter,
+charset-normalizer, pypdf, httpx) are imported inside the functions that need them, so listing
+or validating tools stays cheap.
+"""
+
+from __future__ import annotations
+
+from toolbelt.core.registry import ToolRegistry
+
+__all__ = ["builtin_toolset"]
+
+
+def builtin_toolset() -> ToolRegistry:
+    """A fresh registry holding every built-in tool, in listing order."""
+    from toolbelt.tools.think import ThinkTool
+    from toolbelt.tools.todo import TodoReadTool, TodoWriteTool
+
+    return ToolRegistry([ThinkTool(), TodoReadTool(), TodoWriteTool()])

@@ -1,0 +1,134 @@
+"""``toolbelt tools`` and ``toolbelt call``: the executor driven from a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import anyio
+
+from toolbelt.cli.render import Renderer
+from toolbelt.core.context import Session, SessionConfig
+from toolbelt.core.errors import UsageError
+from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.permissions.basic import AutoApprove, DenyRequests
+from toolbelt.permissions.decision import PermissionRequester
+from toolbelt.permissions.factory import build_policy
+from toolbelt.providers.schema import neutral_schema
+from toolbelt.tools import builtin_toolset
+
+__all__ = ["EXIT_CODES", "call_tool", "exit_code", "list_tools"]
+
+EXIT_CODES = {
+    None: 0,
+    "tool_error": 1,
+    "internal_error": 1,
+    "aborted": 1,
+    "invalid_input": 2,
+    "unknown_tool": 2,
+    "permission_denied": 3,
+}
+
+DENY_HINT = (
+    "re-run with --yes to approve it, choose another --mode, or add an allow rule to "
+    ".toolbelt/settings.json"
+)
+
+
+def list_tools(*, as_json: bool) -> int:
+    """Print every tool: a table for people, or JSON with the full input schemas."""
+    toolset = builtin_toolset()
+    if as_json:
+        listing = [
+            {
+                "name": tool.name,
+                "title": tool.title,
+                "readonly": tool.readonly,
+                "description": tool.description,
+                "input_schema": neutral_schema(tool),
+            }
+            for tool in toolset
+        ]
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+        return 0
+    Renderer.for_stdout().tool_table(list(toolset))
+    return 0
+
+
+def call_tool(
+    name: str,
+    raw_arguments: str,
+    *,
+    root: str,
+    mode: str,
+    add_dirs: list[str],
+    yes: bool,
+    as_json: bool,
+) -> int:
+    """Run one call and print what the model would see; returns the documented exit status."""
+    renderer = Renderer.for_stdout()
+    try:
+        arguments = sys.stdin.read() if raw_arguments == "-" else raw_arguments
+        session = Session(
+            root, add_dirs=add_dirs, config=SessionConfig(require_read_before_write=False)
+        )
+    except UsageError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 2
+    requester = _requester(renderer, yes=yes)
+    result = anyio.run(_run_one, session, mode, requester, ToolCall("cli-1", name, arguments))
+    if as_json:
+        print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
+    else:
+        renderer.result(result)
+    return EXIT_CODES.get(result.error_kind, 1)
+
+
+def exit_code(result: ToolCallResult) -> int:
+    """The CLI exit status for a result."""
+    return EXIT_CODES.get(result.error_kind, 1)
+
+
+async def _run_one(
+    session: Session, mode: str, requester: PermissionRequester, call: ToolCall
+) -> ToolCallResult:
+    async with session:
+        executor = Executor(
+            builtin_toolset(),
+            session,
+            policy=build_policy(session, mode),
+            requester=requester,
+        )
+        Renderer.for_stderr().follow(executor.events)
+        return await executor.run_one(call)
+
+
+def _requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
+    if yes:
+        return AutoApprove()
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        from toolbelt.cli.prompt import TerminalRequester
+
+        return TerminalRequester()
+    return DenyRequests(DENY_HINT)
+
+
+def result_as_json(result: ToolCallResult) -> dict[str, Any]:
+    """The structured view of a result that ``--json`` prints."""
+    content: list[dict[str, Any]] = []
+    for block in result.output.content:
+        if block.type == "text":
+            content.append({"type": "text", "text": block.text})
+        else:
+            content.append({"type": "image", "mime_type": block.mime_type, "data": block.data})
+    return {
+        "call_id": result.call_id,
+        "tool": result.tool,
+        "status": result.state.value,
+        "is_error": result.is_error,
+        "error_kind": result.error_kind,
+        "duration_ms": round(result.duration * 1000, 3),
+        "content": content,
+        "structured": dict(result.output.structured) if result.output.structured else None,
+    }

@@ -1,0 +1,86 @@
+"""Ask the person at the terminal whether a call may run.
+
+Shows the tool, the reason, and what the call touches — the command, the path, the diff —
+then offers: yes once, yes for this session, always (saved as a rule), or no with an
+optional reason that goes back to the model. Reading the answer runs in a worker thread so
+the event loop (and a cancellation) is never blocked by ``input()``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+
+from toolbelt.permissions.decision import (
+    Answer,
+    Approval,
+    Ask,
+    PermissionRequest,
+    PermissionRequester,
+)
+
+__all__ = ["TerminalRequester"]
+
+_CHOICES = {
+    "y": Approval.ONCE,
+    "yes": Approval.ONCE,
+    "s": Approval.SESSION,
+    "a": Approval.ALWAYS,
+    "n": Approval.DENY,
+    "no": Approval.DENY,
+}
+
+
+class TerminalRequester(PermissionRequester):
+    """Prompts on standard error and reads the answer from standard input."""
+
+    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        return await anyio.to_thread.run_sync(self._ask_blocking, request, decision)
+
+    def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
+        out = sys.stderr
+        access = request.access
+        out.write(f"\n\x1b[1;33m{request.tool}\x1b[0m wants permission: {decision.reason}\n")
+        if access.command:
+            out.write(f"  command: {access.command}\n")
+        if access.url:
+            out.write(f"  url: {access.url}\n")
+        for path in access.paths:
+            out.write(f"  path: {path}\n")
+        if access.preview:
+            out.write(_coloured_diff(access.preview))
+        choices = "[y] yes  [s] yes for this session  [a] always  [n] no"
+        if not decision.remember:
+            choices = "[y] yes  [n] no   (this kind of call is never remembered)"
+        while True:
+            out.write(f"{choices} > ")
+            out.flush()
+            line = sys.stdin.readline()
+            if not line:
+                return Answer(Approval.DENY, "No answer (end of input); the call was denied.")
+            choice = _CHOICES.get(line.strip().lower())
+            if choice is None:
+                continue
+            if not decision.remember and choice in (Approval.SESSION, Approval.ALWAYS):
+                choice = Approval.ONCE
+            if choice is Approval.DENY:
+                out.write("reason for the model (optional) > ")
+                out.flush()
+                reason = sys.stdin.readline().strip()
+                return Answer(
+                    Approval.DENY, f"The user denied this call: {reason}" if reason else ""
+                )
+            return Answer(choice)
+
+
+def _coloured_diff(diff: str) -> str:
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            lines.append(f"\x1b[32m{line}\x1b[0m")
+        elif line.startswith("-") and not line.startswith("---"):
+            lines.append(f"\x1b[31m{line}\x1b[0m")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"

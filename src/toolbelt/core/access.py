@@ -1,0 +1,59 @@
+"""What a tool call touches, as the tool declares it, for the permission policy to judge.
+
+A tool knows what its arguments mean (``path`` is a file to write, ``command`` is shell), the
+policy knows what the user allows. ``Access`` is the hand-over between the two: resolved paths,
+the command, the URL, and a preview (a diff for writes) that a prompt can show the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+__all__ = ["Access", "AccessKind"]
+
+
+class AccessKind(StrEnum):
+    """The kind of effect a call has; the policy's modes are written in these terms."""
+
+    NONE = "none"
+    """Touches nothing outside the session's own state (think, todo lists)."""
+    READ = "read"
+    """Reads files or lists directories."""
+    WRITE = "write"
+    """Creates, changes or deletes files."""
+    EXECUTE = "execute"
+    """Runs a command or a program."""
+    NETWORK = "network"
+    """Reaches a host over the network."""
+    INTERACT = "interact"
+    """Asks the person at the keyboard something."""
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """The effect of one call: kind, resolved paths, command, URL and a preview for prompts."""
+
+    kind: AccessKind
+    paths: tuple[Path, ...] = ()
+    command: str | None = None
+    url: str | None = None
+    preview: str | None = None
+    summary: str = ""
+
+    @classmethod
+    def none(cls) -> Access:
+        """A call with no effect outside the session."""
+        return cls(AccessKind.NONE)
+
+    @property
+    def target(self) -> str:
+        """The one thing a prompt or a rule talks about: command, URL or first path."""
+        if self.command is not None:
+            return self.command
+        if self.url is not None:
+            return self.url
+        if self.paths:
+            return str(self.paths[0])
+        return ""

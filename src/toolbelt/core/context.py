@@ -1,0 +1,157 @@
+"""Session state and the per-call context a tool runs with.
+
+``Session`` is what lives as long as one conversation (or one MCP client): the workspace
+roots, the current directory, limits, and per-session resources that tools create lazily —
+the read tracker, the todo list, the persistent shell, background jobs. Resources are keyed by
+their type so each tool module owns its own state class without the core knowing about it;
+``aclose`` closes them all (killing every process the session started).
+
+``ToolContext`` is what one call sees: the session, its call id, a way to report progress and
+diffs, and a cancellation flag that code running in worker threads can poll.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from toolbelt.core.errors import FatalError, UsageError
+from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
+
+__all__ = ["Session", "SessionConfig", "ToolContext"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfig:
+    """Limits and switches that apply to every call in a session."""
+
+    max_concurrency: int = 10
+    """How many read-only calls may run at once."""
+    require_read_before_write: bool = True
+    """Writes to existing files need a prior read in this session (off for one-shot CLI calls)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Tool-specific settings, keyed by tool name."""
+
+
+class Session:
+    """One conversation's state: roots, cwd, config and lazily created resources."""
+
+    def __init__(
+        self,
+        root: str | Path = ".",
+        *,
+        add_dirs: Sequence[str | Path] = (),
+        config: SessionConfig | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.id = session_id or uuid.uuid4().hex[:16]
+        self.root = _existing_dir(root, "workspace root")
+        self.add_dirs = tuple(_existing_dir(d, "additional directory") for d in add_dirs)
+        self.cwd = self.root
+        self.config = config or SessionConfig()
+        self._resources: dict[type[Any], Any] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """Every directory whose contents count as inside the workspace."""
+        return (self.root, *self.add_dirs)
+
+    @property
+    def closed(self) -> bool:
+        """True once ``aclose`` has run; no call may use the session afterwards."""
+        return self._closed
+
+    def resource(self, kind: type[T], factory: Callable[[], T] | None = None) -> T:
+        """Return this session's instance of ``kind``, creating it on first use.
+
+        ``factory`` defaults to ``kind()``. Resources with an ``aclose`` or ``close`` method
+        are closed, newest first, when the session closes.
+        """
+        if self._closed:
+            raise FatalError("The session is closed; start a new session to run more tools.")
+        with self._lock:
+            existing = self._resources.get(kind)
+            if existing is None:
+                existing = factory() if factory is not None else kind()
+                self._resources[kind] = existing
+            return cast(T, existing)
+
+    def peek(self, kind: type[T]) -> T | None:
+        """The resource of ``kind`` if it was created, without creating it."""
+        return cast("T | None", self._resources.get(kind))
+
+    async def aclose(self) -> None:
+        """Close every resource (ending every process the session started); safe to repeat."""
+        if self._closed:
+            return
+        self._closed = True
+        resources = list(self._resources.values())
+        self._resources.clear()
+        for resource in reversed(resources):
+            closer = getattr(resource, "aclose", None)
+            if closer is not None:
+                await closer()
+                continue
+            sync_closer = getattr(resource, "close", None)
+            if sync_closer is not None:
+                sync_closer()
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.id} root={str(self.root)!r}>"
+
+
+def _existing_dir(path: str | Path, what: str) -> Path:
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_dir():
+        raise UsageError(f"The {what} {str(path)!r} is not an existing directory.")
+    return resolved
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Everything one call may use besides its arguments."""
+
+    session: Session
+    call_id: str
+    tool_name: str
+    events: EventBus
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    """Set when the call is cancelled; blocking code in worker threads polls it."""
+
+    @property
+    def cwd(self) -> Path:
+        """The session's current directory (bash ``cd`` moves it)."""
+        return self.session.cwd
+
+    @property
+    def root(self) -> Path:
+        """The workspace root."""
+        return self.session.root
+
+    def progress(
+        self,
+        message: str,
+        *,
+        fraction: float | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Report progress of this call to every subscriber (UIs, MCP progress notifications)."""
+        self.events.emit(ProgressEvent(self.call_id, self.tool_name, message, fraction, data))
+
+    def diff(self, path: str, unified: str, hunks: tuple[Mapping[str, Any], ...] = ()) -> None:
+        """Publish a file change so a UI can render it."""
+        self.events.emit(DiffEvent(self.call_id, self.tool_name, path, unified, hunks))

@@ -1,0 +1,109 @@
+"""Events: every change in a tool call's life, for UIs, logs and MCP progress.
+
+A call is a small state machine::
+
+    pending ──► permission_required ──► executing ──► success | error | aborted
+        └──────────────────────────────────┴──────────► error | aborted
+
+Terminal states are final and each yields exactly one result for the model. Every transition,
+every progress message and every diff a tool produces is published as an event on the
+executor's ``EventBus``; subscribers are plain callables and must not block.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "CallState",
+    "DiffEvent",
+    "Event",
+    "EventBus",
+    "EventSink",
+    "ProgressEvent",
+    "StateEvent",
+]
+
+
+class CallState(StrEnum):
+    """Where a tool call is in its life; the last three are terminal."""
+
+    PENDING = "pending"
+    PERMISSION_REQUIRED = "permission_required"
+    EXECUTING = "executing"
+    SUCCESS = "success"
+    ERROR = "error"
+    ABORTED = "aborted"
+
+    @property
+    def terminal(self) -> bool:
+        """True for success, error and aborted: no further change can follow."""
+        return self in (CallState.SUCCESS, CallState.ERROR, CallState.ABORTED)
+
+
+@dataclass(frozen=True, slots=True)
+class StateEvent:
+    """A call moved to a new state (``detail`` carries e.g. the permission prompt's reason)."""
+
+    call_id: str
+    tool: str
+    state: CallState
+    at: float = field(default_factory=time.time)
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    """A running tool reports progress: a line of output, a file count, a fraction done."""
+
+    call_id: str
+    tool: str
+    message: str
+    fraction: float | None = None
+    data: Mapping[str, Any] | None = None
+    at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, slots=True)
+class DiffEvent:
+    """A tool changed (or proposes to change) a file; ``hunks`` follow the unified-diff shape."""
+
+    call_id: str
+    tool: str
+    path: str
+    unified: str
+    hunks: tuple[Mapping[str, Any], ...] = ()
+    at: float = field(default_factory=time.time)
+
+
+Event = StateEvent | ProgressEvent | DiffEvent
+EventSink = Callable[[Event], None]
+
+
+class EventBus:
+    """Fan-out of events to subscribers; a failing subscriber never breaks a tool call."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[EventSink] = []
+
+    def subscribe(self, sink: EventSink) -> Callable[[], None]:
+        """Add ``sink``; returns a function that removes it again."""
+        self._subscribers.append(sink)
+
+        def unsubscribe() -> None:
+            if sink in self._subscribers:
+                self._subscribers.remove(sink)
+
+        return unsubscribe
+
+    def emit(self, event: Event) -> None:
+        """Deliver ``event`` to every subscriber, swallowing their exceptions (they are UIs)."""
+        for sink in tuple(self._subscribers):
+            try:
+                sink(event)
+            except Exception:
+                continue

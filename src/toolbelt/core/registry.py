@@ -1,0 +1,169 @@
+"""Toolsets: register tools, look them up, list them in a stable order, compose them.
+
+The order of ``tools()`` is the order in which tools were registered and never depends on
+hashing or dict iteration of names, so the tool list a provider receives is byte-identical
+from one request to the next (prompt caches key on it).
+
+Composition follows seed 004's three knobs, applied in this order: a base set (explicit
+tools, or the ``programmatic`` preset that drops interactive and side-effecting tools, or all
+built-ins), minus ``disabled`` names, plus ``extra`` tools. Combining two toolsets that share
+a name is refused rather than letting one silently shadow the other.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from toolbelt.core.errors import UsageError
+from toolbelt.core.tool import Tool
+
+__all__ = [
+    "CombinedToolset",
+    "FilteredToolset",
+    "ToolRegistry",
+    "Toolset",
+    "build_toolset",
+]
+
+AnyTool = Tool[Any]
+
+
+class Toolset(ABC):
+    """An ordered collection of uniquely named tools."""
+
+    @abstractmethod
+    def tools(self) -> tuple[AnyTool, ...]:
+        """Every tool, in a stable order."""
+
+    def get(self, name: str) -> AnyTool | None:
+        """The tool called ``name``, or None."""
+        for tool in self.tools():
+            if tool.name == name:
+                return tool
+        return None
+
+    def names(self) -> tuple[str, ...]:
+        """Tool names in listing order."""
+        return tuple(tool.name for tool in self.tools())
+
+    def filtered(self, predicate: Callable[[AnyTool], bool]) -> Toolset:
+        """The tools for which ``predicate`` is true."""
+        return FilteredToolset(self, predicate)
+
+    def without(self, *names: str) -> Toolset:
+        """This toolset minus ``names``; naming a tool that is not here is a mistake."""
+        unknown = sorted(set(names) - set(self.names()))
+        if unknown:
+            raise UsageError(
+                f"Cannot disable unknown tools {unknown}; known tools: {list(self.names())}."
+            )
+        dropped = frozenset(names)
+        return FilteredToolset(self, lambda tool: tool.name not in dropped)
+
+    def programmatic(self) -> Toolset:
+        """Without tools that need a person or have outside side effects (seed 004's preset)."""
+        return FilteredToolset(self, lambda tool: tool.programmatic)
+
+    def readonly(self) -> Toolset:
+        """Only tools whose class is read-only (for plan-style subagents)."""
+        return FilteredToolset(self, lambda tool: tool.readonly)
+
+    def __iter__(self) -> Iterator[AnyTool]:
+        return iter(self.tools())
+
+    def __len__(self) -> int:
+        return len(self.tools())
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+
+class ToolRegistry(Toolset):
+    """A mutable toolset: ``register`` tools one by one; duplicate names are refused."""
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: AnyTool) -> AnyTool:
+        """Add ``tool``; raises ``UsageError`` if its name is taken or malformed."""
+        name = getattr(tool, "name", "")
+        if not name or not name.replace("_", "a").isalnum() or not name.isascii():
+            raise UsageError(f"Tool name {name!r} must be non-empty snake_case ASCII.")
+        if name in self._tools:
+            raise UsageError(
+                f"A tool named {name!r} is already registered; rename one of them or "
+                "remove the other with `without()`."
+            )
+        self._tools[name] = tool
+        return tool
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        return tuple(self._tools.values())
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+
+class FilteredToolset(Toolset):
+    """A view of another toolset keeping the tools a predicate accepts."""
+
+    def __init__(self, inner: Toolset, predicate: Callable[[AnyTool], bool]) -> None:
+        self._inner = inner
+        self._predicate = predicate
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        return tuple(tool for tool in self._inner.tools() if self._predicate(tool))
+
+
+class CombinedToolset(Toolset):
+    """Several toolsets listed one after the other; a name present twice is refused."""
+
+    def __init__(self, *toolsets: Toolset) -> None:
+        self._toolsets = toolsets
+        self.tools()  # fail early on clashes
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        seen: dict[str, AnyTool] = {}
+        for toolset in self._toolsets:
+            for tool in toolset.tools():
+                if tool.name in seen:
+                    raise UsageError(
+                        f"Two toolsets both provide {tool.name!r}; drop it from one with "
+                        "`without()` before combining them."
+                    )
+                seen[tool.name] = tool
+        return tuple(seen.values())
+
+
+def build_toolset(
+    *,
+    tools: Sequence[AnyTool] | Toolset | None = None,
+    programmatic: bool = False,
+    disabled: Iterable[str] = (),
+    extra: Sequence[AnyTool] = (),
+) -> Toolset:
+    """Compose a toolset with seed 004's knobs: base set, minus ``disabled``, plus ``extra``.
+
+    The base is ``tools`` when given, else every built-in tool; ``programmatic=True`` then
+    drops tools that need a person or have outside side effects.
+    """
+    if tools is None:
+        from toolbelt.tools import builtin_toolset
+
+        base: Toolset = builtin_toolset()
+    elif isinstance(tools, Toolset):
+        base = tools
+    else:
+        base = ToolRegistry(tools)
+    if programmatic:
+        base = base.programmatic()
+    disabled_names = tuple(disabled)
+    if disabled_names:
+        base = base.without(*disabled_names)
+    if extra:
+        base = CombinedToolset(base, ToolRegistry(extra))
+    return base

@@ -1,0 +1,115 @@
+"""The permission seam: a request, a pure decision, and the user's answer.
+
+The executor never decides anything itself. For each call it builds a ``PermissionRequest``
+(tool, arguments, what the call touches), asks a ``PermissionPolicy`` for a ``Decision`` —
+``Allow``, ``Ask`` or ``Deny``, each with a reason the model can read — and, on ``Ask``, awaits
+a ``PermissionRequester`` (a CLI prompt, an MCP elicitation, a test fake) for an ``Answer``.
+The orchestration is always the same: decide, ask if needed, run, report.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from toolbelt.core.access import Access
+
+__all__ = [
+    "Allow",
+    "Answer",
+    "Approval",
+    "Ask",
+    "Decision",
+    "Deny",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "PermissionRequester",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """One call as the policy sees it."""
+
+    call_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    access: Access
+    readonly: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Allow:
+    """Run the call without asking."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Ask the user first.
+
+    ``reason`` says why in one sentence. ``remember`` says whether an "allow for the session"
+    or "always" answer may be remembered (never for dangerous commands). ``forced`` marks an
+    ask that a hook's "allow" cannot skip (an ask rule, a protected path, a dangerous command).
+    """
+
+    reason: str
+    remember: bool = True
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Deny:
+    """Refuse; ``reason`` goes to the model and should say how to proceed instead."""
+
+    reason: str
+
+
+Decision = Allow | Ask | Deny
+
+
+class Approval(StrEnum):
+    """What the user answered to a permission prompt."""
+
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The user's answer, with an optional reason that is passed back to the model on deny."""
+
+    approval: Approval
+    reason: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        """True for every answer except a denial."""
+        return self.approval is not Approval.DENY
+
+
+class PermissionPolicy(ABC):
+    """Decides allow / ask / deny for a request; a pure function of its rules and state."""
+
+    mode: str = "default"
+
+    @abstractmethod
+    def decide(self, request: PermissionRequest) -> Decision:
+        """The decision for ``request``; must not block or do I/O beyond reading settings."""
+
+    def remember(self, request: PermissionRequest, answer: Answer) -> None:  # noqa: B027
+        """Record a session or permanent approval so the same request is not asked again."""
+
+
+class PermissionRequester(ABC):
+    """Obtains the user's answer to an ``Ask`` decision."""
+
+    @abstractmethod
+    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        """Show the request and the reason, return the user's answer (deny on timeout)."""

@@ -1,0 +1,201 @@
+"""Tool definitions and tool results in each provider's wire format.
+
+One neutral schema (``providers.schema``) becomes: Anthropic Messages ``tools``, OpenAI Chat
+Completions ``tools`` (optionally ``strict``), OpenAI Responses ``tools``, Gemini
+``functionDeclarations`` and MCP ``tools/list`` entries. A ``ToolCallResult`` becomes the
+matching result message: Anthropic ``tool_result`` (with ``is_error``), an OpenAI ``role:
+tool`` message, a Responses ``function_call_output``, a Gemini ``functionResponse``.
+
+These functions build plain dicts and import no provider SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from toolbelt.core.content import ImageBlock, TextBlock
+from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.tool import Tool
+from toolbelt.providers.gemini_schema import gemini_schema
+from toolbelt.providers.schema import neutral_schema, strict_schema
+
+__all__ = [
+    "GEMINI_SYNTHETIC_ID_PREFIX",
+    "Provider",
+    "anthropic_tool",
+    "anthropic_tool_result",
+    "gemini_function_declaration",
+    "gemini_function_response",
+    "mcp_tool",
+    "openai_chat_tool",
+    "openai_chat_tool_message",
+    "openai_responses_output",
+    "openai_responses_tool",
+    "tool_definitions",
+]
+
+Provider = Literal["anthropic", "openai", "openai-responses", "gemini", "mcp"]
+GEMINI_SYNTHETIC_ID_PREFIX = "gemini-call-"
+"""Ids toolbelt invents for Gemini calls that came without one; never sent back to Gemini."""
+
+
+def anthropic_tool(tool: Tool[Any], *, cache_control: bool = False) -> dict[str, Any]:
+    """Anthropic Messages tool; ``cache_control`` marks the end of a cacheable tools prefix."""
+    definition: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": neutral_schema(tool),
+    }
+    if cache_control:
+        definition["cache_control"] = {"type": "ephemeral"}
+    return definition
+
+
+def openai_chat_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
+    """OpenAI Chat Completions function tool; ``strict`` uses the strict-mode schema."""
+    schema = neutral_schema(tool)
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": strict_schema(schema) if strict else schema,
+            "strict": strict,
+        },
+    }
+
+
+def openai_responses_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
+    """OpenAI Responses function tool: flat, with ``strict`` always present."""
+    schema = neutral_schema(tool)
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": strict_schema(schema) if strict else schema,
+        "strict": strict,
+    }
+
+
+def gemini_function_declaration(tool: Tool[Any]) -> dict[str, Any]:
+    """Gemini function declaration with an OpenAPI-subset ``parameters`` schema."""
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": gemini_schema(neutral_schema(tool)),
+    }
+
+
+def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
+    """MCP ``tools/list`` entry, with annotations and an output schema when the tool has one."""
+    definition: dict[str, Any] = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": neutral_schema(tool),
+        "annotations": {
+            "title": tool.title,
+            "readOnlyHint": tool.readonly,
+            "destructiveHint": (not tool.readonly) and tool.destructive,
+            "idempotentHint": tool.idempotent,
+            "openWorldHint": tool.open_world,
+        },
+    }
+    if tool.output_model is not None:
+        definition["outputSchema"] = tool.output_model.model_json_schema()
+    return definition
+
+
+def tool_definitions(
+    tools: Iterable[Tool[Any]], provider: Provider, *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Every tool in ``provider``'s format, in the toolset's stable order.
+
+    For Anthropic the last tool carries ``cache_control`` so the whole tool list is cached.
+    For Gemini the result is the list of declarations (wrap it in
+    ``{"functionDeclarations": [...]}``).
+    """
+    listed = list(tools)
+    match provider:
+        case "anthropic":
+            return [
+                anthropic_tool(t, cache_control=i == len(listed) - 1) for i, t in enumerate(listed)
+            ]
+        case "openai":
+            return [openai_chat_tool(t, strict=strict) for t in listed]
+        case "openai-responses":
+            return [openai_responses_tool(t, strict=strict) for t in listed]
+        case "gemini":
+            return [gemini_function_declaration(t) for t in listed]
+        case "mcp":
+            return [mcp_tool(t) for t in listed]
+
+
+def anthropic_tool_result(result: ToolCallResult) -> dict[str, Any]:
+    """A ``tool_result`` block for the next user message."""
+    content: list[dict[str, Any]] = []
+    for block in result.output.content:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+        else:
+            content.append(
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
+                }
+            )
+    return {
+        "type": "tool_result",
+        "tool_use_id": result.call_id,
+        "content": content,
+        "is_error": result.is_error,
+    }
+
+
+def openai_chat_tool_message(result: ToolCallResult) -> dict[str, Any]:
+    """A ``role: tool`` message; Chat Completions tool messages carry text only."""
+    return {"role": "tool", "tool_call_id": result.call_id, "content": _text_only(result)}
+
+
+def openai_responses_output(result: ToolCallResult) -> dict[str, Any]:
+    """A ``function_call_output`` input item; images travel as data URLs."""
+    if not any(isinstance(b, ImageBlock) for b in result.output.content):
+        output: str | list[dict[str, Any]] = _error_prefixed(result, result.text)
+    else:
+        output = []
+        for block in result.output.content:
+            if isinstance(block, TextBlock):
+                output.append({"type": "input_text", "text": block.text})
+            else:
+                url = f"data:{block.mime_type};base64,{block.data}"
+                output.append({"type": "input_image", "image_url": url})
+    return {"type": "function_call_output", "call_id": result.call_id, "output": output}
+
+
+def gemini_function_response(result: ToolCallResult) -> dict[str, Any]:
+    """A ``functionResponse`` part: ``{"output": ...}``, or ``{"error": ...}`` on failure."""
+    key = "error" if result.is_error else "output"
+    response: dict[str, Any] = {"name": result.tool, "response": {key: _plain_text(result)}}
+    if not result.call_id.startswith(GEMINI_SYNTHETIC_ID_PREFIX):
+        response["id"] = result.call_id
+    return {"functionResponse": response}
+
+
+def _text_only(result: ToolCallResult) -> str:
+    return _error_prefixed(result, _plain_text(result))
+
+
+def _plain_text(result: ToolCallResult) -> str:
+    parts = []
+    for block in result.output.content:
+        if isinstance(block, TextBlock):
+            parts.append(block.text)
+        else:
+            parts.append(f"[{block.mime_type} image omitted: this channel carries text only]")
+    return "\n".join(parts)
+
+
+def _error_prefixed(result: ToolCallResult, text: str) -> str:
+    """Formats without an ``is_error`` flag get the failure stated in the text itself."""
+    return f"Error: {text}" if result.is_error and not text.startswith("Error") else text

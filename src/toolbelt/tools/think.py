@@ -1,0 +1,55 @@
+"""think: a place for the model to reason step by step without side effects.
+
+Writing a thought down as a tool call gives the model a scratchpad between tool results
+(useful mid-way through a long chain of calls); the thought is kept in the session so a UI
+or log can show it, and nothing else happens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.tool import Tool, ToolInput
+
+__all__ = ["ThinkInput", "ThinkTool", "ThoughtLog"]
+
+DESCRIPTION = """\
+Use this tool to think through a problem step by step: to plan, to weigh options, or to check \
+results from earlier tool calls before acting. It does not change anything or fetch new \
+information; it only records the thought. Use it when a task needs several steps or when a \
+tool result needs careful interpretation."""
+
+
+class ThinkInput(ToolInput):
+    """Arguments of `think`."""
+
+    thought: str = Field(min_length=1, description="The thought to record.")
+
+
+@dataclass
+class ThoughtLog:
+    """The thoughts recorded in a session, oldest first."""
+
+    thoughts: list[str] = field(default_factory=list)
+
+
+class ThinkTool(Tool[ThinkInput]):
+    """Record a thought; read-only, so it runs alongside other read-only calls."""
+
+    name = "think"
+    title = "Think"
+    description = DESCRIPTION
+    input_model = ThinkInput
+    example = {"thought": "The test fails because the fixture path is relative; check cwd."}
+    readonly = True
+    destructive = False
+    idempotent = True
+
+    async def run(self, args: ThinkInput, ctx: ToolContext) -> ToolOutput:
+        log = ctx.session.resource(ThoughtLog)
+        log.thoughts.append(args.thought)
+        return ToolOutput.text("Thought recorded.", {"thought_number": len(log.thoughts)})

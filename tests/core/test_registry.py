@@ -1,0 +1,85 @@
+"""Toolsets: unique names, stable order, composition with seed 004's knobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.core.fakes import BrokenTool, ReaderTool, SlowTool, Trace, WriterTool
+from toolbelt.core.errors import UsageError
+from toolbelt.core.registry import CombinedToolset, ToolRegistry, build_toolset
+from toolbelt.core.tool import Tool
+
+
+class InteractiveTool(SlowTool):
+    name = "ask_person"
+    programmatic = False
+
+
+def registry() -> ToolRegistry:
+    trace = Trace()
+    return ToolRegistry([ReaderTool(trace), WriterTool(trace), InteractiveTool(), BrokenTool()])
+
+
+def test_listing_order_is_registration_order() -> None:
+    assert registry().names() == ("reader", "writer", "ask_person", "broken")
+
+
+def test_duplicate_names_are_refused_with_a_fix() -> None:
+    tools = registry()
+    with pytest.raises(UsageError, match="A tool named 'reader' is already registered"):
+        tools.register(ReaderTool(Trace()))
+
+
+def test_bad_names_are_refused() -> None:
+    class Bad(ReaderTool):
+        name = "read-file"
+
+    with pytest.raises(UsageError, match="snake_case"):
+        ToolRegistry([Bad(Trace())])
+
+
+def test_lookup_and_membership() -> None:
+    tools = registry()
+    assert isinstance(tools.get("writer"), WriterTool)
+    assert tools.get("missing") is None
+    assert "reader" in tools
+    assert "missing" not in tools
+    assert len(tools) == 4
+
+
+def test_without_unknown_name_is_a_mistake() -> None:
+    with pytest.raises(UsageError, match=r"Cannot disable unknown tools \['raeder'\]"):
+        registry().without("raeder")
+
+
+def test_programmatic_preset_drops_interactive_tools() -> None:
+    assert registry().programmatic().names() == ("reader", "writer", "broken")
+
+
+def test_build_toolset_applies_base_then_disabled_then_extra() -> None:
+    extra: list[Tool[Any]] = [InteractiveTool()]
+    toolset = build_toolset(
+        tools=registry().without("ask_person"),
+        programmatic=True,
+        disabled=["broken"],
+        extra=extra,
+    )
+    assert toolset.names() == ("reader", "writer", "ask_person")
+
+
+def test_default_base_is_every_builtin() -> None:
+    assert build_toolset().names() == ("think", "todo_read", "todo_write")
+    assert build_toolset(disabled=["think"]).names() == ("todo_read", "todo_write")
+
+
+def test_combining_toolsets_that_share_a_name_is_refused() -> None:
+    with pytest.raises(UsageError, match="Two toolsets both provide 'reader'"):
+        CombinedToolset(registry(), ToolRegistry([ReaderTool(Trace())]))
+
+
+def test_filtered_and_readonly_views() -> None:
+    tools = registry()
+    assert tools.readonly().names() == ("reader", "ask_person", "broken")
+    assert tools.filtered(lambda t: t.name.startswith("w")).names() == ("writer",)
