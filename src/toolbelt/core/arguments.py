@@ -59,6 +59,8 @@ def _as_mapping(tool: Tool[Any], raw: str | Mapping[str, Any] | None) -> dict[st
 
 def _drop_null_optionals(model: type[ToolInput], data: dict[str, Any]) -> dict[str, Any]:
     """``null`` for a field that has a non-null default means "use the default"."""
+    if None not in data.values():
+        return data
     cleaned = dict(data)
     for name, field in model.model_fields.items():
         key = field.alias or name

@@ -129,8 +129,8 @@ class ToolContext:
     call_id: str
     tool_name: str
     events: EventBus
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    """Set when the call is cancelled; blocking code in worker threads polls it."""
+    cancelled: bool = False
+    """Becomes True when the call is cancelled; blocking code in worker threads polls it."""
 
     @property
     def cwd(self) -> Path:

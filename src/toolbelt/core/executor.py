@@ -43,7 +43,7 @@ from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.hooks.base import HookCall, ToolHooks
+from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.permissions.basic import DenyRequests, WorkspacePolicy
 from toolbelt.permissions.decision import (
     Allow,
@@ -57,6 +57,8 @@ from toolbelt.permissions.decision import (
 )
 
 __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
+
+_NO_HOOK = PreToolUseResult()
 
 ErrorKind = Literal[
     "unknown_tool", "invalid_input", "permission_denied", "tool_error", "internal_error", "aborted"
@@ -148,16 +150,19 @@ class Executor:
         self._cancelled = False
         prepared = [self._prepare(index, call) for index, call in enumerate(calls)]
         results: list[ToolCallResult | None] = [p.failure for p in prepared]
-        limiter = anyio.CapacityLimiter(max(1, self.session.config.max_concurrency))
+        limiter: anyio.CapacityLimiter | None = None
 
         async def run_into(item: _Prepared) -> None:
+            assert limiter is not None
             async with limiter:
                 results[item.index] = await self._execute(item)
 
         for segment in _segments([p for p in prepared if p.failure is None]):
             if len(segment) == 1:
-                await run_into(segment[0])
+                item = segment[0]
+                results[item.index] = await self._execute(item)
                 continue
+            limiter = limiter or anyio.CapacityLimiter(max(1, self.session.config.max_concurrency))
             async with anyio.create_task_group() as group:
                 for item in segment:
                     group.start_soon(run_into, item)
@@ -171,7 +176,7 @@ class Executor:
         """Abort the running batch: running calls and calls not yet started end ``aborted``."""
         self._cancelled = True
         for running in tuple(self._running.values()):
-            running.ctx.cancelled.set()
+            running.ctx.cancelled = True
             running.scope.cancel()
 
     # -- preparation --------------------------------------------------------------------
@@ -211,19 +216,19 @@ class Executor:
                 call, started, started_running=False, args=item.args.model_dump(mode="json")
             )
         ctx = ToolContext(self.session, call.id, call.name, self.events)
+        args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None
         error: BaseException | None = None
         with anyio.CancelScope() as scope:
             self._running[call.id] = _Running(scope, ctx, started)
             try:
-                output = await self._pipeline(item.tool, item.args, ctx)
+                output = await self._pipeline(item.tool, item.args, args, ctx)
             except ToolError as exc:
                 error = exc
             except Exception as exc:
                 error = exc
             finally:
                 self._running.pop(call.id, None)
-        args = item.args.model_dump(mode="json")
         if scope.cancelled_caught or (output is None and error is None):
             return self._aborted(call, started, started_running=True, args=args)
         if error is not None:
@@ -243,31 +248,34 @@ class Executor:
         )
         return self._record(result)
 
-    async def _pipeline(self, tool: Tool[Any], args: ToolInput, ctx: ToolContext) -> ToolOutput:
+    async def _pipeline(
+        self, tool: Tool[Any], args: ToolInput, dumped: dict[str, Any], ctx: ToolContext
+    ) -> ToolOutput:
         if self.session.closed:
             raise FatalError("The session is closed; start a new session to run more tools.")
-        hook_call = self._hook_call(ctx, args)
-        pre = await self.hooks.pre_tool_use(hook_call)
+        hooked = type(self.hooks) is not ToolHooks  # skip the no-op hooks on the hot path
+        hook_call = HookCall(
+            ctx.call_id, tool.name, dumped, self.session.id, str(self.session.cwd), self.policy.mode
+        )
+        pre = await self.hooks.pre_tool_use(hook_call) if hooked else _NO_HOOK
         if pre.updated_input is not None:
             args = parse_arguments(tool, pre.updated_input)
+            dumped = args.model_dump(mode="json")
         access: Access = await tool.access(args, ctx)
-        request = PermissionRequest(
-            ctx.call_id, tool.name, args.model_dump(mode="json"), access, tool.is_readonly(args)
-        )
+        request = PermissionRequest(ctx.call_id, tool.name, dumped, access, tool.is_readonly(args))
         decision = _with_hook(self.policy.decide(request), pre.decision, pre.reason)
         await self._authorize(request, decision, ctx)
         self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
-        failed = False
         try:
             output = await tool.run(args, ctx)
-            failed = output.is_error
         except ToolError as exc:
-            failed = True
-            await self._post_hooks(hook_call, {"error": str(exc)}, failed=True)
+            if hooked:
+                await self._post_hooks(hook_call, {"error": str(exc)}, failed=True)
             raise
-        post = await self._post_hooks(
-            hook_call, {"content": output.text_content, "is_error": failed}, failed=failed
-        )
+        post = ""
+        if hooked:
+            result = {"content": output.text_content, "is_error": output.is_error}
+            post = await self._post_hooks(hook_call, result, failed=output.is_error)
         extra = "\n".join(t for t in (pre.additional_context, post) if t)
         if extra:
             output = ToolOutput(
@@ -310,16 +318,6 @@ class Executor:
                     )
                 if answer.approval in (Approval.SESSION, Approval.ALWAYS) and ask.remember:
                     self.policy.remember(request, answer)
-
-    def _hook_call(self, ctx: ToolContext, args: ToolInput) -> HookCall:
-        return HookCall(
-            ctx.call_id,
-            ctx.tool_name,
-            args.model_dump(mode="json"),
-            self.session.id,
-            str(self.session.cwd),
-            self.policy.mode,
-        )
 
     # -- results ------------------------------------------------------------------------
 

@@ -43,7 +43,9 @@ class ExecutorMetrics:
 
     def record(self, tool: str, state: CallState, error_kind: str | None, duration: float) -> None:
         """Count one finished call; the outcome is the error kind, or the state on success."""
-        metrics = self.tools.setdefault(tool, ToolMetrics())
+        metrics = self.tools.get(tool)
+        if metrics is None:
+            metrics = self.tools[tool] = ToolMetrics()
         metrics.outcomes[error_kind or state.value] += 1
         metrics.durations.append(duration)
 

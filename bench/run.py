@@ -1,0 +1,32 @@
+"""Run benchmarks by name and record them in bench/RESULTS.md.
+
+Usage: ``.venv/bin/python bench/run.py core [search files shell mcp ...]``. Benchmarks that
+need peers or corpora build them first with ../shared/bench/install-peers and make-corpus
+into the git-ignored ``.peers/`` and ``.corpus/`` folders.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+BENCHMARKS = {"core": "bench_core"}
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmarks {unknown}; choose from {sorted(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"== {name}")
+        importlib.import_module(BENCHMARKS[name]).main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
