@@ -37,10 +37,20 @@ class Access:
 
     kind: AccessKind
     paths: tuple[Path, ...] = ()
+    """Real (resolved) paths the call reads or writes; the policy judges these, not raw text."""
     command: str | None = None
+    """The shell command as the model wrote it."""
     url: str | None = None
     preview: str | None = None
+    """What a prompt shows the user before approving: a diff for writes."""
     summary: str = ""
+    """One line for prompts and logs, e.g. "write src/app.py (+3 -1)"."""
+    commands: tuple[str, ...] = ()
+    """Every simple command inside ``command`` (for per-command rule matching)."""
+    readonly_command: bool = False
+    """The command analysis found only read-only programs and no writing redirection."""
+    dangerous: tuple[str, ...] = ()
+    """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
 
     @classmethod
     def none(cls) -> Access:
