@@ -1,0 +1,154 @@
+"""Unified diffs computed around the change only, never over the whole file.
+
+difflib over a whole 100k-line file costs about a second (and degrades on repetitive files);
+the change itself is usually a few lines. This module finds the common prefix and suffix of
+the old and new text (binary search on slices, done in C), widens the differing middle to
+whole lines plus three lines of context, runs difflib on that small window and shifts the hunk
+line numbers back to file coordinates. The hunks are the same as a whole-file diff's for any
+change whose lines do not repeat across the window edge — at a few milliseconds for a 3.5 MB
+file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+__all__ = ["Hunk", "diff_stats", "hunks_as_dicts", "region_diff", "snippet", "unified_text"]
+
+CONTEXT = 3
+_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One unified-diff hunk; ``lines`` start with " ", "-" or "+" and carry no newline."""
+
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+    lines: tuple[str, ...]
+
+
+def region_diff(old: str, new: str) -> list[Hunk]:
+    """Hunks turning ``old`` into ``new`` (both with ``\\n`` newlines)."""
+    if old == new:
+        return []
+    prefix = _common_prefix(old, new)
+    suffix = _common_suffix(old, new, limit=min(len(old), len(new)) - prefix)
+    start = old.rfind("\n", 0, prefix) + 1  # beginning of the first changed line
+    for _ in range(CONTEXT):
+        if start == 0:
+            break
+        start = old.rfind("\n", 0, start - 1) + 1
+    old_end = _line_end_after(old, len(old) - suffix, CONTEXT)
+    new_end = old_end - len(old) + len(new)
+    offset = old.count("\n", 0, start)
+    window_old = old[start:old_end].splitlines(keepends=True)
+    window_new = new[start:new_end].splitlines(keepends=True)
+    return _hunks(window_old, window_new, offset)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, *, limit: int) -> int:
+    low, high = 0, max(limit, 0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _line_end_after(text: str, position: int, lines: int) -> int:
+    """Index just past the end of the line holding ``position``, plus ``lines`` more lines."""
+    end = position
+    if end > 0 and text[end - 1] != "\n":
+        nl = text.find("\n", end)
+        end = len(text) if nl == -1 else nl + 1
+    for _ in range(lines):
+        if end >= len(text):
+            return len(text)
+        nl = text.find("\n", end)
+        end = len(text) if nl == -1 else nl + 1
+    return end
+
+
+def _hunks(old_lines: list[str], new_lines: list[str], offset: int) -> list[Hunk]:
+    hunks: list[Hunk] = []
+    current: list[str] = []
+    header: tuple[int, int, int, int] | None = None
+    for line in difflib.unified_diff(old_lines, new_lines, n=CONTEXT, lineterm=""):
+        if line.startswith(("---", "+++")) and header is None and not current:
+            continue
+        match = _HEADER.match(line)
+        if match:
+            if header is not None:
+                hunks.append(Hunk(*header, tuple(current)))
+            a, b, c, d = match.groups()
+            header = (int(a) + offset, int(b or 1), int(c) + offset, int(d or 1))
+            current = []
+            continue
+        current.append(line.rstrip("\n"))
+    if header is not None:
+        hunks.append(Hunk(*header, tuple(current)))
+    return hunks
+
+
+def unified_text(label: str, hunks: list[Hunk]) -> str:
+    """Standard ``diff -u`` text for ``hunks`` of the file ``label``."""
+    if not hunks:
+        return ""
+    out = [f"--- a/{label}", f"+++ b/{label}"]
+    for h in hunks:
+        out.append(f"@@ -{_span(h.old_start, h.old_lines)} +{_span(h.new_start, h.new_lines)} @@")
+        out.extend(h.lines)
+    return "\n".join(out) + "\n"
+
+
+def _span(start: int, count: int) -> str:
+    return str(start) if count == 1 else f"{start},{count}"
+
+
+def diff_stats(hunks: list[Hunk]) -> tuple[int, int]:
+    """(lines added, lines removed)."""
+    added = sum(1 for h in hunks for line in h.lines if line.startswith("+"))
+    removed = sum(1 for h in hunks for line in h.lines if line.startswith("-"))
+    return added, removed
+
+
+def hunks_as_dicts(hunks: list[Hunk]) -> list[dict[str, object]]:
+    """JSON-ready hunks (the ``structuredPatch`` shape UIs know)."""
+    return [
+        {
+            "old_start": h.old_start,
+            "old_lines": h.old_lines,
+            "new_start": h.new_start,
+            "new_lines": h.new_lines,
+            "lines": list(h.lines),
+        }
+        for h in hunks
+    ]
+
+
+def snippet(text: str, first: int, last: int, *, context: int = CONTEXT) -> str:
+    """Lines ``first``–``last`` (1-based) of ``text`` with context, as ``N<TAB>line``."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    start = max(first - context, 1)
+    end = min(last + context, len(lines))
+    return "\n".join(f"{n}\t{lines[n - 1]}" for n in range(start, end + 1))

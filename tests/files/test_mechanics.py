@@ -1,0 +1,200 @@
+"""Shared file mechanics: lossless text, atomic saves, freshness, region diffs, ranged reads."""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import io
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbelt.core.errors import ToolError
+from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
+from toolbelt.files.diff import diff_stats, region_diff, snippet, unified_text
+from toolbelt.files.lines import read_line_range
+from toolbelt.files.text import decode_text, encode_text, looks_binary
+from toolbelt.files.tracker import Freshness, ReadTracker
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding", "newline"),
+    [
+        (b"a\nb\n", "utf-8", "\n"),
+        (codecs.BOM_UTF8 + "é\r\nb\r\n".encode(), "utf-8", "\r\n"),
+        (codecs.BOM_UTF16_LE + "x\r\ny\r\n".encode("utf-16-le"), "utf-16-le", "\r\n"),
+        (codecs.BOM_UTF16_BE + "x\ny\n".encode("utf-16-be"), "utf-16-be", "\n"),
+        (b"old mac\rline\r", "utf-8", "\r"),
+        (
+            "caf\u00e9 cr\u00e8me br\u00fbl\u00e9e, d\u00e9j\u00e0 vu, na\u00efve fa\u00e7ade\n".encode(
+                "latin-1"
+            )
+            * 3,
+            None,
+            "\n",
+        ),
+        ("中文编码测试，这是一个简单的句子。\n这里有更多的中文字符。\n".encode("gbk"), None, "\n"),
+    ],
+)
+def test_decode_then_encode_is_byte_identical(
+    data: bytes, encoding: str | None, newline: str
+) -> None:
+    decoded = decode_text(data)
+    if encoding:
+        assert decoded.encoding == encoding
+    assert decoded.newline == newline
+    assert "\r" not in decoded.text
+    assert encode_text(decoded.text, decoded) == data
+
+
+def test_edited_crlf_text_stays_crlf() -> None:
+    decoded = decode_text(b"one\r\ntwo\r\n")
+    assert encode_text(decoded.text.replace("two", "2\nthree"), decoded) == b"one\r\n2\r\nthree\r\n"
+
+
+def test_unencodable_character_is_a_clear_error() -> None:
+    decoded = decode_text(
+        "caf\u00e9 cr\u00e8me br\u00fbl\u00e9e d\u00e9j\u00e0\n".encode("latin-1") * 3
+    )
+    with pytest.raises(ToolError, match="cannot hold '中'"):
+        encode_text("中", decoded)
+
+
+@pytest.mark.parametrize(
+    ("sample", "kind"),
+    [
+        (b"\x89PNG\r\n\x1a\n....", "a PNG image"),
+        (b"\x7fELF\x02\x01", "an ELF executable"),
+        (b"abc\x00def", "binary data (it contains NUL bytes)"),
+        (codecs.BOM_UTF16_LE + "hi".encode("utf-16-le"), None),
+        (b"plain text", None),
+    ],
+)
+def test_binary_detection(sample: bytes, kind: str | None) -> None:
+    assert looks_binary(sample) == kind
+
+
+def test_atomic_write_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "script.sh"
+    target.write_text("old")
+    target.chmod(0o751)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert atomic_write(fd, "script.sh", b"new") is False
+        assert atomic_write(fd, "fresh.txt", b"x") is True
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o751
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.txt", "script.sh"]
+
+
+def test_stale_temp_files_are_swept(tmp_path: Path) -> None:
+    stale = tmp_path / ".a.txt.toolbelt-tmp-abc"
+    stale.write_text("half")
+    os.utime(stale, (0, 0))
+    (tmp_path / ".b.txt.toolbelt-tmp-new").write_text("in progress")
+    assert sweep_stale_temp_files(tmp_path) == 1
+    assert not stale.exists()
+
+
+def test_tracker_freshness(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"v1")
+    tracker = ReadTracker()
+    assert tracker.check(path, b"v1", path.stat()) is Freshness.UNREAD
+    tracker.record(path, b"v1", path.stat())
+    assert tracker.check(path, b"v1", path.stat()) is Freshness.FRESH
+    os.utime(path, ns=(1, 1))  # touched but same content: still fresh
+    assert tracker.check(path, b"v1", path.stat()) is Freshness.FRESH
+    path.write_bytes(b"v2")
+    assert tracker.check(path, b"v2", path.stat()) is Freshness.CHANGED
+
+
+def difflib_hunks(old: str, new: str) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for line in difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), n=3, lineterm=""
+    ):
+        if line.startswith("@@"):
+            out.append((line.split(" @@")[0] + " @@",))
+        elif not line.startswith(("---", "+++")):
+            out[-1] += (line.rstrip("\n"),)
+    return out
+
+
+def ours(old: str, new: str) -> list[tuple[str, ...]]:
+    text = unified_text("f", region_diff(old, new))
+    out: list[tuple[str, ...]] = []
+    for line in text.splitlines()[2:]:
+        if line.startswith("@@"):
+            header = line.split(" @@")[0] + " @@"
+            out.append((header,))
+        else:
+            out[-1] += (line,)
+    return out
+
+
+def normalise(hunks: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    # difflib writes "-a,1"; diff -u (and we) write "-a" for one-line spans
+    fixed = []
+    for hunk in hunks:
+        head = hunk[0]
+        parts = head.split()
+        spans = [p if p.endswith(",1") is False else p[:-2] for p in parts[1:3]]
+        fixed.append((f"@@ {spans[0]} {spans[1]} @@", *hunk[1:]))
+    return fixed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"]), min_size=0, max_size=40),
+    st.integers(0, 40),
+    st.integers(0, 4),
+    st.lists(st.sampled_from(["X", "Y", "a"]), max_size=4),
+)
+def test_region_diff_matches_difflib(
+    lines: list[str], at: int, remove: int, insert: list[str]
+) -> None:
+    old_lines = [f"{v}{i}" for i, v in enumerate(lines)]
+    at = min(at, len(old_lines))
+    new_lines = old_lines[:at] + insert + old_lines[at + remove :]
+    old = "".join(f"{line}\n" for line in old_lines)
+    new = "".join(f"{line}\n" for line in new_lines)
+    assert normalise(ours(old, new)) == normalise(difflib_hunks(old, new))
+
+
+def test_region_diff_on_a_big_file_is_one_small_hunk() -> None:
+    old = "".join(f"line {i}\n" for i in range(100_000))
+    new = old.replace("line 50000\n", "changed\n")
+    hunks = region_diff(old, new)
+    assert len(hunks) == 1
+    assert (hunks[0].old_start, hunks[0].old_lines, hunks[0].new_lines) == (49998, 7, 7)
+    assert diff_stats(hunks) == (1, 1)
+
+
+def test_snippet_numbers_lines() -> None:
+    assert snippet("a\nb\nc\nd\ne\n", 3, 3, context=1) == "2\tb\n3\tc\n4\td"
+
+
+def test_ranged_read_streams_and_counts() -> None:
+    data = b"".join(b"%d\n" % i for i in range(1, 1001))
+    window = read_line_range(io.BytesIO(data), 500, 3)
+    assert window.lines == ["500", "501", "502"]
+    assert (window.first_line, window.last_line, window.total_lines) == (500, 502, 1000)
+    assert window.render() == "500\t500\n501\t501\n502\t502"
+
+
+def test_ranged_read_edges() -> None:
+    assert read_line_range(io.BytesIO(b""), 1, 10).total_lines == 0
+    past = read_line_range(io.BytesIO(b"a\nb"), 5, 10)
+    assert (past.lines, past.total_lines) == ([], 2)
+    crlf = read_line_range(io.BytesIO(b"x\r\ny"), 1, 10)
+    assert (crlf.lines, crlf.total_lines) == (["x", "y"], 2)
+    long = read_line_range(io.BytesIO(b"z" * 5000), 1, 1, max_line_chars=10)
+    assert long.lines == ["zzzzzzzzzz… [line cut: 5000 characters]"]
+    budget = read_line_range(io.BytesIO(b"aaaa\n" * 100), 1, 100, max_chars=30)
+    assert (len(budget.lines), budget.stopped_by_budget, budget.total_lines) == (4, True, 100)
