@@ -70,7 +70,7 @@ async def test_write_asks_then_runs_when_approved(tmp_path: Any) -> None:
     executor, events = make_executor(tmp_path, WriterTool(Trace()), requester=requester)
     [result] = await executor.run([ToolCall("w", "writer", {"label": "f.txt"})])
     assert result.state is CallState.SUCCESS
-    assert requester.asked == [("writer", "write f.txt needs your approval.")]
+    assert requester.asked == [("writer", "write f.txt changes files.")]
     assert states(events, "w") == ["pending", "permission_required", "executing", "success"]
 
 
@@ -415,4 +415,4 @@ async def test_default_policy_allows_reads_inside_and_asks_outside(tmp_path: Any
     )
     assert inside.state is CallState.SUCCESS
     assert outside.error_kind == "permission_denied"
-    assert requester.asked == [("outside_reader", "outside_reader (read) needs your approval.")]
+    assert requester.asked == [("outside_reader", "`outside_reader` reads outside the workspace.")]

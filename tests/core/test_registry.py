@@ -10,6 +10,7 @@ from tests.core.fakes import BrokenTool, ReaderTool, SlowTool, Trace, WriterTool
 from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import CombinedToolset, ToolRegistry, build_toolset
 from toolbelt.core.tool import Tool
+from toolbelt.tools import builtin_toolset
 
 
 class InteractiveTool(SlowTool):
@@ -70,8 +71,10 @@ def test_build_toolset_applies_base_then_disabled_then_extra() -> None:
 
 
 def test_default_base_is_every_builtin() -> None:
-    assert build_toolset().names() == ("think", "todo_read", "todo_write")
-    assert build_toolset(disabled=["think"]).names() == ("todo_read", "todo_write")
+    everything = build_toolset().names()
+    assert everything == builtin_toolset().names()
+    assert {"think", "todo_read", "todo_write", "read_file", "edit_file"} <= set(everything)
+    assert build_toolset(disabled=["think"]).names() == tuple(n for n in everything if n != "think")
 
 
 def test_combining_toolsets_that_share_a_name_is_refused() -> None:

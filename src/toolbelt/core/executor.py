@@ -44,7 +44,7 @@ from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
-from toolbelt.permissions.basic import DenyRequests, WorkspacePolicy
+from toolbelt.permissions.basic import DenyRequests
 from toolbelt.permissions.decision import (
     Allow,
     Approval,
@@ -136,7 +136,7 @@ class Executor:
     ) -> None:
         self.toolset = toolset
         self.session = session
-        self.policy = policy or WorkspacePolicy(session.roots)
+        self.policy = policy or _default_policy(session)
         self.requester = requester or DenyRequests()
         self.hooks = hooks or ToolHooks()
         self.events = events or EventBus()
@@ -382,6 +382,12 @@ class Executor:
             StateEvent(result.call_id, result.tool, result.state, result.ended_at, detail)
         )
         return result
+
+
+def _default_policy(session: Session) -> PermissionPolicy:
+    from toolbelt.permissions.factory import build_policy
+
+    return build_policy(session)
 
 
 def _segments(items: list[_Prepared]) -> list[list[_Prepared]]:

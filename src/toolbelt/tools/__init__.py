@@ -14,7 +14,23 @@ __all__ = ["builtin_toolset"]
 
 def builtin_toolset() -> ToolRegistry:
     """A fresh registry holding every built-in tool, in listing order."""
+    from toolbelt.tools.edit_file import EditFileTool
+    from toolbelt.tools.multi_edit import MultiEditTool
+    from toolbelt.tools.notebook_edit import NotebookEditTool
+    from toolbelt.tools.read_file import ReadFileTool
     from toolbelt.tools.think import ThinkTool
     from toolbelt.tools.todo import TodoReadTool, TodoWriteTool
+    from toolbelt.tools.write_file import WriteFileTool
 
-    return ToolRegistry([ThinkTool(), TodoReadTool(), TodoWriteTool()])
+    return ToolRegistry(
+        [
+            ReadFileTool(),
+            WriteFileTool(),
+            EditFileTool(),
+            MultiEditTool(),
+            NotebookEditTool(),
+            ThinkTool(),
+            TodoReadTool(),
+            TodoWriteTool(),
+        ]
+    )

@@ -1,0 +1,131 @@
+"""What the file tools share: the session's path guard and read tracker, loading a file for a
+change with the read-before-write rule, and saving it atomically through the guard."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import PathError, ToolError
+from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
+from toolbelt.files.diff import Hunk, diff_stats, hunks_as_dicts, region_diff, unified_text
+from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
+from toolbelt.files.tracker import Freshness, ReadTracker
+from toolbelt.permissions.paths import PathGuard, ResolvedPath
+
+__all__ = [
+    "Change",
+    "LoadedFile",
+    "describe_change",
+    "file_guard",
+    "load_for_change",
+    "read_tracker",
+    "resolve",
+    "save_text",
+]
+
+MAX_EDIT_BYTES = 64 * 1024 * 1024
+
+
+def file_guard(ctx: ToolContext) -> PathGuard:
+    """The session's path guard (created on first use)."""
+    session = ctx.session
+    return session.resource(PathGuard, lambda: PathGuard(session.root, session.add_dirs))
+
+
+def read_tracker(ctx: ToolContext) -> ReadTracker:
+    """The session's read tracker."""
+    return ctx.session.resource(ReadTracker)
+
+
+def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
+    """Resolve a model-supplied path against the session's cwd."""
+    return file_guard(ctx).resolve(raw, ctx.cwd)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedFile:
+    """An existing file decoded for a change, with how fresh the model's view of it is."""
+
+    path: Path
+    shown: str
+    data: bytes
+    decoded: DecodedText
+    freshness: Freshness
+
+
+def load_for_change(
+    ctx: ToolContext, resolved: ResolvedPath, *, must_exist: bool
+) -> LoadedFile | None:
+    """Read ``resolved`` for an edit or overwrite; None when it does not exist (and may not)."""
+    guard = file_guard(ctx)
+    shown = guard.display(resolved.path)
+    if not resolved.exists:
+        if must_exist:
+            raise PathError(
+                f"{shown} does not exist; edit_file changes existing files — create it with "
+                "write_file."
+            )
+        return None
+    fd = guard.open_for_read(resolved.path)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_size > MAX_EDIT_BYTES:
+            raise ToolError(f"{shown} is {info.st_size} bytes, too large to change here.")
+        data = handle.read()
+    kind = looks_binary(data[:8192])
+    if kind is not None:
+        raise ToolError(f"{shown} is {kind}; it cannot be changed as text.")
+    freshness = read_tracker(ctx).check(resolved.path, data, info)
+    if freshness is Freshness.UNREAD and ctx.session.config.require_read_before_write:
+        raise ToolError(
+            f"{shown} has not been read in this session. Read it with read_file first, so the "
+            "change is based on its current content."
+        )
+    return LoadedFile(resolved.path, shown, data, decode_text(data), freshness)
+
+
+def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
+    """Write ``data`` atomically (creating parent directories); True if the file was created."""
+    guard = file_guard(ctx)
+    parent = resolved.path.parent
+    if not parent.exists():
+        os.makedirs(parent, exist_ok=True)
+    dir_fd = guard.open_parent_dir(resolved.path)
+    try:
+        created = atomic_write(dir_fd, resolved.path.name, data)
+        info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
+    finally:
+        os.close(dir_fd)
+    read_tracker(ctx).record(resolved.path, data, info)
+    sweep_stale_temp_files(parent)
+    return created
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A change's diff in every form the result and the UI need."""
+
+    hunks: list[Hunk]
+    unified: str
+    added: int
+    removed: int
+
+    def as_dicts(self) -> list[dict[str, object]]:
+        return hunks_as_dicts(self.hunks)
+
+
+def describe_change(shown: str, old: str, new: str) -> Change:
+    """Diff ``old`` → ``new`` around the changed region only."""
+    hunks = region_diff(old, new)
+    added, removed = diff_stats(hunks)
+    return Change(hunks, unified_text(shown, hunks), added, removed)
+
+
+def encode_like(text: str, loaded: LoadedFile | None) -> bytes:
+    """``text`` stored the way the existing file was (encoding, BOM, newlines), or as UTF-8."""
+    if loaded is None:
+        return text.encode("utf-8")
+    return encode_text(text, loaded.decoded)

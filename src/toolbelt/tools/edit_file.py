@@ -1,0 +1,150 @@
+"""edit_file: replace an exact string in a file, keeping everything else byte for byte.
+
+The file must have been read in this session. An exact match comes first; when there is none,
+labelled recoveries (pasted line numbers, curly quotes, trailing spaces, re-indentation) are
+tried, each only if it finds exactly one place (``files.matching``). If the file changed on
+disk since it was read, the edit is still applied when it matches exactly one place, and the
+result says so. The result shows the edited lines with their numbers, so no re-read is needed.
+"""
+
+from __future__ import annotations
+
+import anyio
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import ToolError
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.files.diff import snippet
+from toolbelt.files.matching import Splice, find_and_replace
+from toolbelt.files.tracker import Freshness
+from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.tools._files import (
+    LoadedFile,
+    describe_change,
+    encode_like,
+    load_for_change,
+    resolve,
+    save_text,
+)
+
+__all__ = ["EditFileInput", "EditFileTool", "apply_and_save"]
+
+DESCRIPTION = """\
+Replace text in an existing file. `old_string` must match the file exactly — including \
+whitespace and indentation — and match only one place, unless `replace_all` is true. Read the \
+file with read_file first; copy old_string from what it showed, without the `N<TAB>` line \
+number prefix. Include enough surrounding lines to make old_string unique. The result shows \
+the edited lines, so you do not need to read the file again. For several changes to one file, \
+use multi_edit; for notebooks, notebook_edit."""
+
+STALE_NOTE = (
+    "Note: the file had changed on disk since you last read it; the edit still matched "
+    "exactly one place and was applied, but the file contains other changes you have not seen "
+    "— read it before edits that depend on the surrounding content."
+)
+
+
+class EditFileInput(ToolInput):
+    """Arguments of `edit_file`."""
+
+    path: str = Field(description="File to edit, absolute or relative to the working directory.")
+    old_string: str = Field(description="The exact text to replace.")
+    new_string: str = Field(description="The text to put in its place (must differ).")
+    replace_all: bool = Field(default=False, description="Replace every occurrence.")
+
+
+class EditFileTool(Tool[EditFileInput]):
+    """Exact string replacement with safe recoveries."""
+
+    name = "edit_file"
+    title = "Edit file"
+    description = DESCRIPTION
+    input_model = EditFileInput
+    example = {"path": "src/app.py", "old_string": "return a + b", "new_string": "return a - b"}
+    destructive = True
+
+    async def access(self, args: EditFileInput, ctx: ToolContext) -> Access:
+        return await anyio.to_thread.run_sync(_preview, ctx, args.path, [_edit(args)])
+
+    async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
+        return await anyio.to_thread.run_sync(apply_and_save, ctx, args.path, [_edit(args)])
+
+
+Edit = tuple[str, str, bool]
+
+
+def _edit(args: EditFileInput) -> Edit:
+    return (args.old_string, args.new_string, args.replace_all)
+
+
+def _load(ctx: ToolContext, raw_path: str) -> tuple[LoadedFile, ResolvedPath]:
+    resolved = resolve(ctx, raw_path)
+    if resolved.path.suffix.lower() == ".ipynb":
+        raise ToolError(f"{raw_path} is a Jupyter notebook; change its cells with notebook_edit.")
+    loaded = load_for_change(ctx, resolved, must_exist=True)
+    assert loaded is not None
+    return loaded, resolved
+
+
+def _apply(loaded: LoadedFile, edits: list[Edit]) -> tuple[str, list[Splice]]:
+    text, splices = loaded.decoded.text, []
+    for index, (old, new, replace_all) in enumerate(edits, 1):
+        try:
+            splice = find_and_replace(text, old, new, replace_all=replace_all, label=loaded.shown)
+        except ToolError as exc:
+            if len(edits) == 1:
+                raise
+            message = f"Edit {index} of {len(edits)} failed, so nothing was written: {exc}"
+            raise type(exc)(message) from exc
+        splices.append(splice)
+        text = splice.text
+    return text, splices
+
+
+def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
+    loaded, _ = _load(ctx, raw_path)
+    text, _ = _apply(loaded, edits)
+    change = describe_change(loaded.shown, loaded.decoded.text, text)
+    return Access(
+        AccessKind.WRITE,
+        paths=(loaded.path,),
+        preview=change.unified,
+        summary=f"edit {loaded.shown} (+{change.added} -{change.removed})",
+    )
+
+
+def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOutput:
+    """Apply ``edits`` in order to the file (all or nothing) and save it atomically."""
+    loaded, resolved = _load(ctx, raw_path)
+    text, splices = _apply(loaded, edits)
+    save_text(ctx, resolved, encode_like(text, loaded))
+    change = describe_change(loaded.shown, loaded.decoded.text, text)
+    ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
+    count = sum(s.replacements for s in splices)
+    first = min(s.first_line for s in splices)
+    last = max(s.last_line for s in splices)
+    what = "1 occurrence" if count == 1 else f"{count} occurrences"
+    lines = [f"Edited {loaded.shown}: replaced {what} (+{change.added} -{change.removed} lines)."]
+    recoveries = [
+        f"edit {i}: {s.recovery}" if len(splices) > 1 else s.recovery
+        for i, s in enumerate(splices, 1)
+        if s.recovery
+    ]
+    if recoveries:
+        lines.append(f"old_string did not match exactly; recovered by: {'; '.join(recoveries)}.")
+    if loaded.freshness is Freshness.CHANGED:
+        lines.append(STALE_NOTE)
+    if last - first < 60:
+        lines.append(f"The edited region now reads:\n{snippet(text, first, last)}")
+    structured = {
+        "path": loaded.shown,
+        "replacements": count,
+        "recoveries": recoveries,
+        "stale": loaded.freshness is Freshness.CHANGED,
+        "diff": change.unified,
+        "hunks": change.as_dicts(),
+    }
+    return ToolOutput.text("\n".join(lines), structured)

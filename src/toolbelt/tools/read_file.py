@@ -1,0 +1,207 @@
+"""read_file: a file's lines as ``N<TAB>line``; images as images; PDFs and notebooks as text.
+
+Ranged reads stream (lines 100,000–102,000 of a million-line file never load the rest); a
+whole-file read that would flood the context returns what fits and says where to continue,
+instead of failing. Every read goes through the path guard (real paths, opened without
+following a swapped-in symlink) and is recorded in the session's read tracker, which
+write_file and edit_file consult.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+import anyio
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import ToolError
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.files.lines import LineWindow, read_line_range
+from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
+from toolbelt.files.text import decode_text, looks_binary
+from toolbelt.tools._files import file_guard, read_tracker, resolve
+
+__all__ = ["ReadFileInput", "ReadFileTool"]
+
+MAX_CHARS = 100_000  # about 25k tokens
+MAX_LINE_CHARS = 2000
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+HASH_LIMIT = 8 * 1024 * 1024  # files up to this size get a content hash for freshness
+MAX_DECODE_BYTES = 32 * 1024 * 1024
+
+DESCRIPTION = """\
+Read a file from the workspace. Returns lines as `N<TAB>line`, where N is the 1-based line \
+number (the number and the tab are not part of the file: leave them out of edit_file's \
+old_string). By default up to 2000 lines from the start; use `offset` (1-based first line) and \
+`limit` to read part of a large file. Lines over 2000 characters are cut. A whole-file read \
+larger than about 100,000 characters returns what fits and tells you the offset to continue \
+from. Images (png, jpeg, gif, webp) are returned as images; PDFs as text per page (`pages`, \
+e.g. "1-5", at most 20 pages a call); Jupyter notebooks (.ipynb) as cells with their ids and \
+outputs. Read several files at once by making several calls in one turn."""
+
+
+class ReadFileInput(ToolInput):
+    """Arguments of `read_file`."""
+
+    path: str = Field(description="File to read, absolute or relative to the working directory.")
+    offset: int = Field(default=1, ge=1, description="1-based line number to start from.")
+    limit: int = Field(default=2000, ge=1, description="Maximum number of lines to return.")
+    pages: str | None = Field(
+        default=None, description='PDF pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20).'
+    )
+
+
+class ReadFileTool(Tool[ReadFileInput]):
+    """Read text, images, PDFs and notebooks."""
+
+    name = "read_file"
+    title = "Read file"
+    description = DESCRIPTION
+    input_model = ReadFileInput
+    example = {"path": "src/app.py", "offset": 1, "limit": 200}
+    readonly = True
+    destructive = False
+    idempotent = True
+
+    async def access(self, args: ReadFileInput, ctx: ToolContext) -> Access:
+        resolved = resolve(ctx, args.path)
+        return Access(AccessKind.READ, paths=(resolved.path,), summary=f"read {args.path}")
+
+    async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
+        path = resolve(ctx, args.path).path
+        return await anyio.to_thread.run_sync(_read, args, ctx, path)
+
+
+def _read(args: ReadFileInput, ctx: ToolContext, path: Path) -> ToolOutput:
+    guard = file_guard(ctx)
+    shown = guard.display(path)
+    with os.fdopen(guard.open_for_read(path), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        suffix = path.suffix.lower()
+        if suffix in IMAGE_TYPES:
+            return _image(handle.read(MAX_IMAGE_BYTES + 1), IMAGE_TYPES[suffix], shown)
+        if suffix == ".pdf":
+            return _pdf(handle.read(), args.pages, shown)
+        small = info.st_size <= HASH_LIMIT
+        data = handle.read() if small else None
+        sample = data[:8192] if data is not None else handle.read(8192)
+        if suffix == ".ipynb" and data is not None:
+            read_tracker(ctx).record(path, data, info)
+            text, cells = render_notebook(data)
+            return ToolOutput.text(text, {"path": shown, "type": "notebook", "cells": cells})
+        kind = looks_binary(sample)
+        if kind is not None:
+            raise ToolError(
+                f"{shown} is {kind}, not text, so it cannot be shown here. Inspect it with bash "
+                f"instead (for example `file {shown}` or `xxd {shown} | head`)."
+            )
+        read_tracker(ctx).record(path, data, info)
+        whole = args.offset == 1 and "limit" not in args.model_fields_set
+        source = _text_source(handle, data, sample, info.st_size, shown)
+        window = read_line_range(
+            source,
+            args.offset,
+            args.limit,
+            max_line_chars=MAX_LINE_CHARS,
+            max_chars=MAX_CHARS if whole else None,
+        )
+    return _text_result(window, args, shown)
+
+
+def _text_source(
+    handle: BinaryIO, data: bytes | None, sample: bytes, size: int, shown: str
+) -> BinaryIO:
+    """A binary stream of UTF-8 lines: the file itself, or its re-encoded text when it is not
+    UTF-8 (UTF-16, GBK, Latin-1...), which must then be decoded whole."""
+    try:
+        sample[: max(len(sample) - 4, 0)].decode("utf-8")
+        utf8 = not sample.startswith((b"\xff\xfe", b"\xfe\xff"))
+    except UnicodeDecodeError:
+        utf8 = False
+    if utf8 and (data is None or _is_utf8(data)):
+        if data is not None:
+            return io.BytesIO(data)
+        handle.seek(0)
+        return handle
+    if data is None:
+        if size > MAX_DECODE_BYTES:
+            raise ToolError(f"{shown} is not UTF-8 and too large ({size} bytes) to decode here.")
+        handle.seek(0)
+        data = handle.read()
+    return io.BytesIO(decode_text(data).text.encode("utf-8"))
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOutput:
+    total = window.total_lines or 0
+    structured = {
+        "path": shown,
+        "first_line": window.first_line,
+        "last_line": window.last_line,
+        "total_lines": total,
+    }
+    if total == 0:
+        return ToolOutput.text(f"{shown} exists but is empty.", structured)
+    if not window.lines:
+        return ToolOutput.text(
+            f"{shown} has {total} lines, so offset {args.offset} is past its end; use an offset "
+            f"between 1 and {total}.",
+            structured,
+        )
+    notes = []
+    if window.stopped_by_budget:
+        notes.append(
+            f"Showing lines {window.first_line}–{window.last_line} of {total}: the rest would "
+            f"exceed the read budget of {MAX_CHARS:,} characters. Continue with "
+            f"offset={window.last_line + 1}, or use grep to find what you need."
+        )
+    elif window.last_line < total:
+        notes.append(
+            f"Showing lines {window.first_line}–{window.last_line} of {total}. Continue with "
+            f"offset={window.last_line + 1}."
+        )
+    if window.cut_lines:
+        notes.append(f"{window.cut_lines} lines longer than {MAX_LINE_CHARS} characters were cut.")
+    text = window.render()
+    if notes:
+        text += "\n\n[" + " ".join(notes) + "]"
+    return ToolOutput.text(text, {**structured, "truncated": bool(notes)})
+
+
+def _image(data: bytes, mime_type: str, shown: str) -> ToolOutput:
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ToolError(f"{shown} is larger than 10 MB; resize it before reading it here.")
+    info = image_info(data, mime_type)
+    size = f"{info.width}×{info.height} px, " if info.width else ""
+    caption = f"{shown}: {mime_type}, {size}{info.size} bytes"
+    structured = {
+        "path": shown,
+        "type": "image",
+        "mime_type": mime_type,
+        "size": info.size,
+        "width": info.width,
+        "height": info.height,
+    }
+    return ToolOutput((TextBlock(caption), ImageBlock(info.data, mime_type)), structured)
+
+
+def _pdf(data: bytes, pages: str | None, shown: str) -> ToolOutput:
+    texts, total = pdf_pages_text(data, pages)
+    body = "\n\n".join(f"--- page {n} of {total} ---\n{text.strip()}" for n, text in texts)
+    return ToolOutput.text(
+        body or f"{shown} has no extractable text.",
+        {"path": shown, "type": "pdf", "pages": [n for n, _ in texts], "total_pages": total},
+    )

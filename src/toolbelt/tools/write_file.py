@@ -1,0 +1,111 @@
+"""write_file: create a file or replace one whole, atomically and losslessly.
+
+Overwriting an existing file requires that the model read it in this session and that it has
+not changed since (otherwise the model would be writing over something it never saw). An
+overwritten file keeps its encoding, BOM and line-ending style; parent directories are
+created; the save is atomic. The diff is shown in the permission prompt and returned.
+"""
+
+from __future__ import annotations
+
+import anyio
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import ToolError
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.files.tracker import Freshness
+from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.tools._files import (
+    describe_change,
+    encode_like,
+    file_guard,
+    load_for_change,
+    resolve,
+    save_text,
+)
+
+__all__ = ["WriteFileInput", "WriteFileTool"]
+
+DESCRIPTION = """\
+Create a new file, or replace an existing file's whole content. Parent directories are \
+created as needed. To overwrite an existing file you must have read it with read_file in this \
+session (and it must not have changed since). Prefer edit_file to change part of a file: it \
+sends only the change. An existing file keeps its encoding and line endings."""
+
+
+class WriteFileInput(ToolInput):
+    """Arguments of `write_file`."""
+
+    path: str = Field(description="File to write, absolute or relative to the working directory.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFileTool(Tool[WriteFileInput]):
+    """Create or overwrite a file."""
+
+    name = "write_file"
+    title = "Write file"
+    description = DESCRIPTION
+    input_model = WriteFileInput
+    example = {"path": "src/hello.py", "content": "print('hello')\n"}
+    destructive = True
+    idempotent = True
+
+    async def access(self, args: WriteFileInput, ctx: ToolContext) -> Access:
+        resolved = resolve(ctx, args.path)
+        shown = file_guard(ctx).display(resolved.path)
+        return await anyio.to_thread.run_sync(_preview, args, ctx, resolved, shown)
+
+    async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+        return await anyio.to_thread.run_sync(_write, args, ctx)
+
+
+def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, shown: str) -> Access:
+    old = ""
+    if resolved.exists and resolved.path.is_file():
+        try:
+            old = resolved.path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        except OSError:
+            old = ""
+    change = describe_change(shown, old, args.content.replace("\r\n", "\n"))
+    verb = "overwrite" if resolved.exists else "create"
+    return Access(
+        AccessKind.WRITE,
+        paths=(resolved.path,),
+        preview=change.unified,
+        summary=f"{verb} {shown} (+{change.added} -{change.removed})",
+    )
+
+
+def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+    resolved = resolve(ctx, args.path)
+    shown = file_guard(ctx).display(resolved.path)
+    loaded = load_for_change(ctx, resolved, must_exist=False)
+    if loaded is not None and loaded.freshness is Freshness.CHANGED:
+        raise ToolError(
+            f"{shown} has changed since you read it (another program or the user edited it). "
+            "Read it again with read_file before overwriting it."
+        )
+    content = args.content.replace("\r\n", "\n")
+    data = encode_like(content, loaded)
+    old = loaded.decoded.text if loaded is not None else ""
+    created = save_text(ctx, resolved, data)
+    change = describe_change(shown, old, content)
+    ctx.diff(shown, change.unified, tuple(change.as_dicts()))
+    if created:
+        text = f"Created {shown} ({len(data)} bytes, {content.count(chr(10))} lines)."
+    elif not change.hunks:
+        text = f"{shown} already had exactly this content; nothing changed."
+    else:
+        text = f"Updated {shown}: +{change.added} -{change.removed} lines.\n{change.unified}"
+    structured = {
+        "path": shown,
+        "bytes_written": len(data),
+        "created": created,
+        "diff": change.unified,
+        "hunks": change.as_dicts(),
+    }
+    return ToolOutput.text(text.rstrip("\n"), structured)

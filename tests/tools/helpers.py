@@ -1,0 +1,50 @@
+"""Drive built-in tools through the real executor, with a scripted permission requester."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolbelt.core.context import Session, SessionConfig
+from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.permissions.decision import (
+    Answer,
+    Approval,
+    Ask,
+    PermissionRequest,
+    PermissionRequester,
+)
+from toolbelt.permissions.factory import build_policy
+from toolbelt.tools import builtin_toolset
+
+
+class Requester(PermissionRequester):
+    """Answers every prompt the same way and records what was asked."""
+
+    def __init__(self, approval: Approval = Approval.ONCE) -> None:
+        self.approval = approval
+        self.asked: list[tuple[str, str]] = []
+
+    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        self.asked.append((request.tool, decision.reason))
+        return Answer(self.approval)
+
+
+class Harness:
+    """One session, one executor; ``call`` runs a tool and returns its result."""
+
+    def __init__(
+        self, root: Path, *, mode: str = "default", approve: bool = True, **config: Any
+    ) -> None:
+        self.root = root
+        self.session = Session(root, config=SessionConfig(**config))
+        self.requester = Requester(Approval.ONCE if approve else Approval.DENY)
+        self.executor = Executor(
+            builtin_toolset(),
+            self.session,
+            policy=build_policy(self.session, mode),
+            requester=self.requester,
+        )
+
+    async def call(self, tool: str, **arguments: Any) -> ToolCallResult:
+        return await self.executor.run_one(ToolCall("t", tool, arguments))
