@@ -29,7 +29,7 @@ from toolbelt.files.tracker import Freshness, ReadTracker
         (codecs.BOM_UTF16_BE + "x\ny\n".encode("utf-16-be"), "utf-16-be", "\n"),
         (b"old mac\rline\r", "utf-8", "\r"),
         (
-            "caf\u00e9 cr\u00e8me br\u00fbl\u00e9e, d\u00e9j\u00e0 vu, na\u00efve fa\u00e7ade\n".encode(
+            "caf\u00e9 cr\u00e8me br\u00fbl\u00e9e, d\u00e9j\u00e0 vu, na\u00efve\n".encode(
                 "latin-1"
             )
             * 3,

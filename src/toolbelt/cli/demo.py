@@ -35,7 +35,7 @@ DEMO_CALLS: tuple[tuple[str, dict[str, object]], ...] = (
         },
     ),
     ("ls", {"path": "."}),
-    ("glob", {"pattern": "**/*.py"}),
+    ("glob", {"pattern": "src/**/*.py", "limit": 10}),
     ("grep", {"pattern": "class \\w+Tool\\b", "output_mode": "content", "head_limit": 8}),
     ("read_file", {"path": "README.md", "limit": 15}),
     ("bash", {"command": "git log --oneline -n 3 || echo 'not a git repository'"}),

@@ -113,7 +113,9 @@ class PathGuard:
 
     def display(self, path: Path) -> str:
         """How to name ``path`` to the model: relative to the root when inside, else absolute."""
-        if is_within(path, self.root) and path != self.root:
+        if path == self.root:
+            return "."
+        if is_within(path, self.root):
             return str(path.relative_to(self.root))
         return str(path)
 

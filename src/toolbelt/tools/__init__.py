@@ -15,6 +15,9 @@ __all__ = ["builtin_toolset"]
 def builtin_toolset() -> ToolRegistry:
     """A fresh registry holding every built-in tool, in listing order."""
     from toolbelt.tools.edit_file import EditFileTool
+    from toolbelt.tools.glob import GlobTool
+    from toolbelt.tools.grep import GrepTool
+    from toolbelt.tools.ls import LsTool
     from toolbelt.tools.multi_edit import MultiEditTool
     from toolbelt.tools.notebook_edit import NotebookEditTool
     from toolbelt.tools.read_file import ReadFileTool
@@ -29,6 +32,9 @@ def builtin_toolset() -> ToolRegistry:
             EditFileTool(),
             MultiEditTool(),
             NotebookEditTool(),
+            GlobTool(),
+            GrepTool(),
+            LsTool(),
             ThinkTool(),
             TodoReadTool(),
             TodoWriteTool(),

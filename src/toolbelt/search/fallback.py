@@ -1,0 +1,97 @@
+"""The slow path: search and list files in pure Python when no rg binary can be found.
+
+It keeps rg's essentials — .git skipped, the root .gitignore's simple patterns honoured,
+files with NUL bytes skipped, one regex over the whole file — so answers match rg's on
+ordinary trees; results say they came from the slow path.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path
+
+from toolbelt.core.errors import ToolError
+from toolbelt.search.globs import compile_glob
+
+__all__ = ["python_files", "python_grep"]
+
+
+def _ignored(root: Path) -> list[str]:
+    try:
+        lines = (root / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line.strip().rstrip("/") for line in lines if line.strip() and not line.startswith("#")]
+
+
+def python_files(
+    root: Path, glob: str | None = None, *, include_ignored: bool = False
+) -> list[str]:
+    """Files under ``root`` (relative paths), like ``rg --files [-g glob]``."""
+    patterns = [] if include_ignored else _ignored(root)
+    found: list[str] = []
+    for directory, dirs, files in os.walk(root):
+        rel_dir = os.path.relpath(directory, root)
+        dirs[:] = [d for d in dirs if d != ".git" and not _match(patterns, d, rel_dir)]
+        for name in files:
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if _match(patterns, name, rel_dir):
+                continue
+            if glob and not compile_glob(glob).fullmatch(rel):
+                continue
+            found.append(rel)
+    return sorted(found)
+
+
+def _match(patterns: list[str], name: str, rel_dir: str) -> bool:
+    rel = os.path.normpath(os.path.join(rel_dir, name))
+    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.lstrip("/")) for p in patterns)
+
+
+def python_grep(
+    root: Path,
+    names: list[str],
+    pattern: str,
+    mode: str,
+    case_insensitive: bool,
+    glob: str | None,
+    wanted: int | None,
+) -> list[str]:
+    """Lines in the same shapes as the rg path produces for ``mode``."""
+    try:
+        regex = re.compile(
+            pattern.encode(), re.MULTILINE | (re.IGNORECASE if case_insensitive else 0)
+        )
+    except re.error as exc:
+        raise ToolError(
+            f"Search failed — the pattern is not a valid regular expression: {exc}."
+        ) from exc
+    out: list[str] = []
+    for rel in names or python_files(root, glob):
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        hits = list(regex.finditer(data))
+        if not hits:
+            continue
+        if mode == "files_with_matches":
+            out.append(rel)
+        elif mode == "count":
+            out.append(f"{rel}:{len(hits)}")
+        else:
+            lines = data.split(b"\n")
+            seen: set[int] = set()
+            for hit in hits:
+                number = data.count(b"\n", 0, hit.start()) + 1
+                if number not in seen:
+                    seen.add(number)
+                    text = lines[number - 1].decode("utf-8", errors="replace")
+                    out.append(f"{rel}:{number}:{text[:500]}")
+        if wanted is not None and len(out) >= wanted:
+            break
+    return out

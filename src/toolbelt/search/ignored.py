@@ -1,0 +1,35 @@
+"""Ask git, in one batch, which paths its ignore rules exclude.
+
+Used where ripgrep's own ignore handling cannot be: listing a single directory level (``ls``)
+and dropping files that a ``--glob`` filter let back in (rg gives globs precedence over
+ignore files).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["git_ignored"]
+
+
+def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
+    """The subset of ``names`` (relative to ``directory``) that git ignores; empty outside git."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return set()
+    try:
+        out = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input=b"\0".join(n.encode() for n in wanted) + b"\0",
+            cwd=directory,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if out.returncode not in (0, 1):
+        return set()
+    return {name for name in out.stdout.decode(errors="replace").split("\0") if name}

@@ -1,0 +1,109 @@
+"""Run ripgrep as a subprocess that streams, stops early and never outlives its call.
+
+rg comes from the ``ripgrep`` wheel (next to the Python executable), so a fresh install has
+it; ``TOOLBELT_RG`` overrides, then ``PATH``. It runs with an argument list (never a shell),
+``--no-config`` (a repository's .ripgreprc cannot inject ``--pre``), and its output is read
+line by line as it arrives: when the caller has enough, or the call is cancelled or times
+out, rg is killed and reaped before the function returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from anyio.abc import Process
+
+from toolbelt.core.errors import ToolError
+
+__all__ = ["RgResult", "find_rg", "rg_lines"]
+
+BASE_ARGS = ("--no-config", "--hidden", "--glob", "!.git", "--no-follow", "--color", "never")
+
+
+def find_rg() -> str | None:
+    """Path of the rg binary, or None when there is none (the slow Python path is used)."""
+    override = os.environ.get("TOOLBELT_RG")
+    if override:
+        return override if os.access(override, os.X_OK) else None
+    beside = Path(sys.executable).with_name("rg")
+    if os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+class RgResult:
+    """Filled while streaming: whether rg was stopped early and what it said on stderr."""
+
+    def __init__(self) -> None:
+        self.stopped_early = False
+        self.exhausted = False
+        self.stderr = ""
+        self.returncode: int | None = None
+
+
+@asynccontextmanager
+async def rg_lines(
+    rg: str, args: Sequence[str], *, cwd: Path, result: RgResult
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """Yield rg's stdout lines (without the newline); kill rg on exit, however it is left.
+
+    After the block, ``result.returncode`` and ``result.stderr`` are set. Exit status 2 with a
+    message on stderr (bad regex, bad glob) becomes a ToolError quoting rg.
+    """
+    process = await anyio.open_process(
+        [rg, *BASE_ARGS, *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        yield _lines(process, result)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _finish(process, result)
+    if result.returncode == 2 and "No files were searched" in result.stderr:
+        return
+    if result.returncode == 2 and not result.stopped_early and result.stderr:
+        raise ToolError(
+            "Search failed — ripgrep rejected the pattern, glob or file type without searching:\n"
+            + result.stderr.strip()
+        )
+
+
+async def _lines(process: Process, result: RgResult) -> AsyncIterator[bytes]:
+    assert process.stdout is not None
+    pending = b""
+    async for chunk in process.stdout:
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line
+    if pending:
+        yield pending
+    result.exhausted = True
+
+
+async def _finish(process: Process, result: RgResult) -> None:
+    if not result.exhausted:
+        result.stopped_early = True
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+    stderr = b""
+    if process.stderr is not None:
+        with anyio.move_on_after(2):
+            async for chunk in process.stderr:
+                stderr += chunk[: 8192 - len(stderr)]
+    await process.wait()
+    await process.aclose()
+    result.returncode = process.returncode
+    result.stderr = stderr.decode("utf-8", errors="replace")

@@ -1,0 +1,119 @@
+"""glob: find files by name pattern, newest first, gitignore-aware, capped with guidance.
+
+Built on ``rg --files --glob`` (the fastest walker that honours nested .gitignore files), with
+hidden files included and ``.git`` never. Paths are relative to the search root; results are
+sorted by modification time so the files most likely to matter come first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import anyio
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.search.fallback import python_files
+from toolbelt.search.globs import compile_glob
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
+from toolbelt.tools._files import file_guard, resolve
+
+__all__ = ["GlobInput", "GlobTool"]
+
+DESCRIPTION = """\
+Find files whose path matches a glob pattern, such as "**/*.py", "src/**/*.{ts,tsx}" or \
+"test_*.py" (a pattern without a slash matches file names at any depth). Returns paths relative \
+to the search directory, most recently modified first, at most `limit` (default 1000). Files \
+ignored by .gitignore are skipped unless `include_ignored` is true; hidden files are included; \
+.git is never searched. Use grep to search inside files."""
+
+
+class GlobInput(ToolInput):
+    """Arguments of `glob`."""
+
+    pattern: str = Field(min_length=1, description="Glob pattern, e.g. '**/*.py'.")
+    path: str | None = Field(default=None, description="Directory to search (default: cwd).")
+    include_ignored: bool = Field(default=False, description="Also list gitignored files.")
+    limit: int = Field(default=1000, ge=1, le=100_000, description="At most this many paths.")
+
+
+class GlobTool(Tool[GlobInput]):
+    """File-name search on ripgrep's walker."""
+
+    name = "glob"
+    title = "Find files"
+    description = DESCRIPTION
+    input_model = GlobInput
+    example = {"pattern": "**/*.py", "path": "src"}
+    readonly = True
+    destructive = False
+    idempotent = True
+
+    async def access(self, args: GlobInput, ctx: ToolContext) -> Access:
+        target = resolve(ctx, args.path or ".")
+        return Access(AccessKind.READ, paths=(target.path,), summary=f"list {args.path or '.'}")
+
+    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolOutput:
+        target = resolve(ctx, args.path or ".")
+        shown = file_guard(ctx).display(target.path)
+        if not target.path.is_dir():
+            return ToolOutput.text(
+                f"{shown} is not a directory; give the directory to search in `path`.",
+                is_error=True,
+            )
+        rg = find_rg()
+        if rg is None:
+            paths = await anyio.to_thread.run_sync(
+                lambda: python_files(
+                    target.path, args.pattern, include_ignored=args.include_ignored
+                )
+            )
+        else:
+            argv = ["--files", "--no-ignore"] if args.include_ignored else ["--files"]
+            matcher = compile_glob(args.pattern).fullmatch
+            paths = []
+            result = RgResult()
+            async with rg_lines(rg, argv, cwd=target.path, result=result) as lines:
+                async for raw in lines:
+                    rel = raw.decode("utf-8", errors="replace")
+                    if matcher(rel):
+                        paths.append(rel)
+        ordered = await anyio.to_thread.run_sync(_newest_first, target.path, paths)
+        return _render(ordered, args, slow=rg is None)
+
+
+def _newest_first(root: Path, paths: list[str]) -> list[str]:
+    stamped = []
+    for rel in paths:
+        try:
+            stamped.append((-os.stat(root / rel).st_mtime, rel))
+        except OSError:
+            continue
+    stamped.sort()
+    return [rel for _, rel in stamped]
+
+
+def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:
+    shown = paths[: args.limit]
+    structured = {
+        "pattern": args.pattern,
+        "count": len(paths),
+        "files": shown,
+        "truncated": len(paths) > len(shown),
+    }
+    if not paths:
+        text = "No files found."
+    else:
+        text = "\n".join(shown)
+        if len(paths) > len(shown):
+            text += (
+                f"\n\n[Showing {len(shown)} of {len(paths)} files; narrow the pattern or path "
+                "to see the rest.]"
+            )
+    if slow:
+        text += "\n\n[ripgrep was not found, so this used the slow pure-Python walk.]"
+    return ToolOutput.text(text, structured)

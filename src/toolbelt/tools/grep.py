@@ -1,0 +1,236 @@
+"""grep: search file contents with ripgrep, gitignore-aware, capped and paged.
+
+Output modes: ``files_with_matches`` (paths, newest first), ``content`` (``path:line:text``,
+context lines as ``path-line-text``) and ``count`` (``path:N``). rg's output is parsed as it
+streams and rg is stopped as soon as ``offset + head_limit`` lines are in hand, so a pattern
+that matches everything costs what the page costs. Hidden files are searched, ``.git`` never;
+symlinks are not followed out of the tree.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.search.fallback import python_grep
+from toolbelt.search.ignored import git_ignored
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
+from toolbelt.tools._files import file_guard, resolve
+
+__all__ = ["GrepInput", "GrepTool"]
+
+Mode = Literal["files_with_matches", "content", "count"]
+
+DESCRIPTION = """\
+Search file contents with a regular expression (ripgrep syntax, e.g. `def \\w+\\(`; escape \
+literal braces and parentheses). Respects .gitignore; searches hidden files but never .git. \
+`output_mode`: files_with_matches (default; paths, most recently modified first), content \
+(matching lines as path:line:text; add context_before / context_after / context for \
+surrounding lines) or count (matches per file). Filter with `glob` (e.g. "*.py", \
+"src/**/*.ts") or `type` (e.g. "py", "rust"). `case_insensitive` ignores case; `multiline` lets \
+a pattern span lines. Results are capped at `head_limit` (default 250; 0 for no cap); use \
+`offset` to page. Use this instead of running grep or rg through bash."""
+
+
+class GrepInput(ToolInput):
+    """Arguments of `grep`."""
+
+    pattern: str = Field(min_length=1, description="Regular expression to search for.")
+    path: str | None = Field(
+        default=None, description="File or directory to search (default: cwd)."
+    )
+    glob: str | None = Field(
+        default=None, description='Only files matching this glob, e.g. "*.py".'
+    )
+    type: str | None = Field(default=None, description='Only files of this type, e.g. "py", "js".')
+    output_mode: Mode = Field(default="files_with_matches", description="What to return.")
+    context_before: int | None = Field(default=None, ge=0, description="Lines before each match.")
+    context_after: int | None = Field(default=None, ge=0, description="Lines after each match.")
+    context: int | None = Field(default=None, ge=0, description="Lines before and after.")
+    case_insensitive: bool = Field(default=False, description="Ignore case.")
+    multiline: bool = Field(default=False, description="Let . and the pattern span lines.")
+    head_limit: int = Field(default=250, ge=0, description="At most this many results; 0 = all.")
+    offset: int = Field(default=0, ge=0, description="Skip this many results (paging).")
+
+
+class GrepTool(Tool[GrepInput]):
+    """Content search on ripgrep."""
+
+    name = "grep"
+    title = "Search file contents"
+    description = DESCRIPTION
+    input_model = GrepInput
+    example = {"pattern": "class \\w+Error", "glob": "*.py", "output_mode": "content"}
+    readonly = True
+    destructive = False
+    idempotent = True
+
+    async def access(self, args: GrepInput, ctx: ToolContext) -> Access:
+        target = resolve(ctx, args.path or ".")
+        return Access(AccessKind.READ, paths=(target.path,), summary=f"search {args.path or '.'}")
+
+    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
+        target = resolve(ctx, args.path or ".")
+        if not target.exists:
+            shown = file_guard(ctx).display(target.path)
+            return ToolOutput.text(
+                f"{shown} does not exist; give an existing file or directory.", is_error=True
+            )
+        cwd, names = _search_root(target.path)
+        limit = args.head_limit or None
+        wanted = None if limit is None else args.offset + limit + 1
+        rg = find_rg()
+        slow = rg is None
+        if rg is None:
+            lines = await anyio.to_thread.run_sync(
+                python_grep,
+                cwd,
+                names,
+                args.pattern,
+                args.output_mode,
+                args.case_insensitive,
+                args.glob,
+                wanted,
+            )
+        else:
+            lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
+            if args.glob and not names:
+                lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
+        if args.output_mode == "files_with_matches":
+            lines = await anyio.to_thread.run_sync(_newest_first, cwd, lines)
+        return _render(args, lines, slow=slow)
+
+
+def _search_root(path: Path) -> tuple[Path, list[str]]:
+    if path.is_dir():
+        return path, []
+    return path.parent, [path.name]
+
+
+def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
+    argv: list[str] = []
+    if args.case_insensitive:
+        argv.append("-i")
+    if args.multiline:
+        argv += ["-U", "--multiline-dotall"]
+    if args.glob:
+        argv += ["--glob", args.glob]
+    if args.type:
+        argv += ["--type", args.type]
+    if args.output_mode == "files_with_matches":
+        argv.append("-l")
+    elif args.output_mode == "count":
+        argv += ["-c", "--with-filename", "--null"]
+    else:
+        argv += ["-n", "--no-heading", "--with-filename", "--null"]
+        argv += ["--max-columns", "500", "--max-columns-preview"]
+        before = args.context_before if args.context_before is not None else args.context
+        after = args.context_after if args.context_after is not None else args.context
+        if before:
+            argv += ["-B", str(before)]
+        if after:
+            argv += ["-A", str(after)]
+    return [*argv, "-e", args.pattern, "--", *names]
+
+
+async def _run_rg(rg: str, argv: list[str], cwd: Path, wanted: int | None) -> list[str]:
+    out: list[str] = []
+    result = RgResult()
+    async with rg_lines(rg, argv, cwd=cwd, result=result) as lines:
+        async for raw in lines:
+            out.append(raw.decode("utf-8", errors="replace"))
+            if wanted is not None and _counted(out) >= wanted:
+                break
+    return out
+
+
+def _joined(line: str) -> str:
+    """``path\0N:text`` → ``path:N:text`` (``-`` for context lines), ``path\0N`` → ``path:N``."""
+    path, sep, rest = line.partition("\x00")
+    if not sep:
+        return line
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    marker = rest[digits : digits + 1] if digits < len(rest) else ":"
+    return f"{path}{'-' if marker == '-' else ':'}{rest}"
+
+
+def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
+    """rg lets a --glob override ignore files; drop what git ignores from the results."""
+    paths = {_path_of(line, mode) for line in lines if line != "--"}
+    ignored = git_ignored(cwd, paths)
+    if not ignored:
+        return lines
+    return [line for line in lines if line == "--" or _path_of(line, mode) not in ignored]
+
+
+def _path_of(line: str, mode: Mode) -> str:
+    if mode == "files_with_matches":
+        return line
+    return line.partition("\x00")[0]
+
+
+def _counted(lines: list[str]) -> int:
+    return len(lines) - lines.count("--")
+
+
+def _newest_first(cwd: Path, paths: list[str]) -> list[str]:
+    def mtime(name: str) -> float:
+        try:
+            return os.stat(cwd / name).st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=lambda name: (-mtime(name), name))
+
+
+def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
+    results = [line for line in lines if line != "--"]
+    total_known = len(results)
+    start = args.offset
+    limit = args.head_limit or None
+    page: list[str] = []
+    taken = skipped = 0
+    for line in lines:
+        if line == "--":
+            if page and page[-1] != "--":
+                page.append(line)
+            continue
+        if skipped < start:
+            skipped += 1
+            continue
+        if limit is not None and taken >= limit:
+            break
+        page.append(_joined(line))
+        taken += 1
+    while page and page[-1] == "--":
+        page.pop()
+    more = limit is not None and total_known > start + taken
+    structured: dict[str, object] = {
+        "mode": args.output_mode,
+        "results": taken,
+        "offset": start,
+        "truncated": more,
+    }
+    if not taken:
+        empty = "No files found" if args.output_mode == "files_with_matches" else "No matches found"
+        text = f"{empty}." if not start else f"No results after offset {start}."
+    elif args.output_mode == "files_with_matches":
+        text = f"Found {taken} file{'s' * (taken != 1)}\n" + "\n".join(page)
+    else:
+        text = "\n".join(page)
+    if more:
+        text += (
+            f"\n\n[Showing results {start + 1}–{start + taken}; there are more. Pass "
+            f"offset={start + taken} for the next page, or narrow the pattern, path or glob.]"
+        )
+    if slow:
+        text += "\n\n[ripgrep was not found, so this used the slow pure-Python search.]"
+    return ToolOutput.text(text, structured)
