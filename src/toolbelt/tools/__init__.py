@@ -14,9 +14,12 @@ __all__ = ["builtin_toolset"]
 
 def builtin_toolset() -> ToolRegistry:
     """A fresh registry holding every built-in tool, in listing order."""
+    from toolbelt.tools.bash import BashTool
+    from toolbelt.tools.bash_output import BashOutputTool
     from toolbelt.tools.edit_file import EditFileTool
     from toolbelt.tools.glob import GlobTool
     from toolbelt.tools.grep import GrepTool
+    from toolbelt.tools.kill_shell import KillShellTool
     from toolbelt.tools.ls import LsTool
     from toolbelt.tools.multi_edit import MultiEditTool
     from toolbelt.tools.notebook_edit import NotebookEditTool
@@ -35,6 +38,9 @@ def builtin_toolset() -> ToolRegistry:
             GlobTool(),
             GrepTool(),
             LsTool(),
+            BashTool(),
+            BashOutputTool(),
+            KillShellTool(),
             ThinkTool(),
             TodoReadTool(),
             TodoWriteTool(),

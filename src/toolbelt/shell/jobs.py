@@ -1,0 +1,131 @@
+"""Background jobs: commands that keep running after the call that started them returns.
+
+Each job is its own ``bash -c`` in a new session, marked with its own run id, writing its
+output to a 0600 file in the session's spill directory. ``bash_output`` reads what is new
+since the last read; ``kill_shell`` ends the job's whole tree (group kill plus the run-id
+sweep); closing the manager ends every job, so nothing outlives the toolbelt session.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import secrets
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from toolbelt.core.errors import ToolError
+from toolbelt.shell.output import spill_dir
+from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
+
+__all__ = ["Job", "JobManager", "JobStatus"]
+
+
+@dataclass
+class JobStatus:
+    """running, or exited with a code, or killed."""
+
+    state: str
+    exit_code: int | None = None
+
+    def describe(self) -> str:
+        if self.state == "exited":
+            return f"exited with code {self.exit_code}"
+        return self.state
+
+
+@dataclass
+class Job:
+    """One background command."""
+
+    id: str
+    command: str
+    process: subprocess.Popen[bytes]
+    run_id: str
+    output_path: Path
+    read_offset: int = 0
+    killed: bool = False
+    decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
+    )
+
+    def status(self) -> JobStatus:
+        code = self.process.poll()
+        if code is None:
+            return JobStatus("running")
+        return JobStatus("killed" if self.killed else "exited", code)
+
+
+class JobManager:
+    """The background jobs of one toolbelt session."""
+
+    def __init__(self, session_id: str) -> None:
+        self._session_id = session_id
+        self._jobs: dict[str, Job] = {}
+
+    def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
+        """Start ``command`` in the background; returns at once."""
+        job_id = f"bg-{secrets.token_hex(4)}"
+        run_id = secrets.token_hex(8)
+        path = spill_dir(self._session_id) / f"{job_id}.out"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            process = subprocess.Popen(
+                ["bash", "-c", command],
+                cwd=cwd,
+                env={**env, RUN_ID_VAR: run_id},
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        finally:
+            os.close(fd)
+        job = Job(job_id, command, process, run_id, path)
+        self._jobs[job_id] = job
+        return job
+
+    def get(self, job_id: str) -> Job:
+        """The job called ``job_id``; a ToolError listing the known ids otherwise."""
+        job = self._jobs.get(job_id)
+        if job is None:
+            known = ", ".join(self._jobs) or "none"
+            raise ToolError(f"There is no background job {job_id!r}; known jobs: {known}.")
+        return job
+
+    def read_new(self, job: Job, *, limit: int = 30_000) -> tuple[str, bool]:
+        """Output written since the last read (at most ``limit`` bytes; True if more is left)."""
+        with open(job.output_path, "rb") as handle:
+            handle.seek(job.read_offset)
+            data = handle.read(limit + 1)
+        more = len(data) > limit
+        data = data[:limit]
+        job.read_offset += len(data)
+        return job.decoder.decode(data), more
+
+    async def kill(self, job: Job) -> int:
+        """End the job's process tree; returns how many processes were ended."""
+        job.killed = job.process.poll() is None
+        count = await anyio.to_thread.run_sync(
+            lambda: sweep(job.run_id, grace=1.0, extra=(job.process.pid,))
+        )
+        await anyio.to_thread.run_sync(job.process.wait)
+        return count
+
+    def running(self) -> list[Job]:
+        """Jobs still running."""
+        return [
+            job
+            for job in self._jobs.values()
+            if job.process.poll() is None or marked_processes(job.run_id)
+        ]
+
+    async def aclose(self) -> None:
+        """End every job of the session; safe to call twice."""
+        for job in list(self._jobs.values()):
+            with anyio.CancelScope(shield=True):
+                await self.kill(job)

@@ -1,0 +1,109 @@
+"""Command output held in bounded memory, with the full text spilled to a private file.
+
+The model sees at most ``cap`` characters: the head and the tail, with a note in between
+saying how much was left out and where the whole output is. Everything is decoded
+incrementally (a multi-byte character split across two reads decodes right; invalid bytes
+become U+FFFD, never an exception), and memory stays bounded however much a command prints:
+once past the cap, chunks go straight to a 0600 file and only the head and a tail window stay
+in memory.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections import deque
+from pathlib import Path
+
+__all__ = ["OutputBuffer", "spill_dir"]
+
+DEFAULT_CAP = 30_000
+
+
+def spill_dir(session_id: str) -> Path:
+    """The per-session directory (0700) for spilled output: only this user can read it."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"toolbelt-{os.getuid()}"
+    path = base / session_id
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    base.chmod(0o700)
+    return path
+
+
+class OutputBuffer:
+    """Accumulates one command's output: head + tail in memory, everything in a spill file."""
+
+    def __init__(self, spill_path: Path, *, cap: int = DEFAULT_CAP) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._spill_path = spill_path
+        self._cap = cap
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self._file: int | None = None
+        self._pending: list[bytes] = []
+        self.total_chars = 0
+        self.total_bytes = 0
+
+    def feed(self, data: bytes) -> str:
+        """Add raw output; returns the newly decoded text (for progress events)."""
+        self.total_bytes += len(data)
+        self._store(data)
+        text = self._decoder.decode(data)
+        self._keep(text)
+        return text
+
+    def finish(self) -> None:
+        """Flush the decoder and close the spill file."""
+        self._keep(self._decoder.decode(b"", final=True))
+        if self._file is not None:
+            os.close(self._file)
+            self._file = None
+
+    @property
+    def spilled(self) -> Path | None:
+        """The file holding the full output, when it was too long to show whole."""
+        return self._spill_path if self.total_chars > self._cap else None
+
+    def text(self) -> str:
+        """What the model sees: all of it, or head + note + tail."""
+        head = "".join(self._head)
+        if self.total_chars <= self._cap:
+            return head + "".join(self._tail)
+        tail = "".join(self._tail)[-(self._cap // 2) :]
+        omitted = self.total_chars - len(head) - len(tail)
+        note = (
+            f"\n[... {omitted:,} characters omitted; the full output ({self.total_bytes:,} "
+            f"bytes) is in {self._spill_path} — read it with read_file or grep ...]\n"
+        )
+        return head + note + tail
+
+    def _keep(self, text: str) -> None:
+        if not text:
+            return
+        self.total_chars += len(text)
+        half = self._cap // 2
+        if self._head_len < half:
+            take = text[: half - self._head_len]
+            self._head.append(take)
+            self._head_len += len(take)
+            text = text[len(take) :]
+        if text:
+            self._tail.append(text)
+            self._tail_len += len(text)
+            while self._tail and self._tail_len - len(self._tail[0]) >= half:
+                self._tail_len -= len(self._tail.popleft())
+
+    def _store(self, data: bytes) -> None:
+        if self._file is None:
+            self._pending.append(data)
+            if self.total_bytes <= self._cap:
+                return
+            self._file = os.open(
+                self._spill_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600
+            )
+            data = b"".join(self._pending)
+            self._pending.clear()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._file, view) :]

@@ -1,0 +1,110 @@
+"""Find and end every process a command started — including the ones that ran away.
+
+A process group is not enough: ``setsid``, ``nohup … &`` plus a double fork, or a daemon that
+ignores SIGTERM all escape a group kill. Every command toolbelt runs is marked with an
+environment variable ``TOOLBELT_RUN_ID=<id>`` that every descendant inherits (a new session
+or a new parent does not change a process's environment), so ``sweep`` finds them all in
+/proc and ends them: SIGTERM, a grace period, then SIGKILL, repeated until none is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterable
+
+__all__ = ["RUN_ID_VAR", "last_pid", "marked_processes", "sweep"]
+
+RUN_ID_VAR = "TOOLBELT_RUN_ID"
+
+
+def marked_processes(run_id: str) -> list[int]:
+    """PIDs of live processes whose environment carries ``run_id``."""
+    needle = f"{RUN_ID_VAR}={run_id}\0".encode()
+    found = []
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if needle in environ and not _zombie(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _signal_all(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def sweep(run_id: str, *, grace: float = 2.0, extra: Iterable[int] = ()) -> int:
+    """End every process marked with ``run_id`` (and the ``extra`` process groups).
+
+    Blocking (it waits up to ``grace`` seconds): call it from a worker thread. Returns how
+    many processes were found.
+    """
+    groups = tuple(extra)
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGTERM)
+    victims = marked_processes(run_id)
+    if not victims and not groups:
+        return 0
+    _signal_all(victims, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not marked_processes(run_id) and not any(_group_alive(g) for g in groups):
+            return len(victims)
+        time.sleep(0.01)
+    for _ in range(50):
+        remaining = marked_processes(run_id)
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+        if not remaining:
+            break
+        _signal_all(remaining, signal.SIGKILL)
+        time.sleep(0.01)
+    return len(victims)
+
+
+def _group_alive(group: int) -> bool:
+    """True while a live (non-zombie) process is in ``group``."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] != b"Z":
+            return True
+    return False
+
+
+def last_pid() -> int:
+    """The most recently allocated PID (``/proc/loadavg``): if it did not move while a command
+    ran, the command started no process and there is nothing to sweep."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            return int(handle.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return -1

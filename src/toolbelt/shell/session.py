@@ -1,0 +1,203 @@
+"""The persistent bash session: one long-lived shell per toolbelt session.
+
+``cd`` and ``export`` persist between calls because every command runs in the same shell
+(not a subshell): for each call the shell gets ``export TOOLBELT_RUN_ID=<id>``, the command
+wrapped as ``{ cmd\\n} </dev/null 2>&1``, and a ``printf`` of a random end marker with the exit
+code and ``$PWD``. Output is read until the marker (so a ``cmd &`` that keeps the pipe open does
+not hang the call), then every process the command left behind is swept by its run id.
+
+The shell is its own process-group leader, so a command's processes share its group. On a
+timeout or cancellation the whole group gets SIGTERM, then SIGKILL after a grace period, plus
+the run-id sweep for what escaped the group; the shell dies with it and is restarted in the
+same directory with the same exported variables (saved with ``export -p`` after every call).
+A builtin like ``echo`` costs about 0.1 ms this way, against 2–4 ms to spawn a shell per call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from anyio.abc import Process
+
+from toolbelt.core.errors import FatalError
+from toolbelt.shell.output import OutputBuffer, spill_dir
+from toolbelt.shell.procs import RUN_ID_VAR, last_pid, sweep
+
+__all__ = ["CommandResult", "ShellSession"]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What one command did."""
+
+    exit_code: int | None
+    output: str
+    output_path: Path | None
+    timed_out: bool
+    cwd: Path
+    duration: float
+    total_chars: int
+
+
+class ShellSession:
+    """A bash process that runs commands one at a time and remembers cwd and exports."""
+
+    def __init__(
+        self, cwd: Path, env: Mapping[str, str], session_id: str, *, grace: float = 2.0
+    ) -> None:
+        self.cwd = cwd
+        self._env = dict(env)
+        self._session_id = session_id
+        self._grace = grace
+        self._dir = spill_dir(session_id)
+        self._state = self._dir / "exports.sh"
+        self._process: Process | None = None
+        self._lock = anyio.Lock()
+        self._closed = False
+        self._count = 0
+
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float,  # noqa: ASYNC109 - the deadline belongs to the command, not the caller
+        on_output: Callable[[str], None] | None = None,
+    ) -> CommandResult:
+        """Run ``command``; cancellation kills what it started and leaves the session usable."""
+        async with self._lock:
+            if self._closed:
+                raise FatalError("The shell session is closed.")
+            process = await self._ensure_started()
+            self._count += 1
+            run_id = secrets.token_hex(8)
+            marker = f"__toolbelt_end_{secrets.token_hex(8)}__".encode()
+            buffer = OutputBuffer(self._dir / f"command-{self._count}.out")
+            script = (
+                f"export {RUN_ID_VAR}={run_id}\n{{ {command}\n}} </dev/null 2>&1\n"
+                f"__tb_ec=$?; export -p > {self._state} 2>/dev/null; "
+                f"printf '%s%d %s\\n' '{marker.decode()}' \"$__tb_ec\" \"$PWD\"\n"
+            )
+            started, before = time.monotonic(), last_pid()
+            assert process.stdin is not None
+            await process.stdin.send(script.encode())
+            tail: tuple[int, Path] | None = None
+            timed_out = False
+            try:
+                with anyio.move_on_after(timeout) as scope:
+                    tail = await self._read_until(process, marker, buffer, on_output)
+                timed_out = scope.cancelled_caught
+                if tail is None and not timed_out:  # the command ended the shell (`exit 3`)
+                    with anyio.move_on_after(self._grace):
+                        await process.wait()
+                    if process.returncode is not None:
+                        tail = (process.returncode, self.cwd)
+            finally:
+                if tail is None or process.returncode is not None:
+                    # timeout, cancellation or a dead shell: end everything it started
+                    with anyio.CancelScope(shield=True):
+                        await self._kill(process, run_id)
+                        buffer.finish()
+            if tail is not None and last_pid() != before:
+                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=self._grace))
+            buffer.finish()
+            exit_code, cwd = tail if tail is not None else (None, self.cwd)
+            self.cwd = cwd
+            return CommandResult(
+                exit_code,
+                buffer.text(),
+                buffer.spilled,
+                timed_out,
+                cwd,
+                time.monotonic() - started,
+                buffer.total_chars,
+            )
+
+    async def set_cwd(self, path: Path) -> None:
+        """Move the shell to ``path`` (used to undo a cd out of the permitted roots)."""
+        self.cwd = path
+        if self._process is not None and self._process.returncode is None:
+            await self.run(f"cd {_quote(str(path))}", timeout=10)
+
+    async def _read_until(
+        self,
+        process: Process,
+        marker: bytes,
+        buffer: OutputBuffer,
+        on_output: Callable[[str], None] | None,
+    ) -> tuple[int, Path] | None:
+        assert process.stdout is not None
+        carry = b""
+        async for chunk in process.stdout:
+            data = carry + chunk
+            at = data.find(marker)
+            if at != -1:
+                self._emit(buffer, data[:at], on_output)
+                rest = data[at + len(marker) :]
+                while b"\n" not in rest:
+                    rest += await process.stdout.receive()
+                code, _, where = rest.split(b"\n", 1)[0].decode(errors="replace").partition(" ")
+                return int(code), Path(where)
+            keep = len(marker) - 1
+            self._emit(buffer, data[:-keep] if len(data) > keep else b"", on_output)
+            carry = data[-keep:] if len(data) > keep else data
+        return None
+
+    @staticmethod
+    def _emit(buffer: OutputBuffer, data: bytes, on_output: Callable[[str], None] | None) -> None:
+        if data:
+            text = buffer.feed(data)
+            if on_output is not None and text:
+                on_output(text)
+
+    async def _ensure_started(self) -> Process:
+        if self._process is not None and self._process.returncode is None:
+            return self._process
+        restore = f"source {_quote(str(self._state))} 2>/dev/null\n" if self._state.exists() else ""
+        self._process = await anyio.open_process(
+            ["bash", "--noprofile", "--norc"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self.cwd,
+            env=self._env,
+            start_new_session=True,
+        )
+        assert self._process.stdin is not None
+        await self._process.stdin.send(
+            f"{restore}cd {_quote(str(self.cwd))} 2>/dev/null\n".encode()
+        )
+        return self._process
+
+    async def _kill(self, process: Process, run_id: str) -> None:
+        group = process.pid
+        await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=self._grace, extra=(group,)))
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        await process.aclose()
+        self._process = None
+
+    async def aclose(self) -> None:
+        """End the shell and everything it started; safe to call twice."""
+        self._closed = True
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                await anyio.to_thread.run_sync(lambda: sweep("", grace=0.5, extra=(process.pid,)))
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            await process.wait()
+            await process.aclose()
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"

@@ -1,0 +1,150 @@
+"""bash: run a command in the session's persistent shell, or in the background.
+
+``cd`` and ``export`` persist between calls; a ``cd`` out of the workspace is undone with a
+notice. Every process a command starts is ended when the call ends — on success, on timeout,
+on cancellation — unless it was started with ``run_in_background``. Output (stdout and stderr
+in order) streams as progress, and the model sees at most 30,000 characters, head and tail,
+with the full output in a private file. A non-zero exit is an error result.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import Field
+
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.basic import is_within
+from toolbelt.permissions.shell import analyze_command
+from toolbelt.shell.environment import command_environment
+from toolbelt.tools._files import file_guard
+from toolbelt.tools._shell import job_manager, shell_session
+
+__all__ = ["BashInput", "BashTool"]
+
+DESCRIPTION = """\
+Run a bash command in a persistent shell: the working directory and exported variables carry \
+over between calls (cd out of the workspace is undone). stdin is empty, so commands that wait \
+for input end at once. Output is stdout and stderr combined; at most 30,000 characters are \
+shown (head and tail) and the full output is saved to a file whose path is given. A non-zero \
+exit code is reported as an error. `timeout_ms` defaults to 120000 (at most 600000); on \
+timeout the command and everything it started are killed. Set `run_in_background` for \
+servers and long jobs: you get a job id to pass to bash_output and kill_shell. Prefer \
+read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces."""
+
+
+class BashInput(ToolInput):
+    """Arguments of `bash`."""
+
+    command: str = Field(min_length=1, description="The command to run.")
+    timeout_ms: int = Field(default=120_000, ge=1, le=600_000, description="Timeout in ms.")
+    description: str | None = Field(default=None, description="What it does, in a few words.")
+    run_in_background: bool = Field(default=False, description="Start it and return at once.")
+
+
+class BashTool(Tool[BashInput]):
+    """Shell commands with process-tree cleanup."""
+
+    name = "bash"
+    title = "Run shell command"
+    description = DESCRIPTION
+    input_model = BashInput
+    example = {"command": "pytest -q tests/test_app.py", "description": "Run the app tests"}
+    destructive = True
+    open_world = True
+
+    async def access(self, args: BashInput, ctx: ToolContext) -> Access:
+        analysis = analyze_command(args.command)
+        guard = file_guard(ctx)
+        targets = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.write_targets)
+        dangerous = list(analysis.dangerous)
+        dangerous += [
+            f"writes outside the workspace ({t})" for t in targets if not guard.is_inside(t)
+        ]
+        if not analysis.parse_ok:
+            dangerous.append("the command could not be parsed")
+        summary = args.description or args.command
+        if args.run_in_background:
+            summary = f"start in the background: {summary}"
+        return Access(
+            AccessKind.EXECUTE,
+            paths=targets,
+            command=args.command,
+            commands=tuple(c.text for c in analysis.commands) or (args.command,),
+            readonly_command=analysis.readonly and not args.run_in_background,
+            dangerous=tuple(dangerous),
+            summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
+        )
+
+    async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
+        if args.run_in_background:
+            job = job_manager(ctx).start(args.command, ctx.cwd, command_environment())
+            text = (
+                f"Started in the background as {job.id} (output in {job.output_path}). Check it "
+                f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
+            )
+            return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
+        shell = shell_session(ctx)
+        if shell.cwd != ctx.cwd:
+            await shell.set_cwd(ctx.cwd)
+        progress = _Throttle(ctx)
+        result = await shell.run(
+            args.command, timeout=args.timeout_ms / 1000, on_output=progress.add
+        )
+        progress.flush()
+        notes = []
+        if not any(is_within(result.cwd, root) for root in ctx.session.roots):
+            await shell.set_cwd(ctx.session.cwd)
+            notes.append(
+                f"Shell cwd was reset to {ctx.session.cwd}: cd out of the workspace is not allowed."
+            )
+        else:
+            ctx.session.cwd = result.cwd
+        output = result.output.rstrip("\n")
+        structured = {
+            "exit_code": result.exit_code,
+            "timed_out": result.timed_out,
+            "cwd": str(ctx.session.cwd),
+            "output_path": str(result.output_path) if result.output_path else None,
+            "duration_ms": round(result.duration * 1000, 1),
+        }
+        if result.timed_out:
+            head = (
+                f"Command timed out after {args.timeout_ms / 1000:g} s and was killed, with "
+                "everything it started."
+            )
+            body = f"{head}\nPartial output:\n{output}" if output else head
+            return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
+        if result.exit_code != 0:
+            body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
+            return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
+        return ToolOutput.text(_with_notes(output or "(no output)", notes), structured)
+
+
+def _with_notes(text: str, notes: list[str]) -> str:
+    return text + "".join(f"\n\n[{note}]" for note in notes)
+
+
+class _Throttle:
+    """Forward output as progress events at most every 0.1 s, in pieces of at most 2,000 chars."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+        self._pending: list[str] = []
+        self._last = 0.0
+
+    def add(self, text: str) -> None:
+        self._pending.append(text)
+        now = time.monotonic()
+        if now - self._last >= 0.1:
+            self._last = now
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._ctx.progress(text[-2000:])

@@ -1,0 +1,49 @@
+"""bash_output: what a background job printed since the last look, and whether it still runs."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.tools._shell import job_manager
+
+__all__ = ["BashOutputInput", "BashOutputTool"]
+
+DESCRIPTION = """\
+Show the new output of a background job started with bash `run_in_background`, since the last \
+time you asked, and its status: running, or exited with a code. Poll it to follow a server or a \
+long build; stop the job with kill_shell."""
+
+
+class BashOutputInput(ToolInput):
+    """Arguments of `bash_output`."""
+
+    id: str = Field(description="The job id bash returned, e.g. 'bg-1a2b3c4d'.")
+
+
+class BashOutputTool(Tool[BashOutputInput]):
+    """Poll a background job."""
+
+    name = "bash_output"
+    title = "Background job output"
+    description = DESCRIPTION
+    input_model = BashOutputInput
+    example = {"id": "bg-1a2b3c4d"}
+    readonly = True
+    destructive = False
+
+    async def run(self, args: BashOutputInput, ctx: ToolContext) -> ToolOutput:
+        jobs = job_manager(ctx)
+        job = jobs.get(args.id)
+        status = job.status()
+        text, more = jobs.read_new(job)
+        header = f"[{job.id}: {status.describe()}]"
+        body = text.rstrip("\n") if text else "(no new output)"
+        if more:
+            body += "\n[more output is waiting; call bash_output again]"
+        return ToolOutput.text(
+            f"{header}\n{body}",
+            {"id": job.id, "status": status.state, "exit_code": status.exit_code, "more": more},
+        )
