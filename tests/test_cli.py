@@ -111,3 +111,22 @@ def test_demo_runs_on_a_directory(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "$ toolbelt call think" in out.stdout
     assert out.stdout.rstrip().splitlines()[-1].split(", ")[1] == "0 failed"
+
+
+def test_permission_denied_exits_3_with_a_hint(tmp_path: Path) -> None:
+    out = toolbelt("call", "bash", '{"command": "touch made.txt"}', "--root", str(tmp_path))
+    assert out.returncode == 3
+    assert out.stdout.startswith(
+        "`touch made.txt` runs a command. No one could be asked; re-run with --yes"
+    )
+    assert not (tmp_path / "made.txt").exists()
+    approved = toolbelt(
+        "call", "bash", '{"command": "touch made.txt"}', "--yes", "--root", str(tmp_path)
+    )
+    assert approved.returncode == 0
+    assert (tmp_path / "made.txt").exists()
+
+
+def test_tool_error_exits_1(tmp_path: Path) -> None:
+    out = toolbelt("call", "bash", '{"command": "exit 4"}', "--yes", "--root", str(tmp_path))
+    assert (out.returncode, out.stdout) == (1, "Exit code 4\n")

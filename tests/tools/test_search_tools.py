@@ -166,7 +166,7 @@ async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path) -> None:
 
         group.start_soon(run)
         with anyio.fail_after(10):
-            while not rg_children() and not outcome:  # noqa: ASYNC110 - polling /proc, no event exists
+            while not rg_children() and not outcome:
                 await anyio.sleep(0.001)
         h.executor.cancel()
     assert rg_children() == []

@@ -147,6 +147,7 @@ class ShellSession:
             keep = len(marker) - 1
             self._emit(buffer, data[:-keep] if len(data) > keep else b"", on_output)
             carry = data[-keep:] if len(data) > keep else data
+        self._emit(buffer, carry, on_output)  # the shell ended: what it printed last
         return None
 
     @staticmethod

@@ -133,11 +133,11 @@ class _Throttle:
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
-        self._pending: list[str] = []
+        self._pending = ""
         self._last = 0.0
 
     def add(self, text: str) -> None:
-        self._pending.append(text)
+        self._pending = (self._pending + text)[-2000:]  # bounded however fast output comes
         now = time.monotonic()
         if now - self._last >= 0.1:
             self._last = now
@@ -145,6 +145,5 @@ class _Throttle:
 
     def flush(self) -> None:
         if self._pending:
-            text = "".join(self._pending)
-            self._pending.clear()
-            self._ctx.progress(text[-2000:])
+            text, self._pending = self._pending, ""
+            self._ctx.progress(text)

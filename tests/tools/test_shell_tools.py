@@ -1,0 +1,222 @@
+"""bash, bash_output and kill_shell with real processes, checked in /proc afterwards."""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+from pathlib import Path
+
+import anyio
+import pytest
+from tests.tools.helpers import Harness
+
+from toolbelt.core.events import CallState, ProgressEvent
+from toolbelt.core.executor import ToolCall
+from toolbelt.shell.procs import marked_processes
+
+pytestmark = pytest.mark.anyio
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def pids_running(pattern: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if pattern in cmdline and alive(int(entry)):
+                found.append(int(entry))
+    return found
+
+
+@pytest.fixture
+async def h(tmp_path: Path):  # type: ignore[no-untyped-def]
+    harness = Harness(tmp_path, mode="bypass")
+    yield harness
+    await harness.session.aclose()
+
+
+async def test_cwd_and_exports_persist(h: Harness, tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    assert (
+        await h.call("bash", command="cd sub && export GREETING=hello")
+    ).state is CallState.SUCCESS
+    result = await h.call("bash", command='pwd; echo "$GREETING"')
+    assert result.text == f"{tmp_path}/sub\nhello"
+    assert h.session.cwd == tmp_path / "sub"
+
+
+async def test_cd_out_of_the_workspace_is_undone(h: Harness, tmp_path: Path) -> None:
+    result = await h.call("bash", command="cd / && pwd")
+    assert (
+        result.text
+        == f"/\n\n[Shell cwd was reset to {tmp_path}: cd out of the workspace is not allowed.]"
+    )
+    assert (await h.call("bash", command="pwd")).text == str(tmp_path)
+
+
+async def test_exit_codes_and_stderr_in_order(h: Harness) -> None:
+    result = await h.call("bash", command="echo out; echo err >&2; exit 3")
+    assert (result.state, result.text) == (CallState.ERROR, "Exit code 3\nout\nerr")
+    assert (await h.call("bash", command="echo still alive")).text == "still alive"
+
+
+async def test_stdin_is_empty_so_reads_do_not_hang(h: Harness) -> None:
+    with anyio.fail_after(10):
+        result = await h.call("bash", command="cat; read x; echo done $?")
+    assert result.text == "done 1"
+
+
+async def test_environment_drops_secrets_and_marks_toolbelt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_API_KEY", "sk-live-123")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_x")
+    monkeypatch.setenv("HARMLESS", "ok")
+    harness = Harness(tmp_path, mode="bypass")
+    try:
+        result = await harness.call(
+            "bash", command='echo "[$MY_API_KEY][$GITHUB_TOKEN][$HARMLESS][$TOOLBELT]"'
+        )
+    finally:
+        await harness.session.aclose()
+    assert result.text == "[][][ok][1]"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sleep 1000",
+        "nohup sleep 1001 >/dev/null 2>&1 & sleep 1000",
+        "setsid sleep 1002 & sleep 1000",
+        "( ( sleep 1003 & ) & ) ; sleep 1000",
+        "sh -c 'trap \"\" TERM; sleep 1004' & sleep 1000",
+    ],
+)
+async def test_timeout_kills_everything_the_command_started(h: Harness, command: str) -> None:
+    result = await h.call("bash", command=command, timeout_ms=500)
+    assert result.state is CallState.ERROR
+    assert result.text.startswith("Command timed out after 0.5 s and was killed")
+    assert pids_running("sleep 100") == []
+    assert (await h.call("bash", command="echo usable")).text == "usable"
+
+
+async def test_background_children_of_a_finished_command_are_ended(h: Harness) -> None:
+    result = await h.call("bash", command="sleep 1005 & echo started")
+    assert result.text == "started"
+    assert pids_running("sleep 1005") == []
+
+
+async def test_huge_output_is_capped_spilled_and_memory_stays_bounded(h: Harness) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = await h.call("bash", command="yes | head -c 100000000")
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert result.state is CallState.SUCCESS
+    assert len(result.text) <= 30_500
+    match = re.search(
+        r"\[\.\.\. ([\d,]+) characters omitted; the full output \(100,000,000 bytes\) is in (\S+) ",
+        result.text,
+    )
+    assert match is not None
+    spill = Path(match.group(2))
+    assert spill.stat().st_size == 100_000_000
+    assert spill.stat().st_mode & 0o777 == 0o600
+    assert grown_mb < 60
+
+
+async def test_binary_and_invalid_utf8_output(h: Harness) -> None:
+    result = await h.call("bash", command=r"printf 'a\xff\xfeb\x00c\n'")
+    assert result.text == "a\ufffd\ufffdb\x00c"
+
+
+async def test_output_streams_as_progress(h: Harness) -> None:
+    seen: list[str] = []
+    h.executor.events.subscribe(
+        lambda e: seen.append(e.message) if isinstance(e, ProgressEvent) else None
+    )
+    await h.call("bash", command="echo one; sleep 0.3; echo two")
+    assert "".join(seen) == "one\ntwo\n"
+
+
+async def test_cancel_mid_command_kills_and_keeps_the_session(h: Harness) -> None:
+    async with anyio.create_task_group() as group:
+
+        async def run() -> None:
+            await h.executor.run_one(ToolCall("c", "bash", {"command": "sleep 1006"}))
+
+        group.start_soon(run)
+        with anyio.fail_after(10):
+            while not pids_running("sleep 1006"):
+                await anyio.sleep(0.01)
+        h.executor.cancel()
+    assert pids_running("sleep 1006") == []
+    assert (await h.call("bash", command="echo ok")).text == "ok"
+
+
+async def test_background_job_lifecycle(h: Harness) -> None:
+    started = await h.call(
+        "bash", command="echo first; sleep 0.2; echo second; sleep 1007", run_in_background=True
+    )
+    assert started.output.structured is not None
+    job = str(started.output.structured["id"])
+    seen = ""
+    with anyio.fail_after(10):
+        while "second" not in seen:
+            polled = await h.call("bash_output", id=job)
+            seen += polled.text
+            await anyio.sleep(0.05)
+    assert seen.startswith(f"[{job}: running]\nfirst")
+    again = await h.call("bash_output", id=job)
+    assert again.text == f"[{job}: running]\n(no new output)"
+    stopped = await h.call("kill_shell", id=job)
+    assert stopped.text.startswith(f"Stopped {job}")
+    assert pids_running("sleep 1007") == []
+    final = await h.call("bash_output", id=job)
+    assert final.text.startswith(f"[{job}: killed]")
+
+
+async def test_unknown_job_id(h: Harness) -> None:
+    result = await h.call("bash_output", id="bg-nope")
+    assert result.text == "There is no background job 'bg-nope'; known jobs: none."
+
+
+async def test_closing_the_session_ends_background_jobs(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, mode="bypass")
+    await harness.call("bash", command="sleep 1008", run_in_background=True)
+    await harness.call("bash", command="echo warm")
+    assert pids_running("sleep 1008")
+    await harness.session.aclose()
+    assert pids_running("sleep 1008") == []
+    assert pids_running("bash --noprofile --norc") == [] or all(
+        not marked_processes(str(p)) for p in pids_running("bash --noprofile --norc")
+    )
+
+
+async def test_permissions_read_only_runs_dangerous_asks(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, mode="default", approve=False)
+    try:
+        ls = await harness.call("bash", command="ls -la | head -3")
+        assert ls.state is CallState.SUCCESS
+        rm = await harness.call("bash", command="r''m -rf build")
+        assert rm.error_kind == "permission_denied"
+        assert (
+            harness.requester.asked[-1][1]
+            == "`r''m -rf build` is potentially dangerous (rm deletes files)."
+        )
+        plan = Harness(tmp_path, mode="plan")
+        made = await plan.call("bash", command="touch x")
+        assert made.text.startswith("Plan mode is on, so `bash` cannot run a command")
+        await plan.session.aclose()
+    finally:
+        await harness.session.aclose()
