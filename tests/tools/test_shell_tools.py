@@ -170,13 +170,15 @@ async def test_background_job_lifecycle(h: Harness) -> None:
     )
     assert started.output.structured is not None
     job = str(started.output.structured["id"])
-    seen = ""
+    output: list[str] = []
     with anyio.fail_after(10):
-        while "second" not in seen:
+        while "second" not in output:
             polled = await h.call("bash_output", id=job)
-            seen += polled.text
+            header, body = polled.text.split("\n", 1)
+            assert header == f"[{job}: running]"
+            output += [line for line in body.splitlines() if line != "(no new output)"]
             await anyio.sleep(0.05)
-    assert seen.startswith(f"[{job}: running]\nfirst")
+    assert output == ["first", "second"]
     again = await h.call("bash_output", id=job)
     assert again.text == f"[{job}: running]\n(no new output)"
     stopped = await h.call("kill_shell", id=job)
