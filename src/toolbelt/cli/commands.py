@@ -14,7 +14,8 @@ from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.factory import build_policy
+from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
+from toolbelt.permissions.settings import Settings
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.tools import builtin_toolset
 
@@ -73,11 +74,13 @@ def call_tool(
         session = Session(
             root, add_dirs=add_dirs, config=SessionConfig(require_read_before_write=False)
         )
+        settings = load_settings(session.root)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     requester = _requester(renderer, yes=yes)
-    result = anyio.run(_run_one, session, mode, requester, ToolCall("cli-1", name, arguments))
+    call = ToolCall("cli-1", name, arguments)
+    result = anyio.run(_run_one, session, mode, settings, requester, call)
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:
@@ -91,14 +94,19 @@ def exit_code(result: ToolCallResult) -> int:
 
 
 async def _run_one(
-    session: Session, mode: str, requester: PermissionRequester, call: ToolCall
+    session: Session,
+    mode: str,
+    settings: Settings,
+    requester: PermissionRequester,
+    call: ToolCall,
 ) -> ToolCallResult:
     async with session:
         executor = Executor(
             builtin_toolset(),
             session,
-            policy=build_policy(session, mode),
+            policy=build_policy(session, mode, settings=settings),
             requester=requester,
+            hooks=build_hooks(session, settings),
         )
         Renderer.for_stderr().follow(executor.events)
         return await executor.run_one(call)

@@ -58,6 +58,8 @@ class Session:
         self._resources: dict[type[Any], Any] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self.read_denied: Callable[[Path], bool] | None = None
+        """Set by the policy: search tools drop results a read-deny rule covers."""
 
     @property
     def roots(self) -> tuple[Path, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["HookCall", "PostToolUseResult", "PreToolUseResult", "ToolHooks"]
+__all__ = ["HookCall", "HookDecision", "PostToolUseResult", "PreToolUseResult", "ToolHooks"]
 
 HookDecision = Literal["allow", "ask", "deny"]
 

@@ -1,4 +1,4 @@
-"""Build the permission policy for a session from a mode name (the CLI's and MCP's ``--mode``)."""
+"""Build a session's permission policy and hooks from a mode and the settings files."""
 
 from __future__ import annotations
 
@@ -6,20 +6,54 @@ from typing import cast
 
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
+from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.paths import protected_reason
-from toolbelt.permissions.policy import Mode, RuleMatcher, ToolbeltPolicy
+from toolbelt.permissions.policy import Mode, ToolbeltPolicy
+from toolbelt.permissions.rules import RuleSet
+from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 
-__all__ = ["MODES", "build_policy"]
+__all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
 
 MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
 
 
 def build_policy(
-    session: Session, mode: str = "default", *, rules: RuleMatcher | None = None
+    session: Session, mode: str = "default", *, settings: Settings | None = None
 ) -> ToolbeltPolicy:
-    """The standard policy for ``session`` in ``mode``; an unknown mode is a usage error."""
+    """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
+
+    With settings, "always allow" answers are written to ``.toolbelt/settings.local.json``
+    and read-deny rules also filter what grep, glob and ls return.
+    """
     if mode not in MODES:
         raise UsageError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
+    rules = None
+    persist = None
+    if settings is not None:
+        rules = RuleSet(
+            allow=settings.allow,
+            ask=settings.ask,
+            deny=settings.deny,
+            cwd=lambda: session.cwd,
+        )
+        session.read_denied = rules.read_denied
+
+        def persist(rule: str) -> None:
+            add_local_rule(session.root, "allow", rule)
+
     return ToolbeltPolicy(
-        mode=cast(Mode, mode), roots=session.roots, rules=rules, protected=protected_reason
+        mode=cast(Mode, mode),
+        roots=session.roots,
+        rules=rules,
+        protected=protected_reason,
+        persist=persist,
     )
+
+
+def build_hooks(session: Session, settings: Settings) -> ToolHooks:
+    """Command hooks from ``settings`` (no-op hooks when there are none)."""
+    if not settings.hooks:
+        return ToolHooks()
+    from toolbelt.hooks.settings_hooks import SettingsHooks
+
+    return SettingsHooks(settings.hooks, session.root)

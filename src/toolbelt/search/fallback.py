@@ -82,7 +82,7 @@ def python_grep(
         if mode == "files_with_matches":
             out.append(rel)
         elif mode == "count":
-            out.append(f"{rel}:{len(hits)}")
+            out.append(f"{rel}\x00{len(hits)}")
         else:
             lines = data.split(b"\n")
             seen: set[int] = set()
@@ -91,7 +91,7 @@ def python_grep(
                 if number not in seen:
                     seen.add(number)
                     text = lines[number - 1].decode("utf-8", errors="replace")
-                    out.append(f"{rel}:{number}:{text[:500]}")
+                    out.append(f"{rel}\x00{number}:{text[:500]}")
         if wanted is not None and len(out) >= wanted:
             break
     return out

@@ -82,6 +82,9 @@ class GlobTool(Tool[GlobInput]):
                     rel = raw.decode("utf-8", errors="replace")
                     if matcher(rel):
                         paths.append(rel)
+        denied = ctx.session.read_denied
+        if denied is not None:
+            paths = [rel for rel in paths if not denied(target.path / rel)]
         ordered = await anyio.to_thread.run_sync(_newest_first, target.path, paths)
         return _render(ordered, args, slow=rg is None)
 

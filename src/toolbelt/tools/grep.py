@@ -104,6 +104,12 @@ class GrepTool(Tool[GrepInput]):
             lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
             if args.glob and not names:
                 lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
+        denied = ctx.session.read_denied
+        if denied is not None:
+            mode = args.output_mode
+            lines = [
+                line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
+            ]
         if args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(_newest_first, cwd, lines)
         return _render(args, lines, slow=slow)

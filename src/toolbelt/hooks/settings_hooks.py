@@ -1,0 +1,102 @@
+"""Hooks configured in settings files, run through the executor's hook seam.
+
+``{"PreToolUse": [{"matcher": "write_file|edit_file", "hooks": [{"type": "command",
+"command": "...", "timeout": 60}]}]}`` — the matcher is a regex on the tool name (empty or
+``*`` for every tool); PostToolUse and PostToolUseFailure run after the call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from toolbelt.hooks.base import (
+    HookCall,
+    HookDecision,
+    PostToolUseResult,
+    PreToolUseResult,
+    ToolHooks,
+)
+from toolbelt.hooks.command import HookOutcome, run_command_hook
+from toolbelt.hooks.python_hooks import merge_pre_results
+
+__all__ = ["SettingsHooks", "hooks_for"]
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def hooks_for(
+    event: str, tool: str, config: Mapping[str, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The command hook entries of ``event`` whose matcher selects ``tool``."""
+    selected = []
+    for group in config.get(event, []):
+        matcher = str(group.get("matcher", "") or "")
+        if matcher in ("", "*") or re.fullmatch(matcher, tool):
+            selected += [h for h in group.get("hooks", []) if h.get("type", "command") == "command"]
+    return selected
+
+
+def _decision(value: str | None) -> HookDecision | None:
+    if value == "allow":
+        return "allow"
+    if value == "deny":
+        return "deny"
+    return "ask" if value is not None else None
+
+
+class SettingsHooks(ToolHooks):
+    """Runs the settings' command hooks for each call."""
+
+    def __init__(self, config: Mapping[str, list[dict[str, Any]]], cwd: Path) -> None:
+        self._config = config
+        self._cwd = cwd
+
+    async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
+        results = []
+        for hook in hooks_for("PreToolUse", call.tool, self._config):
+            outcome = await self._run(hook, call, "PreToolUse", None)
+            failed = bool(outcome.error) and outcome.decision == "ask"
+            note = f"A PreToolUse hook failed ({outcome.error})." if failed else ""
+            results.append(
+                PreToolUseResult(
+                    _decision(outcome.decision),
+                    outcome.reason or note,
+                    outcome.updated_input,
+                    outcome.additional_context,
+                )
+            )
+        return merge_pre_results(results)
+
+    async def post_tool_use(
+        self, call: HookCall, result: Mapping[str, Any], *, failed: bool
+    ) -> PostToolUseResult:
+        event = "PostToolUseFailure" if failed else "PostToolUse"
+        context, block = [], []
+        for hook in hooks_for(event, call.tool, self._config):
+            outcome = await self._run(hook, call, event, result)
+            context.append(outcome.additional_context)
+            if outcome.decision == "deny":
+                block.append(outcome.reason)
+        return PostToolUseResult(
+            "\n".join(c for c in context if c), "\n".join(b for b in block if b)
+        )
+
+    async def _run(
+        self, hook: dict[str, Any], call: HookCall, event: str, result: Mapping[str, Any] | None
+    ) -> HookOutcome:
+        payload: dict[str, Any] = {
+            "session_id": call.session_id,
+            "cwd": call.cwd,
+            "permission_mode": call.permission_mode,
+            "hook_event_name": event,
+            "tool_name": call.tool,
+            "tool_input": dict(call.arguments),
+            "tool_use_id": call.call_id,
+        }
+        if result is not None:
+            payload["tool_response"] = dict(result)
+        timeout = float(hook.get("timeout", DEFAULT_TIMEOUT))
+        return await run_command_hook(str(hook["command"]), payload, timeout=timeout, cwd=self._cwd)
