@@ -127,13 +127,11 @@ def _command_regex(spec: str) -> re.Pattern[str]:
         return re.compile(f"{prefix}(?:\\s.*)?", re.DOTALL)
     if "*" not in spec:
         return re.compile(re.escape(spec), re.DOTALL)
-    parts = spec.split("*")
-    pattern = ""
-    for index, part in enumerate(parts):
-        if index == len(parts) - 1 and part == "" and pattern.endswith("\\ "):
-            pattern = pattern[: -len("\\ ")] + "(?:\\s.*)?"
-            continue
-        pattern += re.escape(part) + (".*" if index < len(parts) - 1 else "")
+    optional_tail = spec.endswith(" *")
+    core = spec[:-2] if optional_tail else spec
+    pattern = ".*".join(re.escape(part) for part in core.split("*"))
+    if optional_tail:
+        pattern += "(?:\\s.*)?"  # `git diff *` also matches a bare `git diff`
     return re.compile(pattern, re.DOTALL)
 
 

@@ -221,8 +221,6 @@ def _classify(argv: list[str], walk: _Walk) -> None:
     args = argv[1:]
     if program in DANGEROUS_PROGRAMS or program.startswith("mkfs"):
         walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
-        if program == "mv" and args:
-            walk.writes.append(args[-1])
         return
     if program in SHELLS and "-c" in args:
         walk.dangerous.append(f"{program} -c runs a string as shell code")
@@ -236,7 +234,7 @@ def _classify(argv: list[str], walk: _Walk) -> None:
     if program == "find":
         _find(args, walk)
         return
-    if program == "cp" and args:
+    if program in ("cp", "mv", "install", "ln") and args:
         walk.writes.append(args[-1])
     if program not in READONLY_PROGRAMS or not _flags_readonly(program, args):
         walk.readonly = False

@@ -123,7 +123,6 @@ DANGEROUS_PROGRAMS = {
     "mount": "mount changes mounted file systems",
     "umount": "umount changes mounted file systems",
     "truncate": "truncate cuts files",
-    "mv": "mv moves or overwrites files",
 }
 
 SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"])
