@@ -59,7 +59,7 @@ async def test_stdin_payload_and_json_allow(tmp_path: Path) -> None:
     script = tmp_path / "hook.sh"
     script.write_text(
         '#!/bin/sh\ncat > "$(dirname "$0")/payload.json"\n'
-        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}\'\n'
+        'echo \'{"hookSpecificOutput": {"permissionDecision": "allow"}}\'\n'
     )
     script.chmod(0o755)
     h = harness_with_hooks(tmp_path, pre("write_file", str(script)))
