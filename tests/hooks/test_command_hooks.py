@@ -135,3 +135,26 @@ async def test_post_tool_use_adds_context(tmp_path: Path) -> None:
     result = await h.call("write_file", path="d.txt", content="q")
     assert result.text.endswith("Formatted by the hook.")
     assert os.path.exists(tmp_path / "d.txt")
+
+
+async def test_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None:
+    from toolbelt.permissions.decision import Approval
+
+    h = harness_with_hooks(tmp_path, {})
+    h.requester.approval = Approval.ALWAYS
+    first = await h.call("bash", command="touch made.txt")
+    assert first.state is CallState.SUCCESS
+    saved = json.loads((tmp_path / ".toolbelt" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(touch made.txt)"]
+    # a new session loads the rule: no prompt this time
+    again = harness_with_hooks(tmp_path, {})
+    again.requester.approval = Approval.DENY
+    second = await again.call("bash", command="touch made.txt")
+    assert second.state is CallState.SUCCESS
+    assert again.requester.asked == []
+    # dangerous commands are never persisted, even when the answer was "always"
+    await h.call("bash", command="rm made.txt")
+    saved = json.loads((tmp_path / ".toolbelt" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(touch made.txt)"]
+    await h.session.aclose()
+    await again.session.aclose()
