@@ -13,7 +13,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-BENCHMARKS = {"core": "bench_core"}
+BENCHMARKS = {
+    "core": "bench_core",
+    "search": "bench_search",
+    "files": "bench_files",
+    "shell": "bench_shell",
+}
 
 
 def main(argv: list[str]) -> int:

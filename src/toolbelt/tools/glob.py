@@ -7,9 +7,6 @@ sorted by modification time so the files most likely to matter come first.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import anyio
 from pydantic import Field
 
@@ -19,7 +16,8 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
+from toolbelt.search.order import newest_first
+from toolbelt.search.ripgrep import find_rg, rg_collect
 from toolbelt.tools._files import file_guard, resolve
 
 __all__ = ["GlobInput", "GlobTool"]
@@ -75,29 +73,14 @@ class GlobTool(Tool[GlobInput]):
         else:
             argv = ["--files", "--no-ignore"] if args.include_ignored else ["--files"]
             matcher = compile_glob(args.pattern).fullmatch
-            paths = []
-            result = RgResult()
-            async with rg_lines(rg, argv, cwd=target.path, result=result) as lines:
-                async for raw in lines:
-                    rel = raw.decode("utf-8", errors="replace")
-                    if matcher(rel):
-                        paths.append(rel)
+            listed = await rg_collect(rg, argv, cwd=target.path)
+            text = b"\n".join(listed).decode("utf-8", errors="replace")
+            paths = [rel for rel in text.split("\n") if rel and matcher(rel)]
         denied = ctx.session.read_denied
         if denied is not None:
             paths = [rel for rel in paths if not denied(target.path / rel)]
-        ordered = await anyio.to_thread.run_sync(_newest_first, target.path, paths)
+        ordered = await anyio.to_thread.run_sync(newest_first, target.path, paths)
         return _render(ordered, args, slow=rg is None)
-
-
-def _newest_first(root: Path, paths: list[str]) -> list[str]:
-    stamped = []
-    for rel in paths:
-        try:
-            stamped.append((-os.stat(root / rel).st_mtime, rel))
-        except OSError:
-            continue
-    stamped.sort()
-    return [rel for _, rel in stamped]
 
 
 def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:

@@ -9,7 +9,6 @@ symlinks are not followed out of the tree.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +21,8 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.ignored import git_ignored
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
+from toolbelt.search.order import newest_first
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines
 from toolbelt.tools._files import file_guard, resolve
 
 __all__ = ["GrepInput", "GrepTool"]
@@ -100,6 +100,9 @@ class GrepTool(Tool[GrepInput]):
                 args.glob,
                 wanted,
             )
+        elif wanted is None or args.output_mode == "files_with_matches":
+            raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd)
+            lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
             lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
             if args.glob and not names:
@@ -111,7 +114,7 @@ class GrepTool(Tool[GrepInput]):
                 line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
             ]
         if args.output_mode == "files_with_matches":
-            lines = await anyio.to_thread.run_sync(_newest_first, cwd, lines)
+            lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow)
 
 
@@ -185,16 +188,6 @@ def _path_of(line: str, mode: Mode) -> str:
 
 def _counted(lines: list[str]) -> int:
     return len(lines) - lines.count("--")
-
-
-def _newest_first(cwd: Path, paths: list[str]) -> list[str]:
-    def mtime(name: str) -> float:
-        try:
-            return os.stat(cwd / name).st_mtime
-        except OSError:
-            return 0.0
-
-    return sorted(paths, key=lambda name: (-mtime(name), name))
 
 
 def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
