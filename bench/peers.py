@@ -106,8 +106,6 @@ class McpPeer:
         return self._run(self.session.call_tool(tool, args))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a peer's shutdown must not fail the bench
             self._run(self._stack.aclose())
-        except Exception:
-            pass
         self._loop.call_soon_threadsafe(self._loop.stop)
