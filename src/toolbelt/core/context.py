@@ -133,6 +133,8 @@ class ToolContext:
     events: EventBus
     cancelled: bool = False
     """Becomes True when the call is cancelled; blocking code in worker threads polls it."""
+    scratch: dict[str, Any] = field(default_factory=dict)
+    """Per-call memo: what ``access`` computed (a loaded file, a planned edit) for ``run``."""
 
     @property
     def cwd(self) -> Path:

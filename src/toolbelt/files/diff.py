@@ -52,10 +52,12 @@ def region_diff(old: str, new: str) -> list[Hunk]:
 
 
 def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix; each step compares only the undecided window, so the
+    whole search touches about 2n characters (slicing from 0 every time would be n log n)."""
     low, high = 0, min(len(a), len(b))
     while low < high:
         mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[low:mid] == b[low:mid]:
             low = mid
         else:
             high = mid - 1
@@ -63,10 +65,12 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _common_suffix(a: str, b: str, *, limit: int) -> int:
+    """Length of the common suffix (at most ``limit``), searched the same way."""
     low, high = 0, max(limit, 0)
+    end_a, end_b = len(a), len(b)
     while low < high:
         mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
+        if a[end_a - mid : end_a - low] == b[end_b - mid : end_b - low]:
             low = mid
         else:
             high = mid - 1
@@ -144,11 +148,33 @@ def hunks_as_dicts(hunks: list[Hunk]) -> list[dict[str, object]]:
     ]
 
 
-def snippet(text: str, first: int, last: int, *, context: int = CONTEXT) -> str:
-    """Lines ``first``–``last`` (1-based) of ``text`` with context, as ``N<TAB>line``."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    start = max(first - context, 1)
-    end = min(last + context, len(lines))
-    return "\n".join(f"{n}\t{lines[n - 1]}" for n in range(start, end + 1))
+def snippet(
+    text: str, first: int, last: int, *, context: int = CONTEXT, offset: int | None = None
+) -> str:
+    """Lines ``first``–``last`` (1-based) of ``text`` with context, as ``N<TAB>line``.
+
+    Only the lines shown are located. With ``offset`` (a character index on line ``first``)
+    the search starts there, so showing an edit deep in a large file costs microseconds.
+    """
+    if offset is None:
+        position, line = 0, 1
+    else:
+        position, line = text.rfind("\n", 0, offset) + 1, first
+    start_line = max(first - context, 1)
+    while line > start_line:  # step back over the context lines
+        position = text.rfind("\n", 0, position - 1) + 1
+        line -= 1
+    while line < start_line:
+        position = text.find("\n", position) + 1
+        line += 1
+        if position == 0:
+            return ""
+    out = []
+    for number in range(start_line, last + context + 1):
+        if position >= len(text):
+            break
+        end = text.find("\n", position)
+        end = len(text) if end == -1 else end
+        out.append(f"{number}\t{text[position:end]}")
+        position = end + 1
+    return "\n".join(out)

@@ -42,6 +42,8 @@ class Splice:
     first_line: int
     last_line: int
     recovery: str | None = None
+    offset: int = 0
+    """Character index in ``text`` where the first replacement starts."""
 
 
 def find_and_replace(
@@ -79,10 +81,10 @@ def find_and_replace(
 
 
 def _splice_at(text: str, start: int, old: str, new: str, recovery: str | None = None) -> Splice:
-    edited = text[:start] + new + text[start + len(old) :]
+    edited = "".join((text[:start], new, text[start + len(old) :]))
     first = text.count("\n", 0, start) + 1
     last = first + max(new.count("\n") - (1 if new.endswith("\n") else 0), 0)
-    return Splice(edited, 1, first, last, recovery)
+    return Splice(edited, 1, first, last, recovery, start)
 
 
 def _splice_all(text: str, old: str, new: str) -> Splice:
@@ -90,7 +92,7 @@ def _splice_all(text: str, old: str, new: str) -> Splice:
     edited = text.replace(old, new)
     last_start = edited.rfind(new)
     last = edited.count("\n", 0, last_start) + 1 + max(new.count("\n") - new.endswith("\n"), 0)
-    return Splice(edited, text.count(old), first, last)
+    return Splice(edited, text.count(old), first, last, None, text.find(old))
 
 
 def _occurrence_lines(text: str, old: str, limit: int = 20) -> list[int]:
@@ -174,7 +176,8 @@ def _replace_lines(file_lines: list[str], start: int, size: int, new: str, recov
     if new_lines and new_lines[-1] == "" and len(new_lines) > 1:
         new_lines = new_lines[:-1]
     edited = file_lines[:start] + new_lines + file_lines[start + size :]
-    return Splice("\n".join(edited), 1, start + 1, start + max(len(new_lines), 1), recovery)
+    offset = sum(len(line) + 1 for line in file_lines[:start])
+    return Splice("\n".join(edited), 1, start + 1, start + max(len(new_lines), 1), recovery, offset)
 
 
 def _trailing_whitespace(text: str, old: str, new: str) -> Splice | None:

@@ -107,6 +107,8 @@ def _detect(body: bytes) -> tuple[str, str]:
 
 
 def _dominant_newline(text: str) -> str:
+    if "\r" not in text:  # the common case, decided by one fast scan
+        return "\n"
     crlf = text.count("\r\n")
     lone_cr = text.count("\r") - crlf
     lf = text.count("\n") - crlf

@@ -20,13 +20,17 @@ __all__ = ["RUN_ID_VAR", "last_pid", "marked_processes", "sweep"]
 RUN_ID_VAR = "TOOLBELT_RUN_ID"
 
 
-def marked_processes(run_id: str) -> list[int]:
-    """PIDs of live processes whose environment carries ``run_id``."""
+def marked_processes(run_id: str, *, newer_than: int = 0) -> list[int]:
+    """PIDs of live processes whose environment carries ``run_id``.
+
+    ``newer_than`` skips PIDs allocated before the command started (PIDs grow until they
+    wrap; pass 0 after a wrap), so a sweep reads a handful of /proc entries, not all of them.
+    """
     needle = f"{RUN_ID_VAR}={run_id}\0".encode()
     found = []
     me = os.getpid()
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
+        if not entry.isdigit() or int(entry) <= newer_than or int(entry) == me:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as handle:
@@ -54,7 +58,9 @@ def _signal_all(pids: Iterable[int], sig: int) -> None:
             continue
 
 
-def sweep(run_id: str, *, grace: float = 2.0, extra: Iterable[int] = ()) -> int:
+def sweep(
+    run_id: str, *, grace: float = 2.0, extra: Iterable[int] = (), newer_than: int = 0
+) -> int:
     """End every process marked with ``run_id`` (and the ``extra`` process groups).
 
     Blocking (it waits up to ``grace`` seconds): call it from a worker thread. Returns how
@@ -64,7 +70,7 @@ def sweep(run_id: str, *, grace: float = 2.0, extra: Iterable[int] = ()) -> int:
     for group in groups:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGTERM)
-    victims = marked_processes(run_id)
+    victims = marked_processes(run_id, newer_than=newer_than)
     if not victims and not groups:
         return 0
     _signal_all(victims, signal.SIGTERM)

@@ -104,8 +104,12 @@ class ShellSession:
                     with anyio.CancelScope(shield=True):
                         await self._kill(process, run_id)
                         buffer.finish()
-            if tail is not None and last_pid() != before:
-                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=self._grace))
+            after = last_pid()
+            if tail is not None and after != before:
+                floor = before if after > before else 0  # 0: the PID counter wrapped
+                await anyio.to_thread.run_sync(
+                    lambda: sweep(run_id, grace=self._grace, newer_than=floor)
+                )
             buffer.finish()
             exit_code, cwd = tail if tail is not None else (None, self.cwd)
             self.cwd = cwd

@@ -54,6 +54,7 @@ class LoadedFile:
     data: bytes
     decoded: DecodedText
     freshness: Freshness
+    mtime_ns: int
 
 
 def load_for_change(
@@ -84,7 +85,7 @@ def load_for_change(
             f"{shown} has not been read in this session. Read it with read_file first, so the "
             "change is based on its current content."
         )
-    return LoadedFile(resolved.path, shown, data, decode_text(data), freshness)
+    return LoadedFile(resolved.path, shown, data, decode_text(data), freshness, info.st_mtime_ns)
 
 
 def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:

@@ -9,6 +9,8 @@ result says so. The result shows the edited lines with their numbers, so no re-r
 
 from __future__ import annotations
 
+import os
+
 import anyio
 from pydantic import Field
 
@@ -105,9 +107,10 @@ def _apply(loaded: LoadedFile, edits: list[Edit]) -> tuple[str, list[Splice]]:
 
 
 def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
-    loaded, _ = _load(ctx, raw_path)
-    text, _ = _apply(loaded, edits)
+    loaded, resolved = _load(ctx, raw_path)
+    text, splices = _apply(loaded, edits)
     change = describe_change(loaded.shown, loaded.decoded.text, text)
+    ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, text, splices, change)
     return Access(
         AccessKind.WRITE,
         paths=(loaded.path,),
@@ -116,12 +119,29 @@ def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     )
 
 
+def _unchanged(loaded: LoadedFile) -> bool:
+    """True when the file still holds exactly the bytes that were planned against."""
+    try:
+        info = os.stat(loaded.path)
+    except OSError:
+        return False
+    return info.st_size == len(loaded.data) and info.st_mtime_ns == loaded.mtime_ns
+
+
 def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOutput:
-    """Apply ``edits`` in order to the file (all or nothing) and save it atomically."""
-    loaded, resolved = _load(ctx, raw_path)
-    text, splices = _apply(loaded, edits)
+    """Apply ``edits`` in order to the file (all or nothing) and save it atomically.
+
+    The plan ``access`` made (for the permission prompt) is reused when the file has not
+    changed since, so a big file is read, matched and diffed once per call, not twice.
+    """
+    planned = ctx.scratch.pop("edit", None)
+    if planned is not None and planned[:2] == (raw_path, edits) and _unchanged(planned[2]):
+        _, _, loaded, resolved, text, splices, change = planned
+    else:
+        loaded, resolved = _load(ctx, raw_path)
+        text, splices = _apply(loaded, edits)
+        change = describe_change(loaded.shown, loaded.decoded.text, text)
     save_text(ctx, resolved, encode_like(text, loaded))
-    change = describe_change(loaded.shown, loaded.decoded.text, text)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
@@ -138,7 +158,8 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
     if loaded.freshness is Freshness.CHANGED:
         lines.append(STALE_NOTE)
     if last - first < 60:
-        lines.append(f"The edited region now reads:\n{snippet(text, first, last)}")
+        at = splices[0].offset if len(splices) == 1 else None
+        lines.append(f"The edited region now reads:\n{snippet(text, first, last, offset=at)}")
     structured = {
         "path": loaded.shown,
         "replacements": count,

@@ -110,6 +110,7 @@ def _read(args: ReadFileInput, ctx: ToolContext, path: Path) -> ToolOutput:
             args.limit,
             max_line_chars=MAX_LINE_CHARS,
             max_chars=MAX_CHARS if whole else None,
+            count_total=small,  # counting a huge file's lines would cost more than the read
         )
     return _text_result(window, args, shown)
 
@@ -146,7 +147,9 @@ def _is_utf8(data: bytes) -> bool:
 
 
 def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOutput:
-    total = window.total_lines or 0
+    if window.total_lines is None:
+        return _large_file_result(window, args, shown)
+    total = window.total_lines
     structured = {
         "path": shown,
         "first_line": window.first_line,
@@ -179,6 +182,22 @@ def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOut
     if notes:
         text += "\n\n[" + " ".join(notes) + "]"
     return ToolOutput.text(text, {**structured, "truncated": bool(notes)})
+
+
+def _large_file_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOutput:
+    """A ranged read of a big file, whose total line count is not worth computing."""
+    structured = {"path": shown, "first_line": window.first_line, "last_line": window.last_line}
+    if not window.lines:
+        return ToolOutput.text(
+            f"{shown} has fewer than {args.offset} lines, so offset {args.offset} is past its "
+            "end; use a smaller offset.",
+            structured,
+        )
+    text = window.render()
+    if len(window.lines) == args.limit or window.stopped_by_budget:
+        last = window.last_line
+        text += f"\n\n[Showing lines {window.first_line}–{last}. Continue with offset={last + 1}.]"
+    return ToolOutput.text(text, structured)
 
 
 def _image(data: bytes, mime_type: str, shown: str) -> ToolOutput:

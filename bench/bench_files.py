@@ -1,0 +1,170 @@
+"""read_file and edit_file on big files: toolbelt vs Alan Code, the reference MCP filesystem
+server and Claude Code, in one interleaved run.
+
+- ranged read: lines 100,000–102,000 of a 1,000,000-line (≈35 MB) file (goal ≤ 15 ms);
+- edit: one unique string in a 100,000-line (≈3.6 MB) file, atomic write and diff included
+  (goal ≤ 30 ms); the marker alternates so every round really changes the file;
+- small read: a 200-line file, the common case.
+
+toolbelt is called in-process through its executor; Alan Code in-process in its own venv;
+the MCP servers over stdio (so their figures include one JSON-RPC round trip, ~0.1–1 ms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+from typing import Any
+
+from harness import Case, fmt_time, interleave, table, write_section
+from peers import AlanCode, McpPeer, claude_available, filesystem_server_available
+from toolbelt.core.context import Session
+from toolbelt.core.executor import Executor, ToolCall
+from toolbelt.permissions.factory import build_policy
+from toolbelt.tools import builtin_toolset
+
+WORK = Path(__file__).resolve().parent / ".work" / "files"
+
+
+def make_files() -> tuple[Path, Path, Path]:
+    WORK.mkdir(parents=True, exist_ok=True)
+    million = WORK / "million.txt"
+    if not million.exists():
+        million.write_text(
+            "".join(
+                f"line {i:07d} of the million-line file for ranged reads\n"
+                for i in range(1, 1_000_001)
+            )
+        )
+    big = WORK / "big.py"
+    lines = [
+        f"value_{i} = compute({i}, factor=3)  # filler line for the edit benchmark\n"
+        for i in range(100_000)
+    ]
+    lines[50_000] = "MARKER = 'UNIQUE_MARKER_ALPHA'\n"
+    big.write_text("".join(lines))
+    small = WORK / "small.py"
+    small.write_text("".join(f"def function_{i}(x):\n    return x * {i}\n" for i in range(100)))
+    return million, big, small
+
+
+def main() -> None:
+    million, big, small = make_files()
+    loop = asyncio.new_event_loop()
+    session = Session(WORK)
+    executor = Executor(builtin_toolset(), session, policy=build_policy(session, "bypass"))
+
+    def ours(tool: str, **args: Any) -> None:
+        result = loop.run_until_complete(executor.run_one(ToolCall("b", tool, args)))
+        assert not result.is_error, result.text
+
+    ours("read_file", path=big.name, limit=1)  # the read that edit_file requires
+    markers = itertools.cycle([("ALPHA", "BRAVO"), ("BRAVO", "ALPHA")])
+    alan = AlanCode.start(WORK)
+    fs = McpPeer.filesystem(WORK) if filesystem_server_available() else None
+    claude = McpPeer.claude(WORK) if claude_available() else None
+
+    def edit_args(old: str, new: str) -> dict[str, str]:
+        return {"old_string": f"UNIQUE_MARKER_{old}", "new_string": f"UNIQUE_MARKER_{new}"}
+
+    def ours_edit() -> None:
+        old, new = next(markers)
+        ours("edit_file", path=big.name, **edit_args(old, new))
+
+    groups: list[tuple[str, list[Case]]] = [
+        (
+            "ranged read: lines 100,000–102,000 of 1M lines",
+            [
+                Case(
+                    "toolbelt",
+                    lambda: ours("read_file", path=million.name, offset=100_000, limit=2001),
+                ),
+            ],
+        ),
+        ("edit one string in a 100k-line file", [Case("toolbelt", ours_edit)]),
+        ("read a 200-line file", [Case("toolbelt", lambda: ours("read_file", path=small.name))]),
+    ]
+    if alan:
+        groups[0][1].append(
+            Case(
+                "Alan Code",
+                lambda: alan.call(
+                    "Read", {"file_path": str(million), "offset": 99_999, "limit": 2001}
+                ),
+            )
+        )
+        groups[1][1].append(
+            Case(
+                "Alan Code",
+                lambda: alan.call("Edit", {"file_path": str(big), **edit_args(*next(markers))}),
+            )
+        )
+        groups[2][1].append(Case("Alan Code", lambda: alan.call("Read", {"file_path": str(small)})))
+    if fs:
+        groups[1][1].append(
+            Case(
+                "server-filesystem (MCP)",
+                lambda: fs.call(
+                    "edit_file",
+                    {
+                        "path": str(big),
+                        "edits": [
+                            {"oldText": f"UNIQUE_MARKER_{a}", "newText": f"UNIQUE_MARKER_{b}"}
+                            for a, b in [next(markers)]
+                        ],
+                    },
+                ),
+            )
+        )
+        groups[2][1].append(
+            Case("server-filesystem (MCP)", lambda: fs.call("read_text_file", {"path": str(small)}))
+        )
+    if claude:
+        groups[0][1].append(
+            Case(
+                "Claude Code (MCP)",
+                lambda: claude.call(
+                    "Read", {"file_path": str(million), "offset": 100_000, "limit": 2001}
+                ),
+            )
+        )
+        groups[1][1].append(
+            Case(
+                "Claude Code (MCP)",
+                lambda: claude.call("Edit", {"file_path": str(big), **edit_args(*next(markers))}),
+            )
+        )
+        groups[2][1].append(
+            Case("Claude Code (MCP)", lambda: claude.call("Read", {"file_path": str(small)}))
+        )
+    for _, group in groups:
+        interleave(group, rounds=15)
+    names = ["toolbelt", "Alan Code", "server-filesystem (MCP)", "Claude Code (MCP)"]
+    present = [n for n in names if any(c.name == n for _, g in groups for c in g)]
+    rows = []
+    for label, group in groups:
+        base = group[0].median
+        by_name = {c.name: c for c in group}
+        rows.append(
+            [
+                label,
+                *(
+                    f"{fmt_time(by_name[n].median)} (×{by_name[n].median / base:.2f})"
+                    if n in by_name
+                    else "–"
+                    for n in present
+                ),
+            ]
+        )
+    for peer in (alan, fs, claude):
+        if peer:
+            peer.close()
+    loop.run_until_complete(session.aclose())
+    body = (
+        "Command: `.venv/bin/python bench/run.py files`\n\nmedian of 15 interleaved rounds; ×N = "
+        "ratio to toolbelt in the same run. Goals: ranged read ≤ 15 ms, edit ≤ 30 ms.\n\n"
+        + table(rows, ["case", *present])
+    )
+    print(body)
+    write_section("files", body)

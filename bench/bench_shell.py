@@ -1,0 +1,73 @@
+"""bash: ``echo hi`` through toolbelt's executor (persistent session) vs Alan Code's Bash and
+Claude Code's Bash over MCP, plus a command that forks (``/bin/true``). Goal: ≤ 5 ms median.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from harness import Case, fmt_time, interleave, table, write_section
+from peers import AlanCode, McpPeer, claude_available
+from toolbelt.core.context import Session
+from toolbelt.core.executor import Executor, ToolCall
+from toolbelt.permissions.factory import build_policy
+from toolbelt.tools import builtin_toolset
+
+WORK = Path(__file__).resolve().parent / ".work" / "shell"
+
+
+def main() -> None:
+    WORK.mkdir(parents=True, exist_ok=True)
+    loop = asyncio.new_event_loop()
+    session = Session(WORK)
+    executor = Executor(builtin_toolset(), session, policy=build_policy(session, "bypass"))
+
+    def ours(command: str) -> Any:
+        return loop.run_until_complete(
+            executor.run_one(ToolCall("b", "bash", {"command": command}))
+        )
+
+    alan = AlanCode.start(WORK)
+    claude = McpPeer.claude(WORK) if claude_available() else None
+    groups = []
+    for command in ("echo hi", "/bin/true"):
+        group = [Case("toolbelt", lambda c=command: ours(c))]
+        if alan:
+            group.append(Case("Alan Code", lambda c=command: alan.call("Bash", {"command": c})))
+        if claude:
+            group.append(
+                Case("Claude Code (MCP)", lambda c=command: claude.call("Bash", {"command": c}))
+            )
+        groups.append((f"`{command}`", group))
+    for _, group in groups:
+        interleave(group, rounds=50)
+    names = ["toolbelt", "Alan Code", "Claude Code (MCP)"]
+    present = [n for n in names if any(c.name == n for _, g in groups for c in g)]
+    rows = []
+    for label, group in groups:
+        base = group[0].median
+        by_name = {c.name: c for c in group}
+        rows.append(
+            [
+                label,
+                *(
+                    f"{fmt_time(by_name[n].median)} (×{by_name[n].median / base:.2f})"
+                    if n in by_name
+                    else "–"
+                    for n in present
+                ),
+            ]
+        )
+    for peer in (alan, claude):
+        if peer:
+            peer.close()
+    loop.run_until_complete(session.aclose())
+    body = (
+        "Command: `.venv/bin/python bench/run.py shell`\n\nmedian of 50 interleaved rounds; ×N = "
+        "ratio to toolbelt in the same run. Goal: `echo hi` ≤ 5 ms.\n\n"
+        + table(rows, ["command", *present])
+    )
+    print(body)
+    write_section("shell", body)
