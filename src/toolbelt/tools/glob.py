@@ -7,6 +7,8 @@ sorted by modification time so the files most likely to matter come first.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 from pydantic import Field
 
@@ -71,16 +73,44 @@ class GlobTool(Tool[GlobInput]):
                 )
             )
         else:
-            argv = ["--files", "--no-ignore"] if args.include_ignored else ["--files"]
-            matcher = compile_glob(args.pattern).fullmatch
-            listed = await rg_collect(rg, argv, cwd=target.path)
-            text = b"\n".join(listed).decode("utf-8", errors="replace")
-            paths = [rel for rel in text.split("\n") if rel and matcher(rel)]
+            paths = await _rg_glob(rg, args, target.path)
         denied = ctx.session.read_denied
         if denied is not None:
             paths = [rel for rel in paths if not denied(target.path / rel)]
-        ordered = await anyio.to_thread.run_sync(newest_first, target.path, paths)
-        return _render(ordered, args, slow=rg is None)
+        if rg is None:
+            paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)
+        return _render(paths, args, slow=rg is None)
+
+
+async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
+    """Matching files, newest first, from one rg walk that honours the ignore files.
+
+    ``--glob`` cannot filter (rg lets a glob override ignore files), but a file *type* does
+    not override them: a pattern on file names alone (``*.py``, ``**/test_*.py``) becomes a
+    type, and rg filters while it walks. Patterns on paths (``src/*.py``) are matched here.
+    ``--sortr modified`` gives the newest-first order without a stat per file in Python.
+    """
+    argv = ["--files", "--sortr", "modified"]
+    if args.include_ignored:
+        argv.append("--no-ignore")
+    name_glob = _name_only(args.pattern)
+    if name_glob is not None:
+        argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
+    listed = await rg_collect(rg, argv, cwd=root)
+    text = b"\n".join(listed).decode("utf-8", errors="replace")
+    paths = [rel for rel in text.split("\n") if rel]
+    if name_glob is None:
+        matcher = compile_glob(args.pattern).fullmatch
+        paths = [rel for rel in paths if matcher(rel)]
+    return paths
+
+
+def _name_only(pattern: str) -> str | None:
+    """The file-name glob of ``pattern`` when it constrains names only, else None."""
+    bare = pattern.removeprefix("**/")
+    if "/" in bare or ":" in bare or "**" in bare or not bare:
+        return None
+    return bare
 
 
 def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:
