@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,17 @@ def main() -> None:
         assert not result.is_error, result.text
 
     ours("read_file", path=big.name, limit=1)  # the read that edit_file requires
-    markers = itertools.cycle([("ALPHA", "BRAVO"), ("BRAVO", "ALPHA")])
+    state = {"now": "ALPHA"}
+
+    def pair() -> tuple[str, str]:
+        now = state["now"]
+        return now, ("BRAVO" if now == "ALPHA" else "ALPHA")
+
+    def flipped(*, ok: bool) -> None:
+        """Every edit case flips the marker; the next case must see the new one."""
+        if ok:
+            state["now"] = pair()[1]
+
     alan = AlanCode.start(WORK)
     fs = McpPeer.filesystem(WORK) if filesystem_server_available() else None
     claude = McpPeer.claude(WORK) if claude_available() else None
@@ -69,8 +80,29 @@ def main() -> None:
         return {"old_string": f"UNIQUE_MARKER_{old}", "new_string": f"UNIQUE_MARKER_{new}"}
 
     def ours_edit() -> None:
-        old, new = next(markers)
-        ours("edit_file", path=big.name, **edit_args(old, new))
+        ours("edit_file", path=big.name, **edit_args(*pair()))
+        flipped(ok=True)
+
+    def floor_edit() -> None:
+        """The bare minimum in Python: read, decode, check, splice, encode, write, fsync, rename
+        — no diff, no hash, no safety. What any implementation on this machine pays."""
+        old, new = (f"UNIQUE_MARKER_{m}" for m in pair())
+        text = big.read_bytes().decode()
+        assert text.count(old) == 1
+        at = text.find(old)
+        data = "".join((text[:at], new, text[at + len(old) :])).encode()
+        temp = big.with_suffix(".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.write(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        os.replace(temp, big)
+        flipped(ok=True)
+
+    def floor_read() -> None:
+        with open(million, "rb") as handle:
+            lines = list(itertools.islice(handle, 99_999, 102_000))
+        "".join(line.decode() for line in lines)
 
     groups: list[tuple[str, list[Case]]] = [
         (
@@ -85,6 +117,8 @@ def main() -> None:
         ("edit one string in a 100k-line file", [Case("toolbelt", ours_edit)]),
         ("read a 200-line file", [Case("toolbelt", lambda: ours("read_file", path=small.name))]),
     ]
+    groups[0][1].append(Case("floor (bare islice)", floor_read))
+    groups[1][1].append(Case("floor (bare read+replace+atomic write)", floor_edit))
     if alan:
         groups[0][1].append(
             Case(
@@ -97,7 +131,9 @@ def main() -> None:
         groups[1][1].append(
             Case(
                 "Alan Code",
-                lambda: alan.call("Edit", {"file_path": str(big), **edit_args(*next(markers))}),
+                lambda: flipped(
+                    ok=alan.call("Edit", {"file_path": str(big), **edit_args(*pair())})["ok"]
+                ),
             )
         )
         groups[2][1].append(Case("Alan Code", lambda: alan.call("Read", {"file_path": str(small)})))
@@ -105,15 +141,17 @@ def main() -> None:
         groups[1][1].append(
             Case(
                 "server-filesystem (MCP)",
-                lambda: fs.call(
-                    "edit_file",
-                    {
-                        "path": str(big),
-                        "edits": [
-                            {"oldText": f"UNIQUE_MARKER_{a}", "newText": f"UNIQUE_MARKER_{b}"}
-                            for a, b in [next(markers)]
-                        ],
-                    },
+                lambda: flipped(
+                    ok=not fs.call(
+                        "edit_file",
+                        {
+                            "path": str(big),
+                            "edits": [
+                                {"oldText": f"UNIQUE_MARKER_{a}", "newText": f"UNIQUE_MARKER_{b}"}
+                                for a, b in [pair()]
+                            ],
+                        },
+                    ).is_error
                 ),
             )
         )
@@ -132,7 +170,11 @@ def main() -> None:
         groups[1][1].append(
             Case(
                 "Claude Code (MCP)",
-                lambda: claude.call("Edit", {"file_path": str(big), **edit_args(*next(markers))}),
+                lambda: flipped(
+                    ok=not claude.call(
+                        "Edit", {"file_path": str(big), **edit_args(*pair())}
+                    ).is_error
+                ),
             )
         )
         groups[2][1].append(
@@ -140,7 +182,14 @@ def main() -> None:
         )
     for _, group in groups:
         interleave(group, rounds=15)
-    names = ["toolbelt", "Alan Code", "server-filesystem (MCP)", "Claude Code (MCP)"]
+    names = [
+        "toolbelt",
+        "floor (bare islice)",
+        "floor (bare read+replace+atomic write)",
+        "Alan Code",
+        "server-filesystem (MCP)",
+        "Claude Code (MCP)",
+    ]
     present = [n for n in names if any(c.name == n for _, g in groups for c in g)]
     rows = []
     for label, group in groups:
