@@ -221,3 +221,29 @@ async def test_search_outside_workspace_asks(tmp_path: Path) -> None:
     result = await h.call("grep", pattern="x", path=str(tmp_path))
     assert result.state is CallState.ERROR
     assert result.error_kind == "permission_denied"
+
+
+async def test_read_deny_rules_filter_search_results(repo: Path) -> None:
+    import json
+
+    from toolbelt.permissions.factory import build_policy
+    from toolbelt.permissions.settings import load_settings
+
+    (repo / "secrets").mkdir()
+    (repo / "secrets" / "key.py").write_text("def leaked(): pass  # TOKEN=abc\n")
+    (repo / ".toolbelt").mkdir()
+    (repo / ".toolbelt" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(./secrets/**)"]}})
+    )
+    h = Harness(repo)
+    h.executor.policy = build_policy(
+        h.session, "default", settings=load_settings(repo, home=repo / "h")
+    )
+    grep = await h.call("grep", pattern="TOKEN", output_mode="content")
+    assert grep.text == "No matches found."
+    found = await h.call("glob", pattern="**/*.py")
+    assert "secrets/key.py" not in found.text.splitlines()
+    listing = await h.call("ls", path=".", depth=2)
+    assert "key.py" not in listing.text
+    direct = await h.call("read_file", path="secrets/key.py")
+    assert direct.error_kind == "permission_denied"
