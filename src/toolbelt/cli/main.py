@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
             as_json=args.json,
         )
+    if args.command == "mcp":
+        from toolbelt.cli.mcp_command import serve_mcp
+
+        return serve_mcp(root=args.root, mode=args.mode, add_dirs=args.add_dir)
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -90,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     _add_workspace_options(call)
     call.add_argument("--yes", action="store_true", help="approve every permission prompt")
     call.add_argument("--json", action="store_true", help="print the structured result as JSON")
+
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve the tools over MCP on stdio (the permission policy is enforced here)",
+    )
+    _add_workspace_options(mcp)
 
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")

@@ -1,0 +1,88 @@
+"""Ask the MCP client's user for permission — by elicitation when the client supports it.
+
+The request shows what the call touches (command, paths, URL) and the diff for writes, and
+offers: allow once, allow for this session, always allow (written to settings.local.json),
+deny. A client without the elicitation capability cannot ask anyone, so the call is denied
+at once with a message that says how to allow it; nothing ever hangs waiting.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolbelt.permissions.decision import (
+    Answer,
+    Approval,
+    Ask,
+    PermissionRequest,
+    PermissionRequester,
+)
+
+if TYPE_CHECKING:
+    from toolbelt.mcp.server import McpServer
+
+__all__ = ["ElicitationRequester"]
+
+CHOICES = {
+    "allow_once": Approval.ONCE,
+    "allow_session": Approval.SESSION,
+    "allow_always": Approval.ALWAYS,
+    "deny": Approval.DENY,
+}
+HOW_TO_ALLOW = (
+    "This MCP client cannot ask the user (it does not support elicitation). To allow such "
+    "calls, add an allow rule to .toolbelt/settings.json in the workspace (for example "
+    '{"permissions": {"allow": ["Bash(npm test)"]}}) or start `toolbelt mcp` with another '
+    "--mode (accept_edits, bypass)."
+)
+
+
+class ElicitationRequester(PermissionRequester):
+    """Permission prompts through ``elicitation/create``."""
+
+    def __init__(self, server: McpServer, *, mode: str, timeout: float = 120.0) -> None:
+        self._server = server
+        self._mode = mode
+        self._timeout = timeout
+
+    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        if "elicitation" not in self._server.client_capabilities:
+            return Answer(Approval.DENY, f"{decision.reason} {HOW_TO_ALLOW}")
+        choices = list(CHOICES) if decision.remember else ["allow_once", "deny"]
+        params: dict[str, Any] = {
+            "mode": "form",
+            "message": _message(request, decision),
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "decision": {"type": "string", "title": "Decision", "enum": choices},
+                    "reason": {"type": "string", "title": "Reason for the model (optional)"},
+                },
+                "required": ["decision"],
+            },
+        }
+        result = await self._server.request("elicitation/create", params, timeout=self._timeout)
+        action = result.get("action")
+        content = result.get("content") or {}
+        if action != "accept":
+            why = "declined" if action == "decline" else "did not answer"
+            return Answer(Approval.DENY, f"The user {why}; the call was not run.")
+        approval = CHOICES.get(str(content.get("decision")), Approval.DENY)
+        reason = str(content.get("reason") or "")
+        if approval is Approval.DENY:
+            return Answer(approval, f"The user denied this call: {reason}" if reason else "")
+        return Answer(approval)
+
+
+def _message(request: PermissionRequest, decision: Ask) -> str:
+    access = request.access
+    lines = [f"toolbelt wants to run `{request.tool}`: {decision.reason}"]
+    if access.command:
+        lines.append(f"Command: {access.command}")
+    if access.url:
+        lines.append(f"URL: {access.url}")
+    lines += [f"Path: {path}" for path in access.paths]
+    if access.preview:
+        preview = access.preview if len(access.preview) < 4000 else access.preview[:4000] + "\n…"
+        lines.append(f"Change:\n{preview}")
+    return "\n".join(lines)

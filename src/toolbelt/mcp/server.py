@@ -1,0 +1,242 @@
+"""The MCP server: toolbelt's registry served over JSON-RPC, with the policy enforced here.
+
+It speaks the initialize handshake (protocol revisions 2024-11-05 … 2025-11-25) without the
+MCP SDK — which costs over a second to import — so a client is answered in a few tens of
+milliseconds. Every ``tools/call`` goes through the same executor as the library and the CLI:
+validation, hooks, the permission policy (asking the user through MCP elicitation when the
+client supports it), progress notifications, cancellation that kills what the call started.
+State — read tracker, shell, todo list, background jobs — lives in one ``Session`` per
+connection; closing the connection closes it and ends every process it started.
+
+Read-only calls run concurrently; any other call waits until it can run alone (a
+readers–writer gate), so two clients' edits never interleave.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import anyio.abc
+from anyio.streams.memory import MemoryObjectSendStream
+
+from toolbelt.core.content import TextBlock
+from toolbelt.core.context import Session
+from toolbelt.core.events import Event, ProgressEvent
+from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.mcp.gate import ReadWriteGate
+from toolbelt.mcp.requester import ElicitationRequester
+from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
+from toolbelt.providers.formats import mcp_tool
+from toolbelt.tools import builtin_toolset
+
+__all__ = ["SUPPORTED_VERSIONS", "McpServer"]
+
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+Outbox = MemoryObjectSendStream[dict[str, Any]]
+
+
+class McpServer:
+    """One MCP connection: its session, executor and in-flight requests."""
+
+    def __init__(self, session: Session, outbox: Outbox, *, mode: str = "default") -> None:
+        self.session = session
+        self._outbox = outbox
+        settings = load_settings(session.root)
+        self.toolset = builtin_toolset()
+        self.client_capabilities: dict[str, Any] = {}
+        self.requester = ElicitationRequester(self, mode=mode)
+        self.executor = Executor(
+            self.toolset,
+            session,
+            policy=build_policy(session, mode, settings=settings),
+            requester=self.requester,
+            hooks=build_hooks(session, settings),
+        )
+        self._calls: dict[Any, anyio.CancelScope] = {}
+        self._progress: dict[str, Any] = {}
+        self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+        self._next_id = 0
+        self._log_level = "warning"
+        self._gate = ReadWriteGate()
+        self.executor.events.subscribe(self._on_event)
+        self._sent_progress: dict[str, int] = {}
+
+    # -- dispatch ------------------------------------------------------------------------
+
+    async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+        """Route one incoming message; requests that may take long run in their own task."""
+        method = message.get("method")
+        if method is None:
+            self._deliver_reply(message)
+            return
+        request_id = message.get("id")
+        params = message.get("params") or {}
+        if method == "tools/call" and request_id is not None:
+            group.start_soon(self._tools_call, request_id, params)
+            return
+        if method == "notifications/cancelled":
+            scope = self._calls.get(params.get("requestId"))
+            if scope is not None:
+                scope.cancel()
+            return
+        if request_id is None:  # other notifications: initialized, roots changes...
+            return
+        try:
+            result = self._immediate(method, params)
+        except _MethodError as exc:
+            await self._send({"jsonrpc": "2.0", "id": request_id, "error": exc.error})
+            return
+        await self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "initialize":
+            self.client_capabilities = params.get("capabilities") or {}
+            asked = params.get("protocolVersion")
+            version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
+            return {
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "serverInfo": {"name": "toolbelt", "title": "toolbelt", "version": _version()},
+                "instructions": (
+                    "Coding tools for the workspace "
+                    f"{self.session.root}: read, search, edit files and run commands."
+                ),
+            }
+        if method == "ping":
+            return {}
+        if method == "tools/list":
+            return {"tools": [mcp_tool(tool) for tool in self.toolset]}
+        if method == "logging/setLevel":
+            level = params.get("level")
+            if level not in LOG_LEVELS:
+                raise _MethodError(-32602, f"Unknown log level {level!r}; use one of {LOG_LEVELS}.")
+            self._log_level = level
+            return {}
+        raise _MethodError(-32601, f"Method not found: {method}")
+
+    # -- tool calls ----------------------------------------------------------------------
+
+    async def _tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
+        name = str(params.get("name", ""))
+        arguments = params.get("arguments") or {}
+        call_id = f"mcp-{request_id}"
+        token = (params.get("_meta") or {}).get("progressToken")
+        if token is not None:
+            self._progress[call_id] = token
+        tool = self.toolset.get(name)
+        readonly = tool is not None and tool.readonly
+        with anyio.CancelScope() as scope:
+            self._calls[request_id] = scope
+            try:
+                async with self._gate.hold(shared=readonly):
+                    result = await self.executor.run_one(ToolCall(call_id, name, arguments))
+            finally:
+                self._calls.pop(request_id, None)
+                self._progress.pop(call_id, None)
+                self._sent_progress.pop(call_id, None)
+        if scope.cancelled_caught:
+            return  # a cancelled request gets no response
+        if result.is_error:
+            await self.log("info", f"{name}: {result.error_kind}: {result.text[:200]}")
+        await self._send({"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)})
+
+    def _on_event(self, event: Event) -> None:
+        if not isinstance(event, ProgressEvent):
+            return
+        token = self._progress.get(event.call_id)
+        if token is None:
+            return
+        count = self._sent_progress.get(event.call_id, 0) + 1
+        self._sent_progress[event.call_id] = count
+        params: dict[str, Any] = {
+            "progressToken": token,
+            "progress": count,
+            "message": event.message,
+        }
+        if event.fraction is not None:
+            params.update(progress=event.fraction, total=1.0)
+        message = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+        self._outbox.send_nowait(message)  # the outbox is unbounded and keeps the order
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self._outbox.send(message)
+
+    # -- requests to the client (elicitation) -------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the client's deadline to answer, not the caller's
+    ) -> dict[str, Any]:
+        """Send a request to the client and wait for its result (``{}`` on error or timeout)."""
+        self._next_id += 1
+        request_id = self._next_id
+        arrived = anyio.Event()
+        box: list[dict[str, Any]] = []
+        self._replies[request_id] = (arrived, box)
+        try:
+            await self._send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+            with anyio.move_on_after(timeout):
+                await arrived.wait()
+        finally:
+            self._replies.pop(request_id, None)
+        return box[0].get("result", {}) if box else {}
+
+    def _deliver_reply(self, message: dict[str, Any]) -> None:
+        pending = self._replies.get(message.get("id"))  # type: ignore[arg-type]
+        if pending is not None:
+            pending[1].append(message)
+            pending[0].set()
+
+    async def log(self, level: str, text: str) -> None:
+        """Send a log message when its level is at or above the client's chosen level."""
+        if LOG_LEVELS.index(level) >= LOG_LEVELS.index(self._log_level):
+            params = {"level": level, "logger": "toolbelt", "data": text}
+            await self._send(
+                {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+            )
+
+    @property
+    def busy(self) -> bool:
+        """True while a tool call is in flight."""
+        return bool(self._calls)
+
+    async def aclose(self) -> None:
+        """Cancel what runs and end every process the session started."""
+        for scope in list(self._calls.values()):
+            scope.cancel()
+        await self.session.aclose()
+
+
+class _MethodError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.error = {"code": code, "message": message}
+
+
+def _call_result(result: ToolCallResult) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    for block in result.output.content:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+        else:
+            content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
+    reply: dict[str, Any] = {"content": content, "isError": result.is_error}
+    structured = result.output.structured
+    if structured:
+        reply["structuredContent"] = json.loads(json.dumps(structured, default=str))
+    return reply
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("toolbelt")
