@@ -1,161 +1,180 @@
 """The path guard: every path the model gives is resolved to its real location before anyone
 decides about it, and files are opened so that what was checked is what gets used.
 
-Resolution expands ``~``, joins relative paths to the session's cwd, collapses ``..`` and
-follows every symlink (including a dangling leaf: its target, not its name, is what a write
-would create). Containment compares real paths component-wise, so ``/w`` never contains
-``/w-evil`` and a link inside the workspace that points at ``~/.ssh`` is outside it.
+Resolution joins relative paths to the session's cwd, expands ``~``, collapses ``..`` the way
+the kernel does (after following the symlink before it) and follows every symlink, including
+a dangling leaf: its target, not its name, is where a write through it would land. Existing
+paths are resolved by the kernel in one ``open(O_PATH)``; paths that do not exist yet by a
+walk that resolves the deepest existing ancestor and appends the rest. Containment compares
+real paths per component, so ``/w`` never contains ``/w-evil`` and a link inside the workspace
+that points at ``~/.ssh`` is outside it.
 
-Checking a path and then opening it by name leaves a window in which a directory on the way
-can be swapped for a symlink. ``open_for_read`` and ``open_parent_dir`` close it: they walk the
-already-resolved path one component at a time from ``/`` with ``O_NOFOLLOW``, so any symlink
-that appeared after the check makes the open fail instead of redirecting it; the final file
-is opened ``O_NOFOLLOW|O_NONBLOCK`` (a FIFO cannot block) and must be a regular file. Writers
-create their temp file and rename it inside the held directory fd.
+The guarantee: checking a path and then opening it by name leaves a window in which a
+directory on the way can be swapped for a symlink. ``open_for_read`` and ``open_dir_for_write``
+close it by walking the already-resolved path from ``/`` one component at a time with
+``O_NOFOLLOW|O_DIRECTORY``: a real path has no symlinks, so a symlink met on the way appeared
+after the check and the open fails instead of being redirected. A read then opens the name
+``O_NOFOLLOW|O_NONBLOCK|O_NOCTTY`` (FIFOs and terminals cannot block or attach), refuses
+anything that is not a regular file and refuses an inode other than the one resolved. A write
+gets the parent directory's fd; creating a temp file ``O_EXCL|O_NOFOLLOW`` in it and
+``os.replace``-ing it over the name, both via ``dir_fd``, replaces whatever sits at the name
+(a swapped-in symlink or a hard link to a file elsewhere) instead of writing through it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.errors import PathError
-from toolbelt.permissions.basic import is_within
+from toolbelt.permissions.protected import protected_reason
 
 __all__ = ["PathGuard", "ResolvedPath", "protected_reason"]
 
-_PROTECTED_DIRS = {
-    ".git": ".git/ holds repository configuration and hooks that run later",
-    ".toolbelt": ".toolbelt/ holds toolbelt's own settings and permission rules",
-    ".claude": ".claude/ holds agent settings and hooks",
-    ".vscode": ".vscode/ holds editor settings that can run tasks",
-    ".idea": ".idea/ holds IDE settings that can run tasks",
-}
-_PROTECTED_FILES = {
-    ".mcp.json": ".mcp.json starts MCP servers",
-    ".gitconfig": ".gitconfig configures git, including commands it runs",
-    ".gitmodules": ".gitmodules points git at other repositories",
-    ".ripgreprc": ".ripgreprc changes how rg runs",
-}
-_SHELL_RC = {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
-             ".zprofile", ".zshenv", ".zlogin", ".inputrc"}  # fmt: skip
-
-
-def protected_reason(path: Path) -> str | None:
-    """Why ``path`` is protected (any component, case-insensitively), or None."""
-    parts = [part.lower() for part in path.parts]
-    for part in parts[:-1]:
-        if part in _PROTECTED_DIRS:
-            return _PROTECTED_DIRS[part]
-    name = parts[-1] if parts else ""
-    if name in _PROTECTED_DIRS:
-        return _PROTECTED_DIRS[name]
-    if name in _PROTECTED_FILES:
-        return _PROTECTED_FILES[name]
-    if name == ".env" or name.startswith(".env."):
-        return ".env files hold secrets"
-    if name in _SHELL_RC:
-        return f"{name} is a shell start-up file that runs in every new shell"
-    return None
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_O_PATH = getattr(os, "O_PATH", 0)  # Linux: resolve by the kernel; elsewhere by the walk
+_MAX_LINKS = 40  # the kernel's limit on symlinks followed in one lookup
+_KINDS = {stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}  # else: a device
 
 
 @dataclass(frozen=True, slots=True)
 class ResolvedPath:
-    """A model-supplied path and where it really leads."""
+    """A model-supplied path and where it really leads.
+
+    ``identity`` is the (device, inode) seen while resolving, so an open can refuse a file that
+    was replaced in between; it is None when nothing existed at the path.
+    """
 
     raw: str
     path: Path
     inside: bool
     exists: bool
     protected: str | None
+    identity: tuple[int, int] | None = field(default=None, compare=False)
 
 
 class PathGuard:
-    """Resolves paths against the workspace roots and opens files without a race."""
+    """Resolves paths against the workspace root and extra directories, and opens without races."""
 
     def __init__(self, root: Path, extra: Sequence[Path] = ()) -> None:
         self.root = Path(os.path.realpath(root))
         self.roots = (self.root, *(Path(os.path.realpath(p)) for p in extra))
+        self._root_text = str(self.root)
+        self._prefixes = tuple(str(r).rstrip("/") + "/" for r in self.roots)
 
-    def resolve(self, raw: str, cwd: Path) -> ResolvedPath:
-        """Resolve ``raw`` (relative to ``cwd``) to its real path; PathError if unusable."""
-        if not raw or not raw.strip():
+    def resolve(
+        self, raw: str, cwd: Path, *, must_exist: bool = False, parent_must_exist: bool = False
+    ) -> ResolvedPath:
+        """Resolve ``raw`` (relative to ``cwd``) to its real path; PathError if it is unusable.
+
+        ``must_exist`` is for reads and ``parent_must_exist`` for writes that will not create
+        directories: either way the error names what is missing instead of a later ENOENT.
+        """
+        if not raw or raw.isspace():
             raise PathError("The path is empty; give a file path such as `src/app.py`.")
         if "\x00" in raw:
-            raise PathError("The path contains a NUL byte; remove it and try again.")
-        expanded = os.path.expanduser(raw)
-        joined = os.path.join(cwd, expanded)
-        try:
-            real = Path(os.path.realpath(joined, strict=False))
-            # realpath(strict=False) stops quietly at a loop; detect it explicitly
-            os.stat(joined)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise PathError(
-                    f"{raw} is a symlink loop (it points back to itself); use the real path."
-                ) from exc
-            if exc.errno == errno.ENAMETOOLONG:
-                raise PathError(f"{raw} is too long to be a path.") from exc
-        exists = os.path.lexists(real)
-        inside = any(is_within(real, root) for root in self.roots)
-        reason = protected_reason(real) or protected_reason(Path(os.path.normpath(joined)))
-        return ResolvedPath(raw, real, inside, exists, reason)
+            raise PathError("The path contains a NUL byte; remove it and give the plain path.")
+        expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
+        base = os.fspath(cwd)
+        joined = os.path.join(
+            base if base.startswith("/") else os.path.join(os.getcwd(), base), expanded
+        )
+        real, identity = _real_path(joined, raw)
+        path = Path(real)
+        exists = identity is not None
+        if not exists and (must_exist or parent_must_exist):
+            self._raise_missing(raw, path, parent_only=not must_exist)
+        lexical = os.path.normpath(joined)
+        reason = protected_reason(real) or (lexical != real and protected_reason(lexical)) or None
+        inside = self._contains(real)
+        return ResolvedPath(raw, path, inside, exists, reason, identity)
 
     def is_inside(self, path: Path) -> bool:
-        """True when the real ``path`` lies within a workspace root."""
-        return any(is_within(path, root) for root in self.roots)
+        """True when the real ``path`` lies within the root or an extra directory."""
+        return self._contains(str(path))
 
     def display(self, path: Path) -> str:
-        """How to name ``path`` to the model: relative to the root when inside, else absolute."""
-        if path == self.root:
+        """How to name ``path`` to the model: relative to the root when inside it, else absolute."""
+        text = str(path)
+        if text == self._root_text:
             return "."
-        if is_within(path, self.root):
-            return str(path.relative_to(self.root))
-        return str(path)
+        if text.startswith(self._prefixes[0]):
+            return text[len(self._prefixes[0]) :]
+        return text
 
-    def open_for_read(self, path: Path) -> int:
-        """Open the resolved regular file ``path`` for reading without following any symlink."""
-        parent_fd = self.open_parent_dir(path)
+    def open_for_read(self, target: ResolvedPath | Path) -> int:
+        """A blocking read-only fd on the regular file ``target``, opened without any symlink.
+
+        Directories, FIFOs, sockets and devices are refused before they are opened (so nothing
+        blocks or rewinds), and a file whose inode differs from the resolved one is refused.
+        """
+        path = target.path if isinstance(target, ResolvedPath) else target
+        identity = target.identity if isinstance(target, ResolvedPath) else None
+        parent_fd = self._walk(path.parent, path, create=False)
         try:
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-            try:
-                fd = os.open(path.name, flags, dir_fd=parent_fd)
-            except FileNotFoundError as exc:
-                raise PathError(_missing(path, self)) from exc
-            except IsADirectoryError as exc:
-                raise PathError(_not_regular(path, "a directory", self)) from exc
-            except OSError as exc:
-                raise _changed(path, exc) from exc
+            fd = self._open_regular(path, parent_fd)
         finally:
             os.close(parent_fd)
         info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and identity in (None, (info.st_dev, info.st_ino)):
+            os.set_blocking(fd, True)
+            return fd
+        os.close(fd)
         if not stat.S_ISREG(info.st_mode):
+            raise PathError(self._not_regular(path, info.st_mode))
+        raise _changed(path)
+
+    def open_dir_for_write(
+        self, target: ResolvedPath | Path, *, create_parents: bool = False
+    ) -> int:
+        """An fd on ``target``'s parent directory, reached without following any symlink.
+
+        With ``create_parents`` missing directories are made inside the held fds, so a symlink
+        planted while they are created cannot redirect them either.
+        """
+        path = target.path if isinstance(target, ResolvedPath) else target
+        fd = self._walk(path.parent, path, create=create_parents)
+        try:
+            info = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return fd
+        except BaseException:
             os.close(fd)
-            raise PathError(_not_regular(path, _kind(info.st_mode), self))
-        os.set_blocking(fd, True)
+            raise
+        if stat.S_ISDIR(info.st_mode):
+            os.close(fd)
+            raise PathError(
+                f"{self.display(path)} is a directory; give the path of a file inside it."
+            )
         return fd
 
-    def open_parent_dir(self, path: Path) -> int:
-        """A directory fd for ``path``'s parent, reached component by component with O_NOFOLLOW."""
-        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open("/", flags)
+    open_parent_dir = open_dir_for_write  # the name earlier callers use
+
+    def _contains(self, real: str) -> bool:
+        return any(real.startswith(p) or real == p[:-1] for p in self._prefixes)
+
+    def _walk(self, directory: Path, target: Path, *, create: bool) -> int:
+        """Open ``directory`` component by component from ``/`` with O_NOFOLLOW|O_DIRECTORY."""
+        fd = os.open("/", _DIR_FLAGS)
         try:
-            for part in path.parent.parts[1:]:
+            for part in directory.parts[1:]:
                 try:
-                    next_fd = os.open(part, flags, dir_fd=fd)
+                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
                 except FileNotFoundError as exc:
-                    raise PathError(
-                        f"The directory {path.parent} does not exist; create it first or check "
-                        "the path."
-                    ) from exc
+                    if not create:
+                        raise PathError(
+                            f"The directory {self.display(directory)} does not exist; create it "
+                            "first or check the path."
+                        ) from exc
+                    next_fd = _make_and_open(part, fd)
                 except OSError as exc:
-                    raise _changed(path, exc) from exc
+                    raise _mapped(target, exc) from exc
                 os.close(fd)
                 fd = next_fd
         except BaseException:
@@ -163,39 +182,155 @@ class PathGuard:
             raise
         return fd
 
+    def _open_regular(self, path: Path, parent_fd: int) -> int:
+        if not path.name:
+            raise PathError(self._not_regular(path, stat.S_IFDIR))
+        try:
+            before = os.stat(path.name, dir_fd=parent_fd, follow_symlinks=False)
+        except FileNotFoundError as exc:
+            raise PathError(_missing(self.display(path))) from exc
+        except OSError as exc:
+            raise _mapped(path, exc) from exc
+        if stat.S_ISLNK(before.st_mode):
+            raise _changed(path)
+        if not stat.S_ISREG(before.st_mode):
+            raise PathError(self._not_regular(path, before.st_mode))
+        try:
+            return os.open(path.name, _READ_FLAGS, dir_fd=parent_fd)
+        except OSError as exc:
+            raise _mapped(path, exc) from exc
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
+    def _not_regular(self, path: Path, mode: int) -> str:
+        shown = self.display(path)
+        if stat.S_ISDIR(mode):
+            return (
+                f"{shown} is a directory, not a file; list it with `ls` or search it with `glob`."
+            )
+        kind = _KINDS.get(stat.S_IFMT(mode), "a device")
+        return f"{shown} is {kind}, not a regular file, so it cannot be read as a file."
+
+    def _raise_missing(self, raw: str, path: Path, *, parent_only: bool) -> None:
+        ancestor = path.parent
+        while not os.path.isdir(ancestor):
+            ancestor = ancestor.parent
+        if ancestor == path.parent:
+            if parent_only:
+                return
+            raise PathError(_missing(self.display(path)))
+        first_missing = path.relative_to(ancestor).parts[0]
+        raise PathError(
+            f"{raw} cannot be used: {self.display(ancestor)} has no {first_missing}/ directory; "
+            "check the path (glob finds files) or create the directory first."
+        )
 
 
-def _not_regular(path: Path, kind: str, guard: PathGuard) -> str:
-    shown = guard.display(path)
-    if kind == "a directory":
-        return f"{shown} is a directory, not a file; list it with `ls` or search it with `glob`."
-    return f"{shown} is {kind}, not a regular file, so it cannot be read as a file."
+def _make_and_open(part: str, dir_fd: int) -> int:
+    with contextlib.suppress(FileExistsError):  # made concurrently: the open below vets it
+        os.mkdir(part, 0o777, dir_fd=dir_fd)
+    return os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
 
 
-def _missing(path: Path, guard: PathGuard) -> str:
+def _missing(shown: str) -> str:
     return (
-        f"{guard.display(path)} does not exist. Check the name (use `glob` to find files); "
-        f"relative paths start at the working directory."
+        f"{shown} does not exist. Check the name (use `glob` to find files); relative paths "
+        "start at the working directory."
     )
 
 
-def _changed(path: Path, exc: OSError) -> PathError:
+def _changed(path: Path) -> PathError:
+    return PathError(
+        f"{path} changed while it was being opened (a symlink or another file appeared on the "
+        "way), so it was not used; resolve the path again and retry."
+    )
+
+
+def _mapped(path: Path, exc: OSError) -> PathError:
     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        return PathError(
-            f"{path} changed while it was being opened (a symlink appeared on the way); "
-            "it was not used. Resolve the path again and retry."
-        )
+        return _changed(path)
     if exc.errno == errno.EACCES:
-        return PathError(f"Permission denied by the operating system for {path}.")
-    return PathError(f"{path} cannot be opened: {exc.strerror}.")
+        return PathError(f"The operating system denies access to {path}; choose another path.")
+    if exc.errno == errno.ENXIO:
+        return PathError(f"{path} is a socket or device without a reader; it cannot be read.")
+    return PathError(f"{path} cannot be opened ({exc.strerror}); check the path and retry.")
+
+
+def _real_path(joined: str, raw: str) -> tuple[str, tuple[int, int] | None]:
+    """The real absolute path of ``joined`` and the identity of what exists there, if anything."""
+    if _O_PATH:
+        try:
+            fd = os.open(joined, _O_PATH | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTDIR, errno.EACCES):
+                raise _unresolvable(raw, exc) from exc
+        else:
+            try:
+                real = os.readlink(f"/proc/self/fd/{fd}")
+                info = os.fstat(fd)
+            except OSError:
+                real = ""  # no /proc: the walk below answers
+            finally:
+                os.close(fd)
+            if real.startswith("/") and not real.endswith(" (deleted)"):
+                return real, (info.st_dev, info.st_ino)
+    return _walk_real_path(joined, raw)
+
+
+def _walk_real_path(joined: str, raw: str) -> tuple[str, tuple[int, int] | None]:
+    """Resolve like the kernel, component by component, past the deepest existing ancestor.
+
+    Below a missing component nothing can be a symlink, so the rest is appended as written
+    (``..`` climbing back out of the missing part resumes real resolution). A symlink leaf that
+    dangles is followed to its target: that is the file a write through it would create.
+    """
+    pending = joined.split("/")[::-1]
+    real, links, missing = "", 0, 0
+    while pending:
+        name = pending.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            real = real.rpartition("/")[0]
+            missing = max(missing - 1, 0)
+            continue
+        candidate = f"{real}/{name}"
+        if missing:
+            real, missing = candidate, missing + 1
+            continue
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            real, missing = candidate, 1
+            continue
+        except OSError as exc:
+            raise _unresolvable(raw, exc) from exc
+        if stat.S_ISLNK(info.st_mode):
+            links += 1
+            if links > _MAX_LINKS:
+                raise _unresolvable(raw, OSError(errno.ELOOP, "loop"))
+            target = os.readlink(candidate)
+            real = "" if target.startswith("/") else real
+            pending.extend(target.split("/")[::-1])
+            continue
+        if not stat.S_ISDIR(info.st_mode) and any(part not in ("", ".") for part in pending):
+            raise PathError(f"{raw} cannot be used: {candidate} is a file, not a directory.")
+        real = candidate
+    real = real or "/"
+    if missing:
+        return real, None
+    try:
+        info = os.stat(real)
+    except OSError:
+        return real, None
+    return real, (info.st_dev, info.st_ino)
+
+
+def _unresolvable(raw: str, exc: OSError) -> PathError:
+    if exc.errno == errno.ELOOP:
+        return PathError(f"{raw} is a symlink loop (it points back to itself); use the real path.")
+    if exc.errno == errno.ENAMETOOLONG:
+        return PathError(f"{raw} is too long to be a path; use a shorter one.")
+    if exc.errno == errno.EACCES:
+        return PathError(f"The operating system denies access on the way to {raw}; use another.")
+    return PathError(f"{raw} cannot be resolved ({exc.strerror}); check the path.")

@@ -70,7 +70,7 @@ def load_for_change(
                 "write_file."
             )
         return None
-    fd = guard.open_for_read(resolved.path)
+    fd = guard.open_for_read(resolved)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if info.st_size > MAX_EDIT_BYTES:
@@ -92,9 +92,7 @@ def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
     """Write ``data`` atomically (creating parent directories); True if the file was created."""
     guard = file_guard(ctx)
     parent = resolved.path.parent
-    if not parent.exists():
-        os.makedirs(parent, exist_ok=True)
-    dir_fd = guard.open_parent_dir(resolved.path)
+    dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
     try:
         created = atomic_write(dir_fd, resolved.path.name, data)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)

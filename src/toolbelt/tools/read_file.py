@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
 from typing import BinaryIO
 
 import anyio
@@ -25,6 +24,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.lines import LineWindow, read_line_range
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
+from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import file_guard, read_tracker, resolve
 
 __all__ = ["ReadFileInput", "ReadFileTool"]
@@ -74,14 +74,15 @@ class ReadFileTool(Tool[ReadFileInput]):
         return Access(AccessKind.READ, paths=(resolved.path,), summary=f"read {args.path}")
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
-        path = resolve(ctx, args.path).path
-        return await anyio.to_thread.run_sync(_read, args, ctx, path)
+        resolved = resolve(ctx, args.path)
+        return await anyio.to_thread.run_sync(_read, args, ctx, resolved)
 
 
-def _read(args: ReadFileInput, ctx: ToolContext, path: Path) -> ToolOutput:
+def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> ToolOutput:
     guard = file_guard(ctx)
+    path = resolved.path
     shown = guard.display(path)
-    with os.fdopen(guard.open_for_read(path), "rb") as handle:
+    with os.fdopen(guard.open_for_read(resolved), "rb") as handle:
         info = os.fstat(handle.fileno())
         suffix = path.suffix.lower()
         if suffix in IMAGE_TYPES:

@@ -1,0 +1,98 @@
+"""Protected names: files and directories that are code or secrets even inside the workspace.
+
+Writing ``.git/hooks/pre-commit``, ``.vscode/tasks.json``, ``.mcp.json`` or ``~/.bashrc`` runs
+code later, outside any sandbox; ``.env`` files hold secrets. Each such path is protected
+whether or not it exists yet (creating a new hook is as dangerous as editing one), so matching
+is done on names, never on what is on disk.
+
+Names are compared the way the most lenient file system would compare them, because a check
+that is stricter than the file system is a bypass: case is folded (``.GIT`` is ``.git`` on
+macOS and Windows), Unicode is NFC-normalised with the code points HFS+ ignores removed
+(``.g\\u200cit`` is ``.git`` there), and trailing dots and spaces are dropped (Windows drops them).
+
+Directory names protect everything beneath them and are matched on every component; file
+names are matched on the last component only, so a virtualenv that happens to be called
+``.env/`` is protected as a file would be only at its own name, not for every module inside.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import PurePath
+
+__all__ = ["protected_reason"]
+
+_DIRECTORIES = {
+    ".git": ".git/ holds repository configuration and hooks that git runs later",
+    ".toolbelt": ".toolbelt/ holds toolbelt's own settings and permission rules",
+    ".claude": ".claude/ holds agent settings and hooks that run later",
+    ".codex": ".codex/ holds agent settings that start programs",
+    ".cursor": ".cursor/ holds editor settings that start MCP servers",
+    ".gemini": ".gemini/ holds agent settings and hooks that run later",
+    ".vscode": ".vscode/ holds editor settings and tasks that run later",
+    ".idea": ".idea/ holds IDE settings and run configurations",
+}
+_FILES = {
+    ".mcp.json": ".mcp.json starts MCP servers",
+    ".claude.json": ".claude.json holds agent settings that start MCP servers",
+    ".gitconfig": ".gitconfig configures git, including commands it runs",
+    ".gitmodules": ".gitmodules points git at other repositories",
+    ".ripgreprc": ".ripgreprc changes how rg runs, including preprocessors it starts",
+    ".envrc": ".envrc is run by direnv whenever a shell enters the directory",
+}
+_SHELL_START_UP = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".zlogout",
+        ".inputrc",
+    }
+)
+_SECRETS = ".env files hold secrets"
+# Code points HFS+ ignores in names (git's is_hfs_dotgit list): joiners, marks, BOM.
+_IGNORED = re.compile("[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def protected_reason(path: PurePath | str) -> str | None:
+    """Why writing ``path`` is dangerous (any directory component, or the name), or None."""
+    parts = path.split("/") if isinstance(path, str) else path.parts
+    if not parts:
+        return None
+    last = len(parts) - 1
+    while last > 0 and not parts[last]:
+        last -= 1  # "dir/" names dir
+    for index, part in enumerate(parts[: last + 1]):
+        name = _comparable(part)
+        reason = _DIRECTORIES.get(name)
+        if reason is not None:
+            return reason
+        if index == last:
+            return _file_reason(name)
+    return None
+
+
+def _file_reason(name: str) -> str | None:
+    reason = _FILES.get(name)
+    if reason is not None:
+        return reason
+    if name == ".env" or name.startswith(".env."):
+        return _SECRETS
+    if name in _SHELL_START_UP:
+        return f"{name} is a shell start-up file that runs in every new shell"
+    return None
+
+
+def _comparable(part: str) -> str:
+    """``part`` as a lenient file system would see it; cheap for the usual ASCII names."""
+    if part.isascii():
+        return part.lower().rstrip(" .") if part.startswith(".") else ""
+    folded = _IGNORED.sub("", unicodedata.normalize("NFC", part)).casefold()
+    return folded.rstrip(" .") if folded.startswith(".") else ""

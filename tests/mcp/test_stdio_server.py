@@ -1,0 +1,149 @@
+"""`toolbelt mcp` on stdio, driven by the official MCP SDK client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.stdio import stdio_client
+
+from mcp import ClientSession, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def connect(root: Path, *args: str, elicitation: Any = None) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root), *args],
+        cwd=str(root),
+    )
+    async with stdio_client(params) as (read, write):
+        kwargs = {"elicitation_callback": elicitation} if elicitation else {}
+        async with ClientSession(read, write, **kwargs) as session:
+            await session.initialize()
+            yield session
+
+
+def alive(pattern: str) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+            except OSError:
+                continue
+            if pattern in cmdline and not zombie:
+                return True
+    return False
+
+
+async def test_tools_are_listed_with_schemas_and_annotations(tmp_path: Path) -> None:
+    async with connect(tmp_path) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert {"read_file", "grep", "bash", "todo_write"} <= set(tools)
+    read = tools["read_file"]
+    assert read.input_schema["required"] == ["path"]
+    assert read.annotations is not None
+    assert (read.annotations.read_only_hint, read.title) == (True, "Read file")
+    assert tools["bash"].annotations is not None
+    assert tools["bash"].annotations.destructive_hint is True
+
+
+async def test_calls_errors_and_session_state(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    async with connect(tmp_path) as client:
+        read = await client.call_tool("read_file", {"path": "a.txt"})
+        assert (read.is_error, read.content[0].text) == (False, "1\thello")
+        assert read.structured_content is not None
+        assert read.structured_content["total_lines"] == 1
+        bad = await client.call_tool("read_file", {"pathh": "a.txt"})
+        assert bad.is_error
+        assert bad.content[0].text.startswith("Invalid arguments for `read_file`")
+        todos = [{"id": "1", "content": "Ship it", "status": "in_progress"}]
+        await client.call_tool("todo_write", {"todos": todos})
+        listed = await client.call_tool("todo_read", {})
+        assert listed.content[0].text == "[~] 1. Ship it"
+
+
+async def test_permission_without_elicitation_is_denied_with_guidance(tmp_path: Path) -> None:
+    async with connect(tmp_path) as client:
+        result = await client.call_tool("write_file", {"path": "x.txt", "content": "x"})
+    assert result.is_error
+    assert "does not support elicitation" in result.content[0].text
+    assert not (tmp_path / "x.txt").exists()
+
+
+async def test_elicitation_accepted_and_declined(tmp_path: Path) -> None:
+    answers = iter(
+        [
+            {"action": "accept", "content": {"decision": "allow_once"}},
+            {"action": "decline"},
+        ]
+    )
+    seen: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        seen.append(params.message)
+        return ElicitResult(**next(answers))
+
+    async with connect(tmp_path, elicitation=elicit) as client:
+        ok = await client.call_tool("write_file", {"path": "yes.txt", "content": "y\n"})
+        no = await client.call_tool("write_file", {"path": "no.txt", "content": "n\n"})
+    assert ok.is_error is False
+    assert (tmp_path / "yes.txt").read_text() == "y\n"
+    assert no.is_error
+    assert not (tmp_path / "no.txt").exists()
+    assert "Change:\n--- a/yes.txt" in seen[0]
+
+
+async def test_progress_notifications_reach_the_client(tmp_path: Path) -> None:
+    messages: list[str] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with connect(tmp_path, "--mode", "bypass") as client:
+        result = await client.call_tool(
+            "bash", {"command": "echo one; sleep 0.3; echo two"}, progress_callback=progress
+        )
+    assert result.content[0].text == "one\ntwo"
+    assert "".join(messages) == "one\ntwo\n"
+
+
+async def test_cancellation_kills_the_command(tmp_path: Path) -> None:
+    async with connect(tmp_path, "--mode", "bypass") as client:
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "bash", {"command": "sleep 4242"})
+            with anyio.fail_after(10):
+                while not alive("sleep 4242"):
+                    await anyio.sleep(0.02)
+            group.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+        with anyio.fail_after(10):
+            while alive("sleep 4242"):
+                await anyio.sleep(0.02)
+        still = await client.call_tool("think", {"thought": "still serving"})
+        assert still.is_error is False
+
+
+async def test_disconnect_ends_background_jobs(tmp_path: Path) -> None:
+    async with connect(tmp_path, "--mode", "bypass") as client:
+        started = await client.call_tool(
+            "bash", {"command": "sleep 4343", "run_in_background": True}
+        )
+        assert started.is_error is False
+        assert alive("sleep 4343")
+    with anyio.fail_after(15):
+        while alive("sleep 4343"):
+            await anyio.sleep(0.05)
