@@ -18,6 +18,7 @@ BENCHMARKS = {
     "search": "bench_search",
     "files": "bench_files",
     "shell": "bench_shell",
+    "mcp": "bench_mcp",
 }
 
 
