@@ -91,8 +91,9 @@ class McpPeer:
     async def _open(self) -> None:
         from contextlib import AsyncExitStack
 
-        from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
+
+        from mcp import ClientSession, StdioServerParameters
 
         self._stack = AsyncExitStack()
         params = StdioServerParameters(
