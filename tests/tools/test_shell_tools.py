@@ -222,3 +222,33 @@ async def test_permissions_read_only_runs_dangerous_asks(tmp_path: Path) -> None
         await plan.session.aclose()
     finally:
         await harness.session.aclose()
+
+
+def test_interpreter_exit_without_closing_ends_background_jobs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    script = f"""
+import anyio
+from toolbelt.core.context import Session
+from toolbelt.core.executor import Executor, ToolCall
+from toolbelt.permissions.factory import build_policy
+from toolbelt.tools import builtin_toolset
+
+async def main():
+    session = Session({str(tmp_path)!r})
+    policy = build_policy(session, "bypass")
+    executor = Executor(builtin_toolset(), session, policy=policy)
+    job = {{"command": "sleep 4545", "run_in_background": True}}
+    await executor.run_one(ToolCall("1", "bash", job))
+    await executor.run_one(ToolCall("2", "bash", {{"command": "echo warm"}}))
+    # exit without session.aclose(): the atexit reaper must end the job and the shell
+
+anyio.run(main)
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    deadline = time.monotonic() + 10
+    while pids_running("sleep 4545") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pids_running("sleep 4545") == []

@@ -21,6 +21,7 @@ import anyio
 from toolbelt.core.errors import ToolError
 from toolbelt.shell.output import spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
+from toolbelt.shell.reaper import forget, remember
 
 __all__ = ["Job", "JobManager", "JobStatus"]
 
@@ -87,6 +88,7 @@ class JobManager:
             os.close(fd)
         job = Job(job_id, command, process, run_id, path)
         self._jobs[job_id] = job
+        remember(process.pid, run_id)
         return job
 
     def get(self, job_id: str) -> Job:
@@ -114,6 +116,7 @@ class JobManager:
             lambda: sweep(job.run_id, grace=1.0, extra=(job.process.pid,))
         )
         await anyio.to_thread.run_sync(job.process.wait)
+        forget(job.process.pid)
         return count
 
     def running(self) -> list[Job]:

@@ -29,6 +29,7 @@ from anyio.abc import Process
 from toolbelt.core.errors import FatalError
 from toolbelt.shell.output import OutputBuffer, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, last_pid, sweep
+from toolbelt.shell.reaper import forget, remember
 
 __all__ = ["CommandResult", "ShellSession"]
 
@@ -174,6 +175,7 @@ class ShellSession:
             env=self._env,
             start_new_session=True,
         )
+        remember(self._process.pid, "")
         assert self._process.stdin is not None
         await self._process.stdin.send(
             f"{restore}cd {_quote(str(self.cwd))} 2>/dev/null\n".encode()
@@ -187,6 +189,7 @@ class ShellSession:
             process.kill()
         await process.wait()
         await process.aclose()
+        forget(process.pid)
         self._process = None
 
     async def aclose(self) -> None:
@@ -202,6 +205,7 @@ class ShellSession:
                     process.kill()
             await process.wait()
             await process.aclose()
+            forget(process.pid)
 
 
 def _quote(text: str) -> str:
