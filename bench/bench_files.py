@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness import Case, fmt_time, interleave, table, write_section
+from harness import Case, interleave, side_by_side, write_section
 from peers import AlanCode, McpPeer, claude_available, filesystem_server_available
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
@@ -182,30 +182,6 @@ def main() -> None:
         )
     for _, group in groups:
         interleave(group, rounds=15)
-    names = [
-        "toolbelt",
-        "floor (bare islice)",
-        "floor (bare read+replace+atomic write)",
-        "Alan Code",
-        "server-filesystem (MCP)",
-        "Claude Code (MCP)",
-    ]
-    present = [n for n in names if any(c.name == n for _, g in groups for c in g)]
-    rows = []
-    for label, group in groups:
-        base = group[0].median
-        by_name = {c.name: c for c in group}
-        rows.append(
-            [
-                label,
-                *(
-                    f"{fmt_time(by_name[n].median)} (×{by_name[n].median / base:.2f})"
-                    if n in by_name
-                    else "–"
-                    for n in present
-                ),
-            ]
-        )
     for peer in (alan, fs, claude):
         if peer:
             peer.close()
@@ -213,7 +189,7 @@ def main() -> None:
     body = (
         "Command: `.venv/bin/python bench/run.py files`\n\nmedian of 15 interleaved rounds; ×N = "
         "ratio to toolbelt in the same run. Goals: ranged read ≤ 15 ms, edit ≤ 30 ms.\n\n"
-        + table(rows, ["case", *present])
+        + side_by_side(groups, "case")
     )
     print(body)
     write_section("files", body)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import Case, fmt_time, interleave, table, write_section
+from harness import Case, interleave, side_by_side, write_section
 from peers import AlanCode, McpPeer, claude_available
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
@@ -57,7 +57,7 @@ def run_corpus(corpus: Path) -> str:
 
     alan = AlanCode.start(corpus)
     claude = McpPeer.claude(corpus) if claude_available() else None
-    rows, cases = [], []
+    cases: list[tuple[str, list[Case]]] = []
     for label, (pattern, icase) in PATTERNS.items():
         for mode, flags in MODES.items():
             raw = [
@@ -113,16 +113,6 @@ def run_corpus(corpus: Path) -> str:
         cases.append((f"glob `{pattern}`", group))
     for _, group in cases:
         interleave(group, rounds=7)
-    names = ["rg", "toolbelt (all)", "toolbelt (page)", "Alan Code", "Claude Code (MCP)"]
-    present = [n for n in names if any(c.name == n for _, g in cases for c in g)]
-    for label, group in cases:
-        base = group[0].median
-        by_name = {c.name: c for c in group}
-        row = [label]
-        for name in present:
-            case = by_name.get(name)
-            row.append(f"{fmt_time(case.median)} (×{case.median / base:.2f})" if case else "–")
-        rows.append(row)
     loop.run_until_complete(session.aclose())
     loop.close()
     if alan:
@@ -134,4 +124,4 @@ def run_corpus(corpus: Path) -> str:
         f"### corpus `{corpus.name}` ({files} files)\n\n"
         "median of 7 interleaved rounds; ×N = ratio to raw rg in the same run.\n\n"
     )
-    return header + table(rows, ["case", *present])
+    return header + side_by_side(cases, "case")

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from harness import Case, fmt_time, interleave, table, write_section
+from harness import Case, interleave, side_by_side, write_section
 from peers import AlanCode, McpPeer, claude_available
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
@@ -43,23 +43,6 @@ def main() -> None:
         groups.append((f"`{command}`", group))
     for _, group in groups:
         interleave(group, rounds=50)
-    names = ["toolbelt", "Alan Code", "Claude Code (MCP)"]
-    present = [n for n in names if any(c.name == n for _, g in groups for c in g)]
-    rows = []
-    for label, group in groups:
-        base = group[0].median
-        by_name = {c.name: c for c in group}
-        rows.append(
-            [
-                label,
-                *(
-                    f"{fmt_time(by_name[n].median)} (×{by_name[n].median / base:.2f})"
-                    if n in by_name
-                    else "–"
-                    for n in present
-                ),
-            ]
-        )
     for peer in (alan, claude):
         if peer:
             peer.close()
@@ -67,7 +50,7 @@ def main() -> None:
     body = (
         "Command: `.venv/bin/python bench/run.py shell`\n\nmedian of 50 interleaved rounds; ×N = "
         "ratio to toolbelt in the same run. Goal: `echo hi` ≤ 5 ms.\n\n"
-        + table(rows, ["command", *present])
+        + side_by_side(groups, "command")
     )
     print(body)
     write_section("shell", body)

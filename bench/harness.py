@@ -109,3 +109,25 @@ def table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def side_by_side(groups: Sequence[tuple[str, Sequence[Case]]], first_column: str) -> str:
+    """A table with one row per group and one column per case name (in order of first
+    appearance); each cell is the median and its ratio to the group's first case."""
+    names: list[str] = []
+    for _, group in groups:
+        for case in group:
+            if case.name not in names:
+                names.append(case.name)
+    rows = []
+    for label, group in groups:
+        base = group[0].median
+        by_name = {case.name: case for case in group}
+        cells = [
+            f"{fmt_time(by_name[n].median)} (×{by_name[n].median / base:.2f})"
+            if n in by_name
+            else "–"
+            for n in names
+        ]
+        rows.append([label, *cells])
+    return table(rows, [first_column, *names])
