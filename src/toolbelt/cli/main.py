@@ -60,7 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import serve_mcp
 
-        return serve_mcp(root=args.root, mode=args.mode, add_dirs=args.add_dir)
+        return serve_mcp(
+            root=args.root,
+            mode=args.mode,
+            add_dirs=args.add_dir,
+            http=args.http,
+            allow_remote=args.allow_remote,
+            token_file=args.token_file,
+        )
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -100,6 +107,17 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the tools over MCP on stdio (the permission policy is enforced here)",
     )
     _add_workspace_options(mcp)
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead of stdio")
+    mcp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --http address (requires a bearer token)",
+    )
+    mcp.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="file holding the bearer token clients must send (or set TOOLBELT_MCP_TOKEN)",
+    )
 
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")

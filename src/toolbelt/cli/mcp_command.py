@@ -1,8 +1,11 @@
-"""``toolbelt mcp``: serve the tools to an MCP client over stdio."""
+"""``toolbelt mcp``: serve the tools to an MCP client over stdio or streamable HTTP."""
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import sys
+from pathlib import Path
 
 import anyio
 
@@ -11,15 +14,72 @@ from toolbelt.core.errors import UsageError
 
 __all__ = ["serve_mcp"]
 
+TOKEN_ENV = "TOOLBELT_MCP_TOKEN"
 
-def serve_mcp(*, root: str, mode: str, add_dirs: list[str]) -> int:
-    """Run the stdio MCP server until the client disconnects; 2 on a bad workspace."""
+
+def serve_mcp(
+    *,
+    root: str,
+    mode: str,
+    add_dirs: list[str],
+    http: str | None = None,
+    allow_remote: bool = False,
+    token_file: str | None = None,
+) -> int:
+    """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     try:
         session = Session(root, add_dirs=add_dirs)
+        if http is None:
+            from toolbelt.mcp.stdio import serve_stdio
+
+            anyio.run(lambda: serve_stdio(session, mode=mode))
+            return 0
+        host, port = _address(http)
+        token = _token(token_file)
+        if not _loopback(host):
+            if not allow_remote:
+                raise UsageError(
+                    f"Refusing to listen on {host}: only loopback addresses are allowed unless "
+                    "you pass --allow-remote (with a bearer token)."
+                )
+            if token is None:
+                raise UsageError(
+                    f"--allow-remote needs a bearer token: put it in a file (--token-file) or in "
+                    f"${TOKEN_ENV}; it is never accepted on the command line."
+                )
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
-    from toolbelt.mcp.stdio import serve_stdio
+    import uvicorn
 
-    anyio.run(lambda: serve_stdio(session, mode=mode))
+    from toolbelt.mcp.http import HttpOptions, build_app
+
+    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token)
+    uvicorn.run(build_app(options), host=host, port=port, log_level="warning", lifespan="on")
     return 0
+
+
+def _address(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--http wants HOST:PORT (for example 127.0.0.1:8765), not {value!r}.")
+    return host.strip("[]"), int(port)
+
+
+def _token(token_file: str | None) -> str | None:
+    if token_file is not None:
+        text = Path(token_file).read_text(encoding="utf-8").strip()
+        if not text:
+            raise UsageError(f"The token file {token_file} is empty.")
+        return text
+    value = os.environ.pop(TOKEN_ENV, None)  # never handed on to commands the tools run
+    return value.strip() if value else None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

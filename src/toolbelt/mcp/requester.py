@@ -61,7 +61,10 @@ class ElicitationRequester(PermissionRequester):
                 "required": ["decision"],
             },
         }
-        result = await self._server.request("elicitation/create", params, timeout=self._timeout)
+        route = request.call_id.removeprefix("mcp-")
+        result = await self._server.request(
+            "elicitation/create", params, timeout=self._timeout, route=route
+        )
         action = result.get("action")
         content = result.get("content") or {}
         if action != "accept":

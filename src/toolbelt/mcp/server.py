@@ -36,7 +36,10 @@ __all__ = ["SUPPORTED_VERSIONS", "McpServer"]
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-Outbox = MemoryObjectSendStream[dict[str, Any]]
+Outgoing = tuple[dict[str, Any], Any]
+"""A message and the id of the client request it belongs to (None: not tied to a request).
+stdio ignores the second part; HTTP uses it to pick the response stream."""
+Outbox = MemoryObjectSendStream[Outgoing]
 
 
 class McpServer:
@@ -76,7 +79,7 @@ class McpServer:
         request_id = message.get("id")
         params = message.get("params") or {}
         if method == "tools/call" and request_id is not None:
-            group.start_soon(self._tools_call, request_id, params)
+            group.start_soon(self.tools_call, request_id, params)
             return
         if method == "notifications/cancelled":
             scope = self._calls.get(params.get("requestId"))
@@ -85,12 +88,15 @@ class McpServer:
             return
         if request_id is None:  # other notifications: initialized, roots changes...
             return
+        await self._send(self.answer(request_id, method, params), request_id)
+
+    def answer(self, request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The response to a request that needs no tool call (initialize, list, ping...)."""
         try:
             result = self._immediate(method, params)
         except _MethodError as exc:
-            await self._send({"jsonrpc": "2.0", "id": request_id, "error": exc.error})
-            return
-        await self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
@@ -120,7 +126,8 @@ class McpServer:
 
     # -- tool calls ----------------------------------------------------------------------
 
-    async def _tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
+    async def tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
+        """Run one tools/call; its progress and its response go to the outbox."""
         name = str(params.get("name", ""))
         arguments = params.get("arguments") or {}
         call_id = f"mcp-{request_id}"
@@ -142,7 +149,8 @@ class McpServer:
             return  # a cancelled request gets no response
         if result.is_error:
             await self.log("info", f"{name}: {result.error_kind}: {result.text[:200]}")
-        await self._send({"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)})
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)}
+        await self._send(reply, request_id)
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, ProgressEvent):
@@ -160,10 +168,11 @@ class McpServer:
         if event.fraction is not None:
             params.update(progress=event.fraction, total=1.0)
         message = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-        self._outbox.send_nowait(message)  # the outbox is unbounded and keeps the order
+        # the outbox is unbounded and keeps the order: progress precedes the response
+        self._outbox.send_nowait((message, _request_of(event.call_id)))
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        await self._outbox.send(message)
+    async def _send(self, message: dict[str, Any], route: Any = None) -> None:
+        await self._outbox.send((message, route))
 
     # -- requests to the client (elicitation) -------------------------------------------
 
@@ -173,6 +182,7 @@ class McpServer:
         params: dict[str, Any],
         *,
         timeout: float,  # noqa: ASYNC109 - the client's deadline to answer, not the caller's
+        route: Any = None,
     ) -> dict[str, Any]:
         """Send a request to the client and wait for its result (``{}`` on error or timeout)."""
         self._next_id += 1
@@ -214,6 +224,11 @@ class McpServer:
         for scope in list(self._calls.values()):
             scope.cancel()
         await self.session.aclose()
+
+
+def _request_of(call_id: str) -> Any:
+    """The client's request id behind an executor call id (``mcp-<id>``)."""
+    return call_id.removeprefix("mcp-")
 
 
 class _MethodError(Exception):

@@ -19,7 +19,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.context import Session
-from toolbelt.mcp.server import McpServer
+from toolbelt.mcp.server import McpServer, Outgoing
 
 __all__ = ["serve_stdio"]
 
@@ -35,7 +35,7 @@ async def serve_stdio(session: Session, *, mode: str) -> None:
         asyncio.streams.FlowControlMixin, sys.stdout
     )
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
+    send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
     server = McpServer(session, send, mode=mode)
     try:
         async with anyio.create_task_group() as group:
@@ -44,7 +44,7 @@ async def serve_stdio(session: Session, *, mode: str) -> None:
             while line := await reader.readline():
                 message = _parse(line)
                 if message is None:
-                    await send.send(_parse_error())
+                    await send.send((_parse_error(), None))
                     continue
                 await server.handle(message, group)
             with anyio.move_on_after(5):  # the client left: let running calls finish briefly
@@ -57,9 +57,9 @@ async def serve_stdio(session: Session, *, mode: str) -> None:
 
 
 async def _write_all(
-    receive: MemoryObjectReceiveStream[dict[str, Any]], writer: asyncio.StreamWriter
+    receive: MemoryObjectReceiveStream[Outgoing], writer: asyncio.StreamWriter
 ) -> None:
-    async for message in receive:
+    async for message, _ in receive:
         writer.write(
             json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         )
