@@ -33,7 +33,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from toolbelt.core.context import Session
-from toolbelt.mcp.server import McpServer, Outgoing
+from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outgoing
 
 if TYPE_CHECKING:
     from starlette.responses import JSONResponse
@@ -68,8 +68,19 @@ class _State:
     def __init__(self, options: HttpOptions) -> None:
         self.options = options
         self.sessions: dict[str, _HttpSession] = {}
+        self.stateless: _HttpSession | None = None
+        """The 2026-07-28 era has no sessions: its state lives with the server process."""
         self.group: anyio.abc.TaskGroup | None = None
         self.ready = False
+
+    def open_session(self, session_id: str | None = None) -> _HttpSession:
+        core = Session(self.options.root, add_dirs=self.options.add_dirs, session_id=session_id)
+        send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
+        server = McpServer(core, send, mode=self.options.mode)
+        opened = _HttpSession(server, receive)
+        assert self.group is not None
+        self.group.start_soon(_route, opened)
+        return opened
 
 
 def build_app(options: HttpOptions) -> Any:
@@ -90,7 +101,9 @@ def build_app(options: HttpOptions) -> Any:
             finally:
                 state.ready = False
                 with anyio.CancelScope(shield=True):
-                    for session in list(state.sessions.values()):
+                    everything = list(state.sessions.values())
+                    everything += [state.stateless] if state.stateless else []
+                    for session in everything:
                         await session.server.aclose()
                     state.sessions.clear()
                 group.cancel_scope.cancel()
@@ -130,6 +143,9 @@ def build_app(options: HttpOptions) -> Any:
         if method == "initialize":
             return await _initialize(message)
         session = state.sessions.get(request.headers.get(SESSION_HEADER, ""))
+        if session is None and _modern(request, message):
+            state.stateless = state.stateless or state.open_session()
+            session = state.stateless
         if session is None:
             return _error_response(
                 request_id, -32001, "Unknown or missing Mcp-Session-Id; initialize first.", 404
@@ -149,13 +165,9 @@ def build_app(options: HttpOptions) -> Any:
 
     async def _initialize(message: dict[str, Any]) -> Response:
         session_id = secrets.token_hex(16)
-        core = Session(options.root, add_dirs=options.add_dirs, session_id=session_id)
-        send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = McpServer(core, send, mode=options.mode)
-        http_session = _HttpSession(server, receive)
+        http_session = state.open_session(session_id)
         state.sessions[session_id] = http_session
-        assert state.group is not None
-        state.group.start_soon(_route, http_session)
+        server = http_session.server
         reply = server.answer(message.get("id"), "initialize", message.get("params") or {})
         return JSONResponse(reply, headers={"Mcp-Session-Id": session_id})
 
@@ -223,6 +235,14 @@ async def _sse(
     finally:
         if request_id is not None:
             session.channels.pop(str(request_id), None)
+
+
+def _modern(request: Any, message: dict[str, Any]) -> bool:
+    """A 2026-07-28 request: by its version header, or by the version in ``_meta``."""
+    if request.headers.get("mcp-protocol-version") in MODERN_VERSIONS:
+        return True
+    meta = (message.get("params") or {}).get("_meta") or {}
+    return meta.get(META_VERSION) in MODERN_VERSIONS or message.get("method") == "server/discover"
 
 
 def _host_allowed(host: str, options: HttpOptions) -> bool:

@@ -46,35 +46,51 @@ class ElicitationRequester(PermissionRequester):
         self._timeout = timeout
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        if "elicitation" not in self._server.client_capabilities:
+        modern = self._server.modern_call(request.call_id)
+        capabilities = modern if modern is not None else self._server.client_capabilities
+        if "elicitation" not in capabilities:
             return Answer(Approval.DENY, f"{decision.reason} {HOW_TO_ALLOW}")
-        choices = list(CHOICES) if decision.remember else ["allow_once", "deny"]
-        params: dict[str, Any] = {
-            "mode": "form",
-            "message": _message(request, decision),
-            "requestedSchema": {
-                "type": "object",
-                "properties": {
-                    "decision": {"type": "string", "title": "Decision", "enum": choices},
-                    "reason": {"type": "string", "title": "Reason for the model (optional)"},
-                },
-                "required": ["decision"],
-            },
-        }
+        params = _elicitation(request, decision)
+        if modern is not None:
+            answer = self._server.take_answer(request.call_id)
+            if answer is None:  # ask by returning input_required; the client retries
+                self._server.need_input(request.call_id, params)
+                return Answer(Approval.DENY, "Waiting for the user's answer.")
+            return _to_answer(answer)
         route = request.call_id.removeprefix("mcp-")
         result = await self._server.request(
             "elicitation/create", params, timeout=self._timeout, route=route
         )
-        action = result.get("action")
-        content = result.get("content") or {}
-        if action != "accept":
-            why = "declined" if action == "decline" else "did not answer"
-            return Answer(Approval.DENY, f"The user {why}; the call was not run.")
-        approval = CHOICES.get(str(content.get("decision")), Approval.DENY)
-        reason = str(content.get("reason") or "")
-        if approval is Approval.DENY:
-            return Answer(approval, f"The user denied this call: {reason}" if reason else "")
-        return Answer(approval)
+        return _to_answer(result)
+
+
+def _elicitation(request: PermissionRequest, decision: Ask) -> dict[str, Any]:
+    choices = list(CHOICES) if decision.remember else ["allow_once", "deny"]
+    return {
+        "mode": "form",
+        "message": _message(request, decision),
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "decision": {"type": "string", "title": "Decision", "enum": choices},
+                "reason": {"type": "string", "title": "Reason for the model (optional)"},
+            },
+            "required": ["decision"],
+        },
+    }
+
+
+def _to_answer(result: dict[str, Any]) -> Answer:
+    action = result.get("action")
+    content = result.get("content") or {}
+    if action != "accept":
+        why = "declined" if action == "decline" else "did not answer"
+        return Answer(Approval.DENY, f"The user {why}; the call was not run.")
+    approval = CHOICES.get(str(content.get("decision")), Approval.DENY)
+    reason = str(content.get("reason") or "")
+    if approval is Approval.DENY:
+        return Answer(approval, f"The user denied this call: {reason}" if reason else "")
+    return Answer(approval)
 
 
 def _message(request: PermissionRequest, decision: Ask) -> str:

@@ -15,6 +15,7 @@ readers–writer gate), so two clients' edits never interleave.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 
 import anyio
@@ -34,6 +35,12 @@ from toolbelt.tools import builtin_toolset
 __all__ = ["SUPPORTED_VERSIONS", "McpServer"]
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_VERSIONS = ("2026-07-28",)
+"""The stateless era: no initialize; each request carries its version and the client's
+capabilities in ``_meta``; the server asks the user with an ``input_required`` result."""
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 Outgoing = tuple[dict[str, Any], Any]
@@ -67,6 +74,11 @@ class McpServer:
         self._gate = ReadWriteGate()
         self.executor.events.subscribe(self._on_event)
         self._sent_progress: dict[str, int] = {}
+        self._modern: dict[str, dict[str, Any]] = {}
+        self._answers: dict[str, dict[str, Any]] = {}
+        self._states: dict[str, tuple[str, str, str]] = {}
+        self._input_needed: dict[str, tuple[str, str, dict[str, Any]]] = {}
+        self._raw_calls: dict[str, tuple[str, str]] = {}
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -107,15 +119,24 @@ class McpServer:
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": False}, "logging": {}},
                 "serverInfo": {"name": "toolbelt", "title": "toolbelt", "version": _version()},
-                "instructions": (
-                    "Coding tools for the workspace "
-                    f"{self.session.root}: read, search, edit files and run commands."
-                ),
+                "instructions": self._instructions(),
+            }
+        if method == "server/discover":
+            return {
+                "supportedVersions": list(MODERN_VERSIONS),
+                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "instructions": self._instructions(),
+                "resultType": "complete",
+                "ttlMs": 0,
+                "cacheScope": "private",
+                "_meta": {META_SERVER_INFO: {"name": "toolbelt", "version": _version()}},
             }
         if method == "ping":
-            return {}
+            return {"resultType": "complete"}
         if method == "tools/list":
-            return {"tools": [mcp_tool(tool) for tool in self.toolset]}
+            # resultType, ttlMs and cacheScope are required on the 2026-07-28 wire, ignored before
+            tools = [mcp_tool(tool) for tool in self.toolset]
+            return {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
         if method == "logging/setLevel":
             level = params.get("level")
             if level not in LOG_LEVELS:
@@ -123,6 +144,12 @@ class McpServer:
             self._log_level = level
             return {}
         raise _MethodError(-32601, f"Method not found: {method}")
+
+    def _instructions(self) -> str:
+        return (
+            f"Coding tools for the workspace {self.session.root}: read, search, edit files and "
+            "run commands."
+        )
 
     # -- tool calls ----------------------------------------------------------------------
 
@@ -134,6 +161,11 @@ class McpServer:
         token = (params.get("_meta") or {}).get("progressToken")
         if token is not None:
             self._progress[call_id] = token
+        meta = params.get("_meta") or {}
+        if meta.get(META_VERSION) in MODERN_VERSIONS:
+            self._modern[call_id] = meta.get(META_CAPABILITIES) or {}
+            self._raw_calls[call_id] = (name, json.dumps(arguments, sort_keys=True))
+            self._take_input_responses(call_id, name, arguments, params)
         tool = self.toolset.get(name)
         readonly = tool is not None and tool.readonly
         with anyio.CancelScope() as scope:
@@ -145,12 +177,61 @@ class McpServer:
                 self._calls.pop(request_id, None)
                 self._progress.pop(call_id, None)
                 self._sent_progress.pop(call_id, None)
+                self._modern.pop(call_id, None)
+                self._answers.pop(call_id, None)
+                self._raw_calls.pop(call_id, None)
         if scope.cancelled_caught:
+            self._input_needed.pop(call_id, None)
             return  # a cancelled request gets no response
+        needed = self._input_needed.pop(call_id, None)
+        if needed is not None:  # the 2026-07-28 way to ask: the client retries with the answer
+            token, key, elicitation = needed
+            requests = {key: {"method": "elicitation/create", "params": elicitation}}
+            asking = {
+                "resultType": "input_required",
+                "inputRequests": requests,
+                "requestState": token,
+            }
+            await self._send({"jsonrpc": "2.0", "id": request_id, "result": asking}, request_id)
+            return
         if result.is_error:
             await self.log("info", f"{name}: {result.error_kind}: {result.text[:200]}")
         reply = {"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)}
         await self._send(reply, request_id)
+
+    def _take_input_responses(
+        self, call_id: str, name: str, arguments: Any, params: dict[str, Any]
+    ) -> None:
+        """A retry after ``input_required``: hand the user's answer to the permission prompt."""
+        token = params.get("requestState")
+        pending = self._states.pop(token, None) if isinstance(token, str) else None
+        if pending is None:
+            return
+        tool, args_text, key = pending
+        if (tool, json.dumps(arguments, sort_keys=True)) != (name, args_text):
+            return  # the state belongs to another call: ask again
+        answer = (params.get("inputResponses") or {}).get(key)
+        if isinstance(answer, dict):
+            self._answers[call_id] = answer
+
+    def modern_call(self, call_id: str) -> dict[str, Any] | None:
+        """The client's capabilities when ``call_id`` came in the 2026-07-28 era, else None."""
+        return self._modern.get(call_id)
+
+    def take_answer(self, call_id: str) -> dict[str, Any] | None:
+        """The elicitation answer a retried call carried, if any."""
+        return self._answers.pop(call_id, None)
+
+    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
+        """Record that this call must be answered with ``input_required``.
+
+        The retry is recognised by an opaque token bound to the call as the client sent it
+        (tool name and raw arguments), so an answer can never approve a different call.
+        """
+        token = secrets.token_urlsafe(16)
+        name, args_text = self._raw_calls[call_id]
+        self._states[token] = (name, args_text, "permission")
+        self._input_needed[call_id] = (token, "permission", elicitation)
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, ProgressEvent):
@@ -214,6 +295,12 @@ class McpServer:
                 {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
             )
 
+    def cancel(self, request_id: Any) -> None:
+        """Cancel a running call (its response stream was closed, or the client said so)."""
+        scope = self._calls.get(request_id)
+        if scope is not None:
+            scope.cancel()
+
     @property
     def busy(self) -> bool:
         """True while a tool call is in flight."""
@@ -244,7 +331,11 @@ def _call_result(result: ToolCallResult) -> dict[str, Any]:
             content.append({"type": "text", "text": block.text})
         else:
             content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
-    reply: dict[str, Any] = {"content": content, "isError": result.is_error}
+    reply: dict[str, Any] = {
+        "content": content,
+        "isError": result.is_error,
+        "resultType": "complete",
+    }
     structured = result.output.structured
     if structured:
         reply["structuredContent"] = json.loads(json.dumps(structured, default=str))

@@ -1,0 +1,65 @@
+"""The 2026-07-28 wire: `server/discover` instead of initialize, no sessions on HTTP, and
+permission questions as `input_required` results that the client answers by retrying."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.types import ElicitResult
+from tests.mcp.test_http_server import start
+
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+
+def answering(decision: str) -> Any:
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"decision": decision})
+
+    elicit.asked = asked  # type: ignore[attr-defined]
+    return elicit
+
+
+async def test_stdio_discover_and_input_required(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+    )
+    elicit = answering("allow_once")
+    async with Client(params, elicitation_callback=elicit) as client:
+        assert client.session.discover_result is not None
+        assert client.session.discover_result.supported_versions == ["2026-07-28"]
+        result = await client.call_tool("write_file", {"path": "new.txt", "content": "n\n"})
+    assert result.is_error is False
+    assert (tmp_path / "new.txt").read_text() == "n\n"
+    assert elicit.asked[0].startswith("toolbelt wants to run `write_file`: create new.txt")
+
+
+async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_path: Path) -> None:
+    process, base = start(tmp_path)
+    try:
+        allow = answering("allow_once")
+        async with Client(f"{base}/mcp", elicitation_callback=allow) as client:
+            assert client.session.discover_result is not None
+            made = await client.call_tool("bash", {"command": "touch made.txt && echo done"})
+            assert (made.is_error, made.content[0].text) == (False, "done")
+            await client.call_tool(
+                "todo_write", {"todos": [{"id": "1", "content": "a", "status": "pending"}]}
+            )
+        # a second client, no session: the workspace's state is the server process's
+        async with Client(f"{base}/mcp", elicitation_callback=answering("deny")) as again:
+            listed = await again.call_tool("todo_read", {})
+            assert listed.content[0].text == "[ ] 1. a"
+            refused = await again.call_tool("bash", {"command": "touch other.txt"})
+            assert refused.is_error
+        assert (tmp_path / "made.txt").exists()
+        assert not (tmp_path / "other.txt").exists()
+    finally:
+        process.terminate()
+        process.wait(20)
