@@ -22,6 +22,8 @@ from peers import PEERS, claude_available, filesystem_server_available
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / ".corpus" / "stdlib"
 TOOLBELT = str(Path(sys.executable).with_name("toolbelt"))
+EDIT_TARGET = CORPUS / "toolbelt_bench_edit.py"
+MARKERS = ("EDIT_MARKER_ALPHA", "EDIT_MARKER_BRAVO")
 
 
 class RawClient:
@@ -80,12 +82,13 @@ def servers() -> dict[str, tuple[list[str], dict[str, tuple[str, dict[str, Any]]
     """name -> (command, {operation: (tool, arguments)})."""
     found = {
         "toolbelt": (
-            [TOOLBELT, "mcp", "--root", str(CORPUS)],
+            [TOOLBELT, "mcp", "--root", str(CORPUS), "--mode", "accept_edits"],
             {
                 "trivial call": ("think", {"thought": "x"}),
                 "read small file": ("read_file", {"path": "colorsys.py"}),
                 "grep content": ("grep", {"pattern": "def __repr__", "output_mode": "content"}),
                 "glob **/*.py": ("glob", {"pattern": "**/*.py"}),
+                "edit": ("edit_file", {"path": EDIT_TARGET.name}),
             },
         )
     }
@@ -96,6 +99,7 @@ def servers() -> dict[str, tuple[list[str], dict[str, tuple[str, dict[str, Any]]
                 "trivial call": ("list_allowed_directories", {}),
                 "read small file": ("read_text_file", {"path": str(CORPUS / "colorsys.py")}),
                 "glob **/*.py": ("search_files", {"path": str(CORPUS), "pattern": "**/*.py"}),
+                "edit": ("edit_file", {"path": str(EDIT_TARGET)}),
             },
         )
     if claude_available():
@@ -105,6 +109,7 @@ def servers() -> dict[str, tuple[list[str], dict[str, tuple[str, dict[str, Any]]
                 "read small file": ("Read", {"file_path": str(CORPUS / "colorsys.py")}),
                 "grep content": ("Grep", {"pattern": "def __repr__", "output_mode": "content"}),
                 "glob **/*.py": ("Glob", {"pattern": "**/*.py"}),
+                "edit": ("Edit", {"file_path": str(EDIT_TARGET)}),
             },
         )
     return found
@@ -129,15 +134,26 @@ def ready_time(command: list[str], runs: int = 10) -> float:
 
 
 def latency(client: RawClient, tool: str, args: dict[str, Any], calls: int) -> float:
-    for _ in range(3):
-        client.call("tools/call", {"name": tool, "arguments": args})
     times = []
-    for _ in range(calls):
+    for index in range(calls + 3):
+        call_args = _edit_args(tool, args, index) if "edit" in tool.lower() else args
         started = time.perf_counter()
-        reply = client.call("tools/call", {"name": tool, "arguments": args})
-        times.append(time.perf_counter() - started)
+        reply = client.call("tools/call", {"name": tool, "arguments": call_args})
+        if index >= 3:
+            times.append(time.perf_counter() - started)
         assert "result" in reply, reply
+        assert not reply["result"].get("isError"), reply
     return statistics.median(times)
+
+
+def _edit_args(tool: str, args: dict[str, Any], index: int) -> dict[str, Any]:
+    """Flip a marker in a 2,600-line copy of argparse.py, one way then back."""
+    old, new = MARKERS if index % 2 == 0 else MARKERS[::-1]
+    if tool == "edit_file" and "path" in args and not args["path"].startswith("/"):
+        return {**args, "old_string": old, "new_string": new}
+    if tool == "edit_file":
+        return {**args, "edits": [{"oldText": old, "newText": new}]}
+    return {**args, "old_string": old, "new_string": new}
 
 
 def throughput(
@@ -162,12 +178,21 @@ def main() -> None:
         raise SystemExit(
             "build the corpus first: ../shared/bench/make-corpus stdlib .corpus/stdlib"
         )
+    EDIT_TARGET.write_text((CORPUS / "argparse.py").read_text() + f"\n# {MARKERS[0]}\n")
     rows = []
-    ops = ["trivial call", "read small file", "grep content", "glob **/*.py"]
+    ops = ["trivial call", "read small file", "grep content", "glob **/*.py", "edit"]
     for name, (command, operations) in servers().items():
         row = [name, fmt_time(ready_time(command))]
         client = RawClient(command, CORPUS)
         client.initialize()
+        if name == "toolbelt":  # its edit_file requires a read first in the session
+            client.call(
+                "tools/call", {"name": "read_file", "arguments": {"path": EDIT_TARGET.name}}
+            )
+        if name == "Claude Code":
+            client.call(
+                "tools/call", {"name": "Read", "arguments": {"file_path": str(EDIT_TARGET)}}
+            )
         for op in ops:
             if op in operations:
                 tool, args = operations[op]
@@ -180,6 +205,7 @@ def main() -> None:
         row.append(f"{throughput(client, *trivial):,.0f}")
         client.close()
         rows.append(row)
+        EDIT_TARGET.write_text((CORPUS / "argparse.py").read_text() + f"\n# {MARKERS[0]}\n")
     body = (
         "Command: `.venv/bin/python bench/run.py mcp`\n\nstdio, raw JSON-RPC client; medians. "
         "Goals: ready ≤ 0.6 s, trivial call ≤ 1 ms, ≥ 2,000 calls/s with 16 in flight. "
@@ -187,5 +213,6 @@ def main() -> None:
         "Claude Code's throughput is measured on Read (it has no trivial tool).\n\n"
         + table(rows, ["server", "ready (initialize)", *ops, "calls/s, 16 in flight"])
     )
+    EDIT_TARGET.unlink(missing_ok=True)
     print(body)
     write_section("mcp", body)

@@ -147,3 +147,57 @@ async def test_disconnect_ends_background_jobs(tmp_path: Path) -> None:
     with anyio.fail_after(15):
         while alive("sleep 4343"):
             await anyio.sleep(0.05)
+
+
+async def test_every_tool_over_mcp(tmp_path: Path) -> None:
+    import json as jsonlib
+
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": "c1",
+                "metadata": {},
+                "execution_count": None,
+                "source": "print(1)",
+                "outputs": [],
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(jsonlib.dumps(notebook))
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("write_file", {"path": "m.py", "content": "a = 1\nb = 2\n"}),
+        ("read_file", {"path": "m.py"}),
+        ("edit_file", {"path": "m.py", "old_string": "a = 1", "new_string": "a = 10"}),
+        (
+            "multi_edit",
+            {"path": "m.py", "edits": [{"old_string": "b = 2", "new_string": "b = 20"}]},
+        ),
+        ("read_file", {"path": "nb.ipynb"}),
+        ("notebook_edit", {"path": "nb.ipynb", "cell_id": "c1", "new_source": "print(2)"}),
+        ("glob", {"pattern": "*.py"}),
+        ("grep", {"pattern": "b = 20", "output_mode": "content"}),
+        ("ls", {"path": "."}),
+        ("bash", {"command": "sleep 4747", "run_in_background": True}),
+        ("think", {"thought": "checking"}),
+        ("todo_write", {"todos": [{"id": "1", "content": "x", "status": "completed"}]}),
+        ("todo_read", {}),
+    ]
+    async with connect(tmp_path, "--mode", "bypass") as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        results = {}
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error is False, (name, result.content)
+            results[name] = result
+        job = results["bash"].structured_content["id"]
+        polled = await client.call_tool("bash_output", {"id": job})
+        stopped = await client.call_tool("kill_shell", {"id": job})
+    assert polled.content[0].text.startswith(f"[{job}: running]")
+    assert stopped.content[0].text.startswith(f"Stopped {job}")
+    assert {name for name, _ in calls} | {"bash_output", "kill_shell"} == listed
+    assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
+    assert results["grep"].content[0].text == "m.py:2:b = 20"

@@ -107,7 +107,11 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the tools over MCP on stdio (the permission policy is enforced here)",
     )
     _add_workspace_options(mcp)
-    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP instead of stdio")
+    mcp.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve streamable HTTP instead of stdio (host 127.0.0.1 unless given)",
+    )
     mcp.add_argument(
         "--allow-remote",
         action="store_true",

@@ -60,6 +60,9 @@ def serve_mcp(
 
 
 def _address(value: str) -> tuple[str, int]:
+    """``HOST:PORT``, or just ``PORT`` for 127.0.0.1."""
+    if value.isdigit():
+        return "127.0.0.1", int(value)
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit():
         raise UsageError(f"--http wants HOST:PORT (for example 127.0.0.1:8765), not {value!r}.")
