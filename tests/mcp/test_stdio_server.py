@@ -57,6 +57,10 @@ async def test_tools_are_listed_with_schemas_and_annotations(tmp_path: Path) -> 
     assert (read.annotations.read_only_hint, read.title) == (True, "Read file")
     assert tools["bash"].annotations is not None
     assert tools["bash"].annotations.destructive_hint is True
+    # every tool declares the shape of its structured result (the SDK validates it)
+    assert all(tool.output_schema is not None for tool in tools.values())
+    assert read.output_schema is not None
+    assert read.output_schema["required"] == ["path"]
 
 
 async def test_calls_errors_and_session_state(tmp_path: Path) -> None:

@@ -337,7 +337,7 @@ def _call_result(result: ToolCallResult) -> dict[str, Any]:
         "resultType": "complete",
     }
     structured = result.output.structured
-    if structured:
+    if structured is not None:
         reply["structuredContent"] = json.loads(json.dumps(structured, default=str))
     return reply
 

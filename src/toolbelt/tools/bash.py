@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -45,6 +45,17 @@ class BashInput(ToolInput):
     run_in_background: bool = Field(default=False, description="Start it and return at once.")
 
 
+class BashOutput(BaseModel):
+    """Structured result of `bash` (a background start has only `id` and `output_path`)."""
+
+    exit_code: int | None = None
+    timed_out: bool | None = None
+    cwd: str | None = None
+    output_path: str | None = Field(default=None, description="The full output, when spilled.")
+    duration_ms: float | None = None
+    id: str | None = Field(default=None, description="Background job id.")
+
+
 class BashTool(Tool[BashInput]):
     """Shell commands with process-tree cleanup."""
 
@@ -52,6 +63,7 @@ class BashTool(Tool[BashInput]):
     title = "Run shell command"
     description = DESCRIPTION
     input_model = BashInput
+    output_model = BashOutput
     example = {"command": "pytest -q tests/test_app.py", "description": "Run the app tests"}
     destructive = True
     open_world = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
@@ -23,6 +23,15 @@ class BashOutputInput(ToolInput):
     id: str = Field(description="The job id bash returned, e.g. 'bg-1a2b3c4d'.")
 
 
+class BashOutputOutput(BaseModel):
+    """Structured result of `bash_output`."""
+
+    id: str
+    status: str = Field(description="running, exited or killed.")
+    exit_code: int | None
+    more: bool = Field(description="More output is waiting.")
+
+
 class BashOutputTool(Tool[BashOutputInput]):
     """Poll a background job."""
 
@@ -30,6 +39,7 @@ class BashOutputTool(Tool[BashOutputInput]):
     title = "Background job output"
     description = DESCRIPTION
     input_model = BashOutputInput
+    output_model = BashOutputOutput
     example = {"id": "bg-1a2b3c4d"}
     readonly = True
     destructive = False

@@ -10,9 +10,10 @@ result says so. The result shows the edited lines with their numbers, so no re-r
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -58,6 +59,17 @@ class EditFileInput(ToolInput):
     replace_all: bool = Field(default=False, description="Replace every occurrence.")
 
 
+class EditFileOutput(BaseModel):
+    """Structured result of `edit_file` and `multi_edit`."""
+
+    path: str
+    replacements: int
+    recoveries: list[str] = Field(description="Recoveries used when old_string was inexact.")
+    stale: bool = Field(description="The file had changed since it was read.")
+    diff: str
+    hunks: list[dict[str, Any]]
+
+
 class EditFileTool(Tool[EditFileInput]):
     """Exact string replacement with safe recoveries."""
 
@@ -65,6 +77,7 @@ class EditFileTool(Tool[EditFileInput]):
     title = "Edit file"
     description = DESCRIPTION
     input_model = EditFileInput
+    output_model = EditFileOutput
     example = {"path": "src/app.py", "old_string": "return a + b", "new_string": "return a - b"}
     destructive = True
 

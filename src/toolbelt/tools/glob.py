@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -41,6 +41,15 @@ class GlobInput(ToolInput):
     limit: int = Field(default=1000, ge=1, le=100_000, description="At most this many paths.")
 
 
+class GlobOutput(BaseModel):
+    """Structured result of `glob`."""
+
+    pattern: str
+    count: int = Field(description="Matching files, before the limit.")
+    files: list[str] = Field(description="The files returned, newest first.")
+    truncated: bool
+
+
 class GlobTool(Tool[GlobInput]):
     """File-name search on ripgrep's walker."""
 
@@ -48,6 +57,7 @@ class GlobTool(Tool[GlobInput]):
     title = "Find files"
     description = DESCRIPTION
     input_model = GlobInput
+    output_model = GlobOutput
     example = {"pattern": "**/*.py", "path": "src"}
     readonly = True
     destructive = False

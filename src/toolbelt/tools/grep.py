@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -61,6 +61,15 @@ class GrepInput(ToolInput):
     offset: int = Field(default=0, ge=0, description="Skip this many results (paging).")
 
 
+class GrepOutput(BaseModel):
+    """Structured result of `grep`."""
+
+    mode: str
+    results: int = Field(description="Results on this page.")
+    offset: int
+    truncated: bool = Field(description="More results follow; page with `offset`.")
+
+
 class GrepTool(Tool[GrepInput]):
     """Content search on ripgrep."""
 
@@ -68,6 +77,7 @@ class GrepTool(Tool[GrepInput]):
     title = "Search file contents"
     description = DESCRIPTION
     input_model = GrepInput
+    output_model = GrepOutput
     example = {"pattern": "class \\w+Error", "glob": "*.py", "output_mode": "content"}
     readonly = True
     destructive = False

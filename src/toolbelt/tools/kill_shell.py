@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
@@ -23,6 +23,13 @@ class KillShellInput(ToolInput):
     id: str = Field(description="The job id to stop.")
 
 
+class KillShellOutput(BaseModel):
+    """Structured result of `kill_shell`."""
+
+    id: str
+    processes: int | None = Field(default=None, description="Processes ended.")
+
+
 class KillShellTool(Tool[KillShellInput]):
     """End a background job's process tree."""
 
@@ -30,6 +37,7 @@ class KillShellTool(Tool[KillShellInput]):
     title = "Stop background job"
     description = DESCRIPTION
     input_model = KillShellInput
+    output_model = KillShellOutput
     example = {"id": "bg-1a2b3c4d"}
     destructive = True
     idempotent = True

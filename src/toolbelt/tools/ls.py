@@ -14,9 +14,10 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -45,6 +46,14 @@ class LsInput(ToolInput):
     hidden: bool = Field(default=False, description="Include names starting with a dot.")
 
 
+class LsOutput(BaseModel):
+    """Structured result of `ls`."""
+
+    path: str
+    entries: list[dict[str, Any]] = Field(description="path, type, size, mode, mtime per entry.")
+    truncated: bool
+
+
 class LsTool(Tool[LsInput]):
     """Directory listing."""
 
@@ -52,6 +61,7 @@ class LsTool(Tool[LsInput]):
     title = "List directory"
     description = DESCRIPTION
     input_model = LsInput
+    output_model = LsOutput
     example = {"path": "src", "depth": 2}
     readonly = True
     destructive = False

@@ -9,7 +9,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.tools.edit_file import _preview, apply_and_save
+from toolbelt.tools.edit_file import EditFileOutput, _preview, apply_and_save
 
 __all__ = ["MultiEditInput", "MultiEditTool"]
 
@@ -44,6 +44,7 @@ class MultiEditTool(Tool[MultiEditInput]):
     title = "Edit file (several changes)"
     description = DESCRIPTION
     input_model = MultiEditInput
+    output_model = EditFileOutput
     example = {
         "path": "src/app.py",
         "edits": [

@@ -12,7 +12,7 @@ import json
 from typing import Any, Literal
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -42,6 +42,15 @@ class NotebookEditInput(ToolInput):
     edit_mode: Literal["replace", "insert", "delete"] = Field(default="replace")
 
 
+class NotebookEditOutput(BaseModel):
+    """Structured result of `notebook_edit`."""
+
+    path: str
+    cell_id: str
+    edit_mode: str
+    cells: int = Field(description="Cells in the notebook after the edit.")
+
+
 class NotebookEditTool(Tool[NotebookEditInput]):
     """Replace, insert or delete a notebook cell."""
 
@@ -49,6 +58,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     title = "Edit notebook cell"
     description = DESCRIPTION
     input_model = NotebookEditInput
+    output_model = NotebookEditOutput
     example = {"path": "analysis.ipynb", "cell_id": "a1b2c3", "new_source": "df.describe()"}
     destructive = True
 

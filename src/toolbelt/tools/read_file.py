@@ -14,7 +14,7 @@ import os
 from typing import BinaryIO
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
@@ -57,6 +57,19 @@ class ReadFileInput(ToolInput):
     )
 
 
+class ReadFileOutput(BaseModel):
+    """Structured result of `read_file`; which fields appear depends on the kind of file."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str = Field(description="The file, relative to the workspace root when inside it.")
+    type: str | None = Field(default=None, description="image, pdf or notebook; absent for text.")
+    first_line: int | None = Field(default=None, description="First line returned (text).")
+    last_line: int | None = Field(default=None, description="Last line returned (text).")
+    total_lines: int | None = Field(default=None, description="Lines in the file, when counted.")
+    truncated: bool | None = Field(default=None, description="More lines follow.")
+
+
 class ReadFileTool(Tool[ReadFileInput]):
     """Read text, images, PDFs and notebooks."""
 
@@ -64,6 +77,7 @@ class ReadFileTool(Tool[ReadFileInput]):
     title = "Read file"
     description = DESCRIPTION
     input_model = ReadFileInput
+    output_model = ReadFileOutput
     example = {"path": "src/app.py", "offset": 1, "limit": 200}
     readonly = True
     destructive = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
@@ -37,6 +37,12 @@ class ThoughtLog:
     thoughts: list[str] = field(default_factory=list)
 
 
+class ThinkOutput(BaseModel):
+    """Structured result of `think`."""
+
+    thought_number: int = Field(description="How many thoughts this session has recorded.")
+
+
 class ThinkTool(Tool[ThinkInput]):
     """Record a thought; read-only, so it runs alongside other read-only calls."""
 
@@ -44,6 +50,7 @@ class ThinkTool(Tool[ThinkInput]):
     title = "Think"
     description = DESCRIPTION
     input_model = ThinkInput
+    output_model = ThinkOutput
     example = {"thought": "The test fails because the fixture path is relative; check cwd."}
     readonly = True
     destructive = False

@@ -99,6 +99,13 @@ class TodoList:
         return {s: sum(1 for i in self.items if i.status == s) for s in _MARKS}
 
 
+class TodoOutput(BaseModel):
+    """Structured result of `todo_read` and `todo_write`."""
+
+    todos: list[TodoItem] = Field(description="The task list.")
+    counts: dict[str, int] = Field(description="Items per status.")
+
+
 class TodoWriteTool(Tool[TodoWriteInput]):
     """Replace the session's task list."""
 
@@ -106,6 +113,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
     title = "Write task list"
     description = WRITE_DESCRIPTION
     input_model = TodoWriteInput
+    output_model = TodoOutput
     example = {
         "todos": [
             {"id": "1", "content": "Reproduce the failing test", "status": "completed"},
@@ -138,6 +146,7 @@ class TodoReadTool(Tool[TodoReadInput]):
     title = "Read task list"
     description = READ_DESCRIPTION
     input_model = TodoReadInput
+    output_model = TodoOutput
     example = {}  # the call takes no arguments
     readonly = True
     destructive = False

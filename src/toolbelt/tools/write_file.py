@@ -8,8 +8,10 @@ created; the save is atomic. The diff is shown in the permission prompt and retu
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -43,6 +45,16 @@ class WriteFileInput(ToolInput):
     content: str = Field(description="The complete new content of the file.")
 
 
+class WriteFileOutput(BaseModel):
+    """Structured result of `write_file`."""
+
+    path: str
+    bytes_written: int
+    created: bool
+    diff: str = Field(description="Unified diff of the change.")
+    hunks: list[dict[str, Any]] = Field(description="The diff as hunks, for UIs.")
+
+
 class WriteFileTool(Tool[WriteFileInput]):
     """Create or overwrite a file."""
 
@@ -50,6 +62,7 @@ class WriteFileTool(Tool[WriteFileInput]):
     title = "Write file"
     description = DESCRIPTION
     input_model = WriteFileInput
+    output_model = WriteFileOutput
     example = {"path": "src/hello.py", "content": "print('hello')\n"}
     destructive = True
     idempotent = True
