@@ -63,3 +63,36 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
     finally:
         process.terminate()
         process.wait(20)
+
+
+async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> None:
+    import anyio
+    import httpx
+    from tests.mcp.test_stdio_server import alive
+
+    process, base = start(tmp_path, "--mode", "bypass")
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "bash", "arguments": {"command": "sleep 4848"}, "_meta": meta},
+    }
+    headers = {
+        "mcp-protocol-version": "2026-07-28",
+        "accept": "application/json, text/event-stream",
+    }
+    try:
+        async with httpx.AsyncClient(timeout=30) as client:
+            async with client.stream("POST", f"{base}/mcp", json=body, headers=headers) as response:
+                assert response.status_code == 200
+                with anyio.fail_after(10):
+                    while not alive("sleep 4848"):
+                        await anyio.sleep(0.02)
+            # leaving the block closed the stream: the 2026-07-28 cancel signal
+        with anyio.fail_after(10):
+            while alive("sleep 4848"):
+                await anyio.sleep(0.05)
+    finally:
+        process.terminate()
+        process.wait(20)

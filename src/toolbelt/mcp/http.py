@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["HttpOptions", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
+KEEPALIVE = 1.0
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
@@ -221,20 +222,40 @@ async def _route(session: _HttpSession) -> None:
 async def _sse(
     receive: MemoryObjectReceiveStream[dict[str, Any]], request_id: Any, session: _HttpSession
 ) -> AsyncIterator[bytes]:
-    """Server-sent events until the response to ``request_id`` has been sent."""
+    """Server-sent events until the response to ``request_id`` has been sent.
+
+    If the client closes the stream first, the call is cancelled (the 2026-07-28 wire has no
+    cancel notification over HTTP: closing the stream is the signal) and its processes end.
+    A comment goes out every second while the call is silent: writing to a closed connection
+    is how a departed client is noticed.
+    """
+    answered = False
     try:
+        yield b": open\n\n"  # sends the headers now, so the client sees the call start
         async with receive:
-            async for message in receive:
+            while True:
+                message = None
+                with anyio.move_on_after(KEEPALIVE):
+                    message = await receive.receive()
+                if message is None:
+                    yield b": keepalive\n\n"
+                    continue
                 yield b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n"
-                if (
-                    request_id is not None
-                    and message.get("id") == request_id
-                    and "method" not in message
-                ):
+                if _answers(message, request_id):
+                    answered = True
                     return
+    except anyio.EndOfStream:
+        return
     finally:
         if request_id is not None:
             session.channels.pop(str(request_id), None)
+            if not answered:
+                session.server.cancel(request_id)
+
+
+def _answers(message: dict[str, Any], request_id: Any) -> bool:
+    """Whether ``message`` is the response to ``request_id``."""
+    return request_id is not None and message.get("id") == request_id and "method" not in message
 
 
 def _modern(request: Any, message: dict[str, Any]) -> bool:
