@@ -1,8 +1,8 @@
 """read_file and edit_file on big files: toolbelt vs Alan Code, the reference MCP filesystem
 server and Claude Code, in one interleaved run.
 
-- ranged read: lines 100,000–102,000 of a 1,000,000-line (≈35 MB) file (goal ≤ 15 ms);
-- edit: one unique string in a 100,000-line (≈3.6 MB) file, atomic write and diff included
+- ranged read: lines 100,000–102,000 of a 1,000,000-line (≈55 MB) file (goal ≤ 15 ms);
+- edit: one unique string in a 100,000-line (≈7.7 MB) file, atomic write and diff included
   (goal ≤ 30 ms); the marker alternates so every round really changes the file;
 - small read: a 200-line file, the common case.
 

@@ -363,3 +363,25 @@ async def test_notebook_edit_resets_outputs_and_validates(tmp_path: Path) -> Non
         "code",
         "code",
     ]
+
+
+@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["bytes-fast-path", "bom-text-path"])
+async def test_exact_edit_of_utf8_keeps_every_other_byte(tmp_path: Path, bom: str) -> None:
+    original = f"{bom}nom = 'café'\n# 中文\nvaleur = 1\n"
+    (tmp_path / "u.py").write_bytes(original.encode())
+    h = Harness(tmp_path, mode="accept_edits")
+    await h.call("read_file", path="u.py")
+    result = await h.call("edit_file", path="u.py", old_string="'café'", new_string="'thé'")
+    assert (tmp_path / "u.py").read_bytes() == original.replace("café", "thé").encode()
+    assert result.text == (
+        "Edited u.py: replaced 1 occurrence (+1 -1 lines).\n"
+        "The edited region now reads:\n"
+        "1\tnom = 'thé'\n2\t# 中文\n3\tvaleur = 1"
+    )
+    assert result.output.structured is not None
+    assert result.output.structured["hunks"][0]["lines"] == [
+        "-nom = 'café'",
+        "+nom = 'thé'",
+        " # 中文",
+        " valeur = 1",
+    ]

@@ -19,9 +19,12 @@ import stat
 import time
 from pathlib import Path
 
-__all__ = ["TEMP_MARKER", "atomic_write", "sweep_stale_temp_files"]
+__all__ = ["TEMP_MARKER", "atomic_write", "sweep_now_and_then", "sweep_stale_temp_files"]
 
 TEMP_MARKER = ".toolbelt-tmp-"
+SWEEP_AGE = 60.0
+
+_last_sweep: dict[Path, float] = {}
 
 
 def atomic_write(dir_fd: int, name: str, data: bytes) -> bool:
@@ -54,7 +57,19 @@ def atomic_write(dir_fd: int, name: str, data: bytes) -> bool:
     return old_mode is None
 
 
-def sweep_stale_temp_files(directory: Path, *, older_than: float = 60.0) -> int:
+def sweep_now_and_then(directory: Path) -> None:
+    """Sweep ``directory`` unless it was swept in the last ``SWEEP_AGE`` seconds: a temp file
+    is only stale after that long anyway, and listing a big directory on every save would
+    cost milliseconds."""
+    now = time.monotonic()
+    if now - _last_sweep.get(directory, -SWEEP_AGE) >= SWEEP_AGE:
+        if len(_last_sweep) > 4096:  # a long-lived server touching many directories
+            _last_sweep.clear()
+        _last_sweep[directory] = now
+        sweep_stale_temp_files(directory)
+
+
+def sweep_stale_temp_files(directory: Path, *, older_than: float = SWEEP_AGE) -> int:
     """Remove temp files a crashed writer left in ``directory``; returns how many."""
     removed, cutoff = 0, time.time() - older_than
     try:

@@ -20,10 +20,11 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import AnyStr, Generic
 
 from toolbelt.core.errors import ToolError
 
-__all__ = ["EditMatchError", "Splice", "find_and_replace"]
+__all__ = ["EditMatchError", "Splice", "find_and_replace", "splice_all", "splice_at"]
 
 _LINE_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
 _CURLY = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
@@ -34,21 +35,28 @@ class EditMatchError(ToolError):
 
 
 @dataclass(frozen=True, slots=True)
-class Splice:
-    """The edited text and where the change landed (1-based lines of the new text)."""
+class Splice(Generic[AnyStr]):
+    """The edited content and where the change landed (1-based lines of the new content).
 
-    text: str
+    The content is ``str`` on the text path and the file's stored ``bytes`` on the exact
+    fast path (``files.exact``); offsets count in the same unit.
+    """
+
+    text: AnyStr
     replacements: int
     first_line: int
     last_line: int
     recovery: str | None = None
     offset: int = 0
-    """Character index in ``text`` where the first replacement starts."""
+    """Index in ``text`` where the first replacement starts."""
+    replaced: int | None = None
+    """Length of what a single replacement took out (None for several), so the diff can go
+    straight to the changed region."""
 
 
 def find_and_replace(
     text: str, old: str, new: str, *, replace_all: bool = False, label: str = "the file"
-) -> Splice:
+) -> Splice[str]:
     """Replace ``old`` with ``new`` in ``text``; raise ``EditMatchError`` with guidance if not."""
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     if old == new:
@@ -61,9 +69,7 @@ def find_and_replace(
     count = text.count(old)
     if count == 1 or (count > 1 and replace_all):
         return (
-            _splice_all(text, old, new)
-            if replace_all
-            else _splice_at(text, text.find(old), old, new)
+            splice_all(text, old, new) if replace_all else splice_at(text, text.find(old), old, new)
         )
     if count > 1:
         lines = _occurrence_lines(text, old)
@@ -80,19 +86,33 @@ def find_and_replace(
     raise EditMatchError(_not_found_message(text, old, label))
 
 
-def _splice_at(text: str, start: int, old: str, new: str, recovery: str | None = None) -> Splice:
-    edited = "".join((text[:start], new, text[start + len(old) :]))
-    first = text.count("\n", 0, start) + 1
-    last = first + max(new.count("\n") - (1 if new.endswith("\n") else 0), 0)
-    return Splice(edited, 1, first, last, recovery, start)
+def splice_at(
+    text: AnyStr, start: int, old: AnyStr, new: AnyStr, recovery: str | None = None
+) -> Splice[AnyStr]:
+    """Replace the ``old`` found at ``start`` in ``text`` by ``new``."""
+    nl, end = _newline(text), start + len(old)
+    if isinstance(text, bytes):  # join straight from views: one copy of a big file, not three
+        view = memoryview(text)
+        edited = b"".join((view[:start], new, view[end:]))
+    else:
+        edited = "".join((text[:start], new, text[end:]))
+    first = text.count(nl, 0, start) + 1
+    last = first + max(new.count(nl) - (1 if new.endswith(nl) else 0), 0)
+    return Splice(edited, 1, first, last, recovery, start, len(old))
 
 
-def _splice_all(text: str, old: str, new: str) -> Splice:
-    first = text.count("\n", 0, text.find(old)) + 1
+def splice_all(text: AnyStr, old: AnyStr, new: AnyStr) -> Splice[AnyStr]:
+    """Replace every ``old`` in ``text`` (which holds at least one) by ``new``."""
+    nl, start, count = _newline(text), text.find(old), text.count(old)
+    first = text.count(nl, 0, start) + 1
     edited = text.replace(old, new)
     last_start = edited.rfind(new)
-    last = edited.count("\n", 0, last_start) + 1 + max(new.count("\n") - new.endswith("\n"), 0)
-    return Splice(edited, text.count(old), first, last, None, text.find(old))
+    last = edited.count(nl, 0, last_start) + 1 + max(new.count(nl) - new.endswith(nl), 0)
+    return Splice(edited, count, first, last, None, start, len(old) if count == 1 else None)
+
+
+def _newline(sample: AnyStr) -> AnyStr:
+    return "\n" if isinstance(sample, str) else b"\n"
 
 
 def _occurrence_lines(text: str, old: str, limit: int = 20) -> list[int]:
@@ -107,7 +127,7 @@ def _occurrence_lines(text: str, old: str, limit: int = 20) -> list[int]:
 # -- recoveries, tried in order; each returns a splice only for exactly one match -----------
 
 
-def _strip_line_numbers(text: str, old: str, new: str) -> Splice | None:
+def _strip_line_numbers(text: str, old: str, new: str) -> Splice[str] | None:
     lines = [line for line in old.split("\n") if line]
     if not lines or not all(_LINE_PREFIX.match(line) for line in lines):
         return None
@@ -115,12 +135,12 @@ def _strip_line_numbers(text: str, old: str, new: str) -> Splice | None:
     bare_new = _LINE_PREFIX.sub("", new) if _LINE_PREFIX.search(new) else new
     if text.count(bare_old) != 1:
         return None
-    return _splice_at(
+    return splice_at(
         text, text.find(bare_old), bare_old, bare_new, "stripped read_file line-number prefixes"
     )
 
 
-def _quote_equivalence(text: str, old: str, new: str) -> Splice | None:
+def _quote_equivalence(text: str, old: str, new: str) -> Splice[str] | None:
     plain_text, plain_old = text.translate(_CURLY), old.translate(_CURLY)
     if plain_old == old and plain_text == text:
         return None
@@ -129,7 +149,7 @@ def _quote_equivalence(text: str, old: str, new: str) -> Splice | None:
     start = plain_text.find(plain_old)
     original = text[start : start + len(old)]
     styled_new = _apply_quote_style(new, original)
-    return _splice_at(
+    return splice_at(
         text, start, original, styled_new, "matched curly and straight quotes as equal"
     )
 
@@ -174,16 +194,20 @@ def _line_window(
     return (file_lines, found[0], size) if len(found) == 1 else None
 
 
-def _replace_lines(file_lines: list[str], start: int, size: int, new: str, recovery: str) -> Splice:
+def _replace_lines(
+    file_lines: list[str], start: int, size: int, new: str, recovery: str
+) -> Splice[str]:
     new_lines = new.split("\n")
     if new_lines and new_lines[-1] == "" and len(new_lines) > 1:
         new_lines = new_lines[:-1]
     edited = file_lines[:start] + new_lines + file_lines[start + size :]
     offset = sum(len(line) + 1 for line in file_lines[:start])
-    return Splice("\n".join(edited), 1, start + 1, start + max(len(new_lines), 1), recovery, offset)
+    replaced = len("\n".join(file_lines[start : start + size]))
+    last = start + max(len(new_lines), 1)
+    return Splice("\n".join(edited), 1, start + 1, last, recovery, offset, replaced)
 
 
-def _trailing_whitespace(text: str, old: str, new: str) -> Splice | None:
+def _trailing_whitespace(text: str, old: str, new: str) -> Splice[str] | None:
     window = _line_window(text, old, str.rstrip)
     if window is None:
         return None
@@ -191,7 +215,7 @@ def _trailing_whitespace(text: str, old: str, new: str) -> Splice | None:
     return _replace_lines(file_lines, start, size, new, "ignored trailing whitespace")
 
 
-def _indentation(text: str, old: str, new: str) -> Splice | None:
+def _indentation(text: str, old: str, new: str) -> Splice[str] | None:
     window = _line_window(text, old, str.strip)
     if window is None:
         return None

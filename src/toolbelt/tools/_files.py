@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import AnyStr
 
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
-from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
-from toolbelt.files.diff import Hunk, diff_stats, hunks_as_dicts, region_diff, unified_text
+from toolbelt.files.atomic import atomic_write, sweep_now_and_then
+from toolbelt.files.diff import Hunk, Region, diff_stats, hunks_as_dicts, region_diff, unified_text
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
-from toolbelt.files.tracker import Freshness, ReadTracker
+from toolbelt.files.tracker import Freshness, ReadTracker, start_digest
 from toolbelt.permissions.paths import PathGuard, ResolvedPath
 
 __all__ = [
@@ -45,16 +46,28 @@ def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
     return file_guard(ctx).resolve(raw, ctx.cwd)
 
 
-@dataclass(frozen=True, slots=True)
 class LoadedFile:
-    """An existing file decoded for a change, with how fresh the model's view of it is."""
+    """An existing file read for a change, with how fresh the model's view of it is.
 
-    path: Path
-    shown: str
-    data: bytes
-    decoded: DecodedText
-    freshness: Freshness
-    mtime_ns: int
+    It is decoded only when asked (``decoded``): an exact edit of a UTF-8 file works on the
+    stored bytes and never needs the text (``files.exact``).
+    """
+
+    __slots__ = ("_decoded", "data", "freshness", "mtime_ns", "path", "shown")
+
+    def __init__(
+        self, path: Path, shown: str, data: bytes, freshness: Freshness, mtime_ns: int
+    ) -> None:
+        self.path, self.shown, self.data = path, shown, data
+        self.freshness, self.mtime_ns = freshness, mtime_ns
+        self._decoded: DecodedText | None = None
+
+    @property
+    def decoded(self) -> DecodedText:
+        """The text, decoded on first use (raises ToolError when no encoding fits)."""
+        if self._decoded is None:
+            self._decoded = decode_text(self.data)
+        return self._decoded
 
 
 def load_for_change(
@@ -85,7 +98,7 @@ def load_for_change(
             f"{shown} has not been read in this session. Read it with read_file first, so the "
             "change is based on its current content."
         )
-    return LoadedFile(resolved.path, shown, data, decode_text(data), freshness, info.st_mtime_ns)
+    return LoadedFile(resolved.path, shown, data, freshness, info.st_mtime_ns)
 
 
 def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
@@ -93,13 +106,14 @@ def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
     guard = file_guard(ctx)
     parent = resolved.path.parent
     dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
+    digest = start_digest(data)
     try:
         created = atomic_write(dir_fd, resolved.path.name, data)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
     finally:
         os.close(dir_fd)
-    read_tracker(ctx).record(resolved.path, data, info)
-    sweep_stale_temp_files(parent)
+    read_tracker(ctx).record(resolved.path, data, info, digest=digest())
+    sweep_now_and_then(parent)
     return created
 
 
@@ -116,9 +130,9 @@ class Change:
         return hunks_as_dicts(self.hunks)
 
 
-def describe_change(shown: str, old: str, new: str) -> Change:
-    """Diff ``old`` → ``new`` around the changed region only."""
-    hunks = region_diff(old, new)
+def describe_change(shown: str, old: AnyStr, new: AnyStr, region: Region | None = None) -> Change:
+    """Diff ``old`` → ``new`` around the changed region only (``region`` when known)."""
+    hunks = region_diff(old, new, region)
     added, removed = diff_stats(hunks)
     return Change(hunks, unified_text(shown, hunks), added, removed)
 

@@ -10,6 +10,7 @@ result says so. The result shows the edited lines with their numbers, so no re-r
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -20,11 +21,13 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.files.diff import snippet
+from toolbelt.files.diff import Region, snippet
+from toolbelt.files.exact import replace_exact
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import (
+    Change,
     LoadedFile,
     describe_change,
     encode_like,
@@ -104,7 +107,14 @@ def _load(ctx: ToolContext, raw_path: str) -> tuple[LoadedFile, ResolvedPath]:
     return loaded, resolved
 
 
-def _apply(loaded: LoadedFile, edits: list[Edit]) -> tuple[str, list[Splice]]:
+Edited = tuple[str | bytes, Sequence[Splice[Any]]]
+"""The new content — stored bytes from the exact fast path, or text — and its splices."""
+
+
+def _apply(loaded: LoadedFile, edits: list[Edit]) -> Edited:
+    fast = replace_exact(loaded.data, edits)
+    if fast is not None:
+        return fast
     text, splices = loaded.decoded.text, []
     for index, (old, new, replace_all) in enumerate(edits, 1):
         try:
@@ -119,11 +129,25 @@ def _apply(loaded: LoadedFile, edits: list[Edit]) -> tuple[str, list[Splice]]:
     return text, splices
 
 
+def _describe(loaded: LoadedFile, edited: Edited) -> Change:
+    """The diff, computed only around the splice when there is one place changed."""
+    content, splices = edited
+    region = None
+    replaced = splices[0].replaced if len(splices) == 1 else None
+    if replaced is not None:
+        only = splices[0]
+        old_size = len(loaded.data) if isinstance(content, bytes) else len(loaded.decoded.text)
+        region = Region(only.offset, old_size - only.offset - replaced, only.first_line - 1)
+    if isinstance(content, bytes):
+        return describe_change(loaded.shown, loaded.data, content, region)
+    return describe_change(loaded.shown, loaded.decoded.text, content, region)
+
+
 def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     loaded, resolved = _load(ctx, raw_path)
-    text, splices = _apply(loaded, edits)
-    change = describe_change(loaded.shown, loaded.decoded.text, text)
-    ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, text, splices, change)
+    edited = _apply(loaded, edits)
+    change = _describe(loaded, edited)
+    ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, edited, change)
     return Access(
         AccessKind.WRITE,
         paths=(loaded.path,),
@@ -149,12 +173,14 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
     """
     planned = ctx.scratch.pop("edit", None)
     if planned is not None and planned[:2] == (raw_path, edits) and _unchanged(planned[2]):
-        _, _, loaded, resolved, text, splices, change = planned
+        _, _, loaded, resolved, edited, change = planned
     else:
         loaded, resolved = _load(ctx, raw_path)
-        text, splices = _apply(loaded, edits)
-        change = describe_change(loaded.shown, loaded.decoded.text, text)
-    save_text(ctx, resolved, encode_like(text, loaded))
+        edited = _apply(loaded, edits)
+        change = _describe(loaded, edited)
+    content, splices = edited
+    stored = content if isinstance(content, bytes) else encode_like(content, loaded)
+    save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
@@ -172,7 +198,11 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         lines.append(STALE_NOTE)
     if last - first < 60:
         at = splices[0].offset if len(splices) == 1 else None
-        lines.append(f"The edited region now reads:\n{snippet(text, first, last, offset=at)}")
+        if isinstance(content, bytes):  # two calls: one per type of content, for mypy
+            region = snippet(content, first, last, offset=at)
+        else:
+            region = snippet(content, first, last, offset=at)
+        lines.append(f"The edited region now reads:\n{region}")
     structured = {
         "path": loaded.shown,
         "replacements": count,

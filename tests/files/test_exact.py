@@ -1,0 +1,100 @@
+"""The exact fast path (bytes of a plain UTF-8 file) gives what the text path gives, always."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbelt.files.diff import Region, region_diff, snippet
+from toolbelt.files.exact import is_plain_utf8, replace_exact
+from toolbelt.files.matching import EditMatchError, find_and_replace
+
+WORDS = ["a", "b", "é", "😀", " ", "\t", "\n", "x = 1\n", "ünï", "中文\n", "'", "“"]
+
+
+@pytest.mark.parametrize(
+    ("data", "plain"),
+    [
+        (b"plain ascii\n", True),
+        ("caf\u00e9 \u4e2d\n".encode(), True),
+        (b"", True),
+        (codecs.BOM_UTF8 + "bom é\n".encode(), False),  # line 1 must not show the BOM
+        (b"crlf\r\n", False),
+        (b"lone cr\r", False),
+        ("latin-1 é\n".encode("latin-1"), False),
+        (codecs.BOM_UTF16_LE + "utf16".encode("utf-16-le"), False),
+    ],
+)
+def test_which_files_take_the_fast_path(data: bytes, plain: bool) -> None:
+    assert is_plain_utf8(data) is plain
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(WORDS), max_size=60),
+    st.integers(0, 60),
+    st.integers(1, 6),
+    st.lists(st.sampled_from(WORDS), max_size=6),
+    st.booleans(),
+)
+def test_fast_path_equals_text_path(
+    words: list[str], at: int, size: int, new_words: list[str], replace_all: bool
+) -> None:
+    text = "".join(words)
+    at = min(at, len(words))
+    old = "".join(words[at : at + size])
+    new = "".join(new_words)
+    try:
+        expected = find_and_replace(text, old, new, replace_all=replace_all)
+    except EditMatchError:
+        expected = None
+    fast = replace_exact(text.encode(), [(old, new, replace_all)])
+    if fast is None:  # the text path decides: an error, or a recovery
+        assert expected is None or expected.recovery is not None
+        return
+    assert expected is not None
+    data, (splice,) = fast
+    assert data.decode() == expected.text
+    assert (splice.replacements, splice.first_line, splice.last_line, splice.recovery) == (
+        expected.replacements,
+        expected.first_line,
+        expected.last_line,
+        None,
+    )
+    assert len(data[: splice.offset].decode()) == expected.offset
+    whole = region_diff(text, expected.text)
+    if splice.replaced is not None:
+        suffix = len(text.encode()) - splice.offset - splice.replaced
+        region = Region(splice.offset, suffix, splice.first_line - 1)
+        assert region_diff(text.encode(), data, region) == whole
+    assert region_diff(text.encode(), data) == whole
+    assert snippet(data, splice.first_line, splice.last_line, offset=splice.offset) == snippet(
+        expected.text, expected.first_line, expected.last_line, offset=expected.offset
+    )
+
+
+def test_several_edits_apply_in_order_on_bytes() -> None:
+    data = "α = 1\nβ = 2\n".encode()
+    fast = replace_exact(data, [("α = 1", "α = 10", False), ("α = 10\nβ", "a = 10\nb", False)])
+    assert fast is not None
+    assert fast[0] == b"a = 10\nb = 2\n"
+    assert [s.first_line for s in fast[1]] == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("data", "old", "new"),
+    [
+        (b"x\r\ny\r\n", "x", "z"),  # CRLF file: the text path keeps its newlines
+        (b"a a\n", "a", "b"),  # two matches: the text path explains
+        (b"a\n", "missing", "b"),  # no match: recoveries and the closest line
+        (b"a\n", "a", "a"),  # no change: the text path refuses it
+        (b"a\n", "", "b"),  # empty old_string
+        (b"a\n", "a", "\ud800"),  # a lone surrogate cannot be stored as UTF-8
+        (codecs.BOM_UTF8 + b"a\n", "\ufeffa", "b"),  # the BOM is not text to match
+    ],
+)
+def test_fast_path_steps_aside(data: bytes, old: str, new: str) -> None:
+    assert replace_exact(data, [(old, new, False)]) is None
