@@ -1,20 +1,322 @@
-"""Command hooks with real shell scripts: allow, deny, block, rewrite, fail, time out."""
+"""Command hooks with real shell scripts: allow, deny, block, rewrite, fail, time out, cancel."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import select
 from pathlib import Path
 
+import anyio
 import pytest
+from pydantic import ValidationError
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
-from toolbelt.hooks.command import run_command_hook
+from toolbelt.hooks import command as command_module
+from toolbelt.hooks.command import MAX_OUTPUT, HookOutcome, run_command_hook
+from toolbelt.hooks.config import CommandHookSpec, hooks_for, matcher_selects, validate_hooks
 from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.settings import load_settings
 
-pytestmark = pytest.mark.anyio
+PAYLOAD: dict[str, object] = {
+    "session_id": "s1",
+    "cwd": "/w",
+    "permission_mode": "default",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "write_file",
+    "tool_input": {"path": "a.txt", "content": "ü"},
+    "tool_use_id": "t1",
+}
+
+
+async def run(command: str, cwd: Path, *, limit: float = 30) -> HookOutcome:
+    return await run_command_hook(command, PAYLOAD, timeout=limit, cwd=cwd)
+
+
+def answer(data: object) -> str:
+    """A shell command printing ``data`` as JSON."""
+    return "printf '%s' '" + json.dumps(data) + "'"
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (waits on a pidfd, up to 10 s), per /proc too."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        if not select.select([fd], [], [], 10)[0]:
+            return False
+    finally:
+        os.close(fd)
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"  # exited, not reaped
+    except FileNotFoundError:
+        return True
+
+
+# -- the protocol, with real shell commands ----------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_stdin_payload_environment_and_cwd(tmp_path: Path) -> None:
+    outcome = await run(
+        'cat > payload.json; printf "%s|%s|%s" "$PWD" "$TOOLBELT_PROJECT_DIR" '
+        '"$CLAUDE_PROJECT_DIR"',
+        tmp_path,
+    )
+    assert json.loads((tmp_path / "payload.json").read_text(encoding="utf-8")) == PAYLOAD
+    assert outcome == HookOutcome(0, f"{tmp_path}|{tmp_path}|{tmp_path}", "")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("output", "decision", "reason"),
+    [
+        ({"hookSpecificOutput": {"permissionDecision": "allow"}}, "allow", ""),
+        (
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "no writes to a.txt",
+                }
+            },
+            "deny",
+            "no writes to a.txt",
+        ),
+        ({"hookSpecificOutput": {"permissionDecision": "ask"}}, "ask", ""),
+        ({"hookSpecificOutput": {"permissionDecision": "defer"}}, None, ""),
+        ({"decision": "block", "reason": "legacy block"}, "deny", "legacy block"),
+        ({"decision": "approve", "reason": "legacy ok"}, "allow", "legacy ok"),
+        ({"suppressOutput": True}, None, ""),
+    ],
+)
+async def test_exit_0_json_decisions(
+    tmp_path: Path, output: object, decision: str | None, reason: str
+) -> None:
+    outcome = await run(answer(output), tmp_path)
+    assert (outcome.exit_code, outcome.decision, outcome.reason, outcome.error) == (
+        0,
+        decision,
+        reason,
+        "",
+    )
+
+
+@pytest.mark.anyio
+async def test_exit_0_updated_input_and_context(tmp_path: Path) -> None:
+    output = {
+        "hookSpecificOutput": {
+            "permissionDecision": "allow",
+            "updatedInput": {"path": "safe.txt", "content": "x"},
+            "additionalContext": "Formatted by the hook.",
+        },
+        "systemMessage": "hook ran",
+    }
+    outcome = await run(answer(output), tmp_path)
+    assert outcome == HookOutcome(
+        0,
+        json.dumps(output),
+        "",
+        decision="allow",
+        updated_input={"path": "safe.txt", "content": "x"},
+        additional_context="Formatted by the hook.",
+        system_message="hook ran",
+    )
+
+
+@pytest.mark.anyio
+async def test_continue_false_denies_and_asks_to_stop(tmp_path: Path) -> None:
+    outcome = await run(answer({"continue": False, "stopReason": "build is red"}), tmp_path)
+    assert (outcome.decision, outcome.reason, outcome.stop_reason) == (
+        "deny",
+        "build is red",
+        "build is red",
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("command", "decision", "error"),
+    [
+        ("echo 'formatted 3 files'", None, ""),
+        ("echo '{\"hookSpecificOutput\": '", "ask", "the hook printed invalid JSON"),
+        (answer({"decision": "maybe"}), "ask", "the hook gave an unknown decision 'maybe'"),
+    ],
+)
+async def test_exit_0_other_output(
+    tmp_path: Path, command: str, decision: str | None, error: str
+) -> None:
+    outcome = await run(command, tmp_path)
+    assert (outcome.decision, outcome.error.split(" (")[0]) == (decision, error)
+
+
+@pytest.mark.anyio
+async def test_exit_2_blocks_with_stderr_as_the_reason(tmp_path: Path) -> None:
+    outcome = await run(
+        answer({"hookSpecificOutput": {"permissionDecision": "allow"}})
+        + "; echo 'no writes on Fridays' >&2; exit 2",
+        tmp_path,
+    )
+    assert (outcome.exit_code, outcome.decision, outcome.reason, outcome.error) == (
+        2,
+        "deny",
+        "no writes on Fridays",
+        "",
+    )
+
+
+@pytest.mark.anyio
+async def test_exit_1_is_a_non_blocking_error(tmp_path: Path) -> None:
+    outcome = await run("echo oops >&2; exit 1", tmp_path)
+    assert outcome == HookOutcome(
+        1, "", "oops\n", error="the hook exited with status 1: oops", decision=None
+    )
+
+
+@pytest.mark.anyio
+async def test_output_is_bounded_and_the_hook_never_stalls(tmp_path: Path) -> None:
+    outcome = await run("head -c 200000 /dev/zero | tr '\\0' a; echo done >&2", tmp_path)
+    assert outcome.stdout == "a" * MAX_OUTPUT + f"\n[{200000 - MAX_OUTPUT} more bytes not kept]"
+    assert (outcome.exit_code, outcome.stderr) == (0, "done\n")
+
+
+@pytest.mark.anyio
+async def test_a_hook_that_cannot_start_asks(tmp_path: Path) -> None:
+    outcome = await run("true", tmp_path / "missing")
+    assert (outcome.exit_code, outcome.decision) == (None, "ask")
+    assert outcome.error.startswith("the hook could not start: ")
+
+
+@pytest.mark.anyio
+async def test_timeout_kills_the_hook_and_its_child(tmp_path: Path) -> None:
+    outcome = await run("sleep 300 & echo $! > child.pid; echo started; wait", tmp_path, limit=1)
+    assert outcome == HookOutcome(
+        None,
+        "started\n",
+        "",
+        timed_out=True,
+        decision="ask",
+        error="the hook did not finish within 1 s and was killed",
+    )
+    assert gone(int((tmp_path / "child.pid").read_text()))
+
+
+@pytest.mark.anyio
+async def test_a_child_that_ignores_sigterm_is_killed_too(tmp_path: Path) -> None:
+    outcome = await run(
+        "sh -c 'trap \"\" TERM; sleep 300' & echo $! > child.pid; wait", tmp_path, limit=1
+    )
+    assert outcome.timed_out
+    assert gone(int((tmp_path / "child.pid").read_text()))
+
+
+@pytest.mark.anyio
+async def test_cancellation_kills_the_hook_and_its_child(tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    os.mkfifo(ready)
+    async with anyio.create_task_group() as group:
+        hook = functools.partial(run, f"sleep 300 & echo $$ $! > {ready}; wait", tmp_path)
+        group.start_soon(hook)
+        pids = await anyio.to_thread.run_sync(ready.read_text)  # blocks until the hook writes
+        group.cancel_scope.cancel()
+    shell, child = (int(pid) for pid in pids.split())
+    assert gone(shell)
+    assert gone(child)
+
+
+@pytest.mark.anyio
+async def test_a_background_child_holding_stdout_does_not_stall_the_hook(tmp_path: Path) -> None:
+    outcome = await run(
+        "sleep 300 & echo $! > child.pid; " + answer({"decision": "approve"}), tmp_path
+    )
+    child = int((tmp_path / "child.pid").read_text())
+    try:
+        assert (outcome.timed_out, outcome.decision) == (False, "allow")
+    finally:
+        os.kill(child, 9)
+
+
+@pytest.mark.anyio
+async def test_a_deadline_reached_while_draining_is_no_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(command_module, "DRAIN_GRACE", 30.0)
+    outcome = await run(
+        "sleep 300 & echo $! > child.pid; " + answer({"decision": "approve"}), tmp_path, limit=1
+    )
+    child = int((tmp_path / "child.pid").read_text())
+    try:
+        assert (outcome.timed_out, outcome.exit_code, outcome.decision) == (False, 0, "allow")
+    finally:
+        os.kill(child, 9)
+
+
+# -- which hooks a call runs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "expected"),
+    [
+        ("", "bash", True),
+        ("*", "mcp__github__list", True),
+        ("bash", "bash", True),
+        ("bash", "bash_output", False),
+        ("Bash", "bash", True),  # Claude's name for the tool, so pasted settings work
+        ("Write|Edit", "edit_file", True),
+        ("Write|Edit", "todo_write", False),  # names are exact: TodoWrite is not Write
+        ("write_file, edit_file", "edit_file", True),
+        ("write_file|edit_file", "multi_edit", False),
+        ("Notebook.*", "notebook_edit", True),
+        ("mcp__github__.*", "mcp__github__list", True),
+        ("mcp__github", "mcp__github__list", False),  # Claude's documented pitfall, kept
+        ("^Bash$", "bash", True),
+        ("^Bash$", "bash_output", False),
+        ("Write.*", "todo_write", True),  # regexes are searched, unanchored, as in Claude
+    ],
+)
+def test_matchers(matcher: str, tool: str, expected: bool) -> None:
+    assert matcher_selects(matcher, tool) is expected
+
+
+def test_hooks_for_selects_in_order_from_raw_or_validated_config() -> None:
+    raw = {
+        "PreToolUse": [
+            {"matcher": "write_file|edit_file", "hooks": [{"type": "command", "command": "a"}]},
+            {"matcher": "bash", "hooks": [{"type": "command", "command": "b"}]},
+            {"hooks": [{"command": "c", "timeout": 5, "statusMessage": "ignored"}]},
+        ],
+        "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "d"}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "never run"}]}],
+    }
+    expected = [CommandHookSpec(command="a"), CommandHookSpec(command="c", timeout=5)]
+    assert hooks_for("PreToolUse", "edit_file", raw) == expected
+    assert hooks_for("PreToolUse", "edit_file", validate_hooks(raw)) == expected
+    assert [h.timeout for h in expected] == [60.0, 5.0]
+    assert hooks_for("PostToolUseFailure", "edit_file", raw) == []
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"PreTooluse": []}, "unknown hook event 'PreTooluse'"),
+        ({"PreToolUse": [{"matcher": "[", "hooks": []}]}, "matcher '[' is not a valid regex"),
+        ({"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "p"}]}]}, "type 'prompt'"),
+        ({"PreToolUse": [{"hooks": [{"command": "x", "timeout": 0}]}]}, "greater than 0"),
+        ({"PreToolUse": [{"hooks": [{"command": ""}]}]}, "at least 1 character"),
+    ],
+)
+def test_hook_config_errors(config: object, message: str) -> None:
+    with pytest.raises((ValueError, ValidationError)) as info:
+        validate_hooks(config)
+    assert message in str(info.value)
+
+
+# -- through the executor, from a settings file ---------------------------------------------
 
 
 def harness_with_hooks(root: Path, hooks: dict[str, object], *, mode: str = "default") -> Harness:
@@ -27,18 +329,13 @@ def harness_with_hooks(root: Path, hooks: dict[str, object], *, mode: str = "def
     return h
 
 
-def pre(matcher: str, command: str, timeout: float = 10) -> dict[str, object]:
-    return {
-        "PreToolUse": [
-            {
-                "matcher": matcher,
-                "hooks": [{"type": "command", "command": command, "timeout": timeout}],
-            }
-        ]
-    }
+def pre(matcher: str, command: str) -> dict[str, object]:
+    group = {"matcher": matcher, "hooks": [{"type": "command", "command": command}]}
+    return {"PreToolUse": [group]}
 
 
-async def test_exit_2_blocks_with_stderr_for_the_model(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_executor_exit_2_blocks_with_stderr_for_the_model(tmp_path: Path) -> None:
     h = harness_with_hooks(
         tmp_path,
         pre("write_file|edit_file", "echo 'no writes on Fridays' >&2; exit 2"),
@@ -47,97 +344,59 @@ async def test_exit_2_blocks_with_stderr_for_the_model(tmp_path: Path) -> None:
     result = await h.call("write_file", path="a.txt", content="x")
     assert (result.error_kind, result.text) == ("permission_denied", "no writes on Fridays")
     assert not (tmp_path / "a.txt").exists()
+    unmatched = await h.call("bash", command="true")
+    assert unmatched.state is CallState.SUCCESS
+    await h.session.aclose()
 
 
-async def test_matcher_selects_tools(tmp_path: Path) -> None:
-    h = harness_with_hooks(tmp_path, pre("bash", "exit 2"), mode="bypass")
-    result = await h.call("write_file", path="a.txt", content="x")
-    assert result.state is CallState.SUCCESS
-
-
-async def test_stdin_payload_and_json_allow(tmp_path: Path) -> None:
-    script = tmp_path / "hook.sh"
-    script.write_text(
-        '#!/bin/sh\ncat > "$(dirname "$0")/payload.json"\n'
-        'echo \'{"hookSpecificOutput": {"permissionDecision": "allow"}}\'\n'
-    )
-    script.chmod(0o755)
-    h = harness_with_hooks(tmp_path, pre("write_file", str(script)))
-    result = await h.call("write_file", path="b.txt", content="y")
-    assert result.state is CallState.SUCCESS
-    assert h.requester.asked == []  # the hook's allow skipped the ordinary prompt
-    payload = json.loads((tmp_path / "payload.json").read_text())
-    assert payload["tool_name"] == "write_file"
-    assert payload["tool_input"] == {"path": "b.txt", "content": "y"}
-    assert payload["hook_event_name"] == "PreToolUse"
-    assert payload["permission_mode"] == "default"
-
-
-async def test_updated_input_rewrites_the_call(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_executor_hook_allow_and_updated_input(tmp_path: Path) -> None:
     out = {
         "hookSpecificOutput": {
             "permissionDecision": "allow",
             "updatedInput": {"path": "safe.txt", "content": "rewritten"},
         }
     }
-    h = harness_with_hooks(tmp_path, pre("write_file", f"echo '{json.dumps(out)}'"))
-    await h.call("write_file", path="orig.txt", content="x")
+    h = harness_with_hooks(tmp_path, pre("write_file", answer(out)))
+    result = await h.call("write_file", path="orig.txt", content="x")
+    assert result.state is CallState.SUCCESS
+    assert h.requester.asked == []  # the hook's allow skipped the ordinary prompt
     assert (tmp_path / "safe.txt").read_text() == "rewritten"
     assert not (tmp_path / "orig.txt").exists()
+    await h.session.aclose()
 
 
-async def test_other_exit_codes_do_not_block(tmp_path: Path) -> None:
-    h = harness_with_hooks(tmp_path, pre("write_file", "exit 1"), mode="accept_edits")
-    result = await h.call("write_file", path="c.txt", content="z")
-    assert result.state is CallState.SUCCESS
-
-
-async def test_hook_allow_never_skips_a_protected_path(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_executor_hook_allow_never_skips_a_protected_path(tmp_path: Path) -> None:
     allow = {"hookSpecificOutput": {"permissionDecision": "allow"}}
-    h = harness_with_hooks(tmp_path, pre("write_file", f"echo '{json.dumps(allow)}'"))
+    h = harness_with_hooks(tmp_path, pre("write_file", answer(allow)))
     h.requester.approval = h.requester.approval.DENY
     result = await h.call("write_file", path=".env", content="SECRET=1")
     assert result.error_kind == "permission_denied"
     assert "protected path" in h.requester.asked[0][1]
+    await h.session.aclose()
 
 
-async def test_timeout_asks_and_kills_the_hook_and_its_children(tmp_path: Path) -> None:
-    marker = tmp_path / "child.pid"
-    outcome = await run_command_hook(
-        f"sleep 300 & echo $! > {marker}; wait", {}, timeout=0.5, cwd=tmp_path
-    )
-    assert (outcome.timed_out, outcome.decision) == (True, "ask")
-    child = int(marker.read_text())
-    try:
-        with open(f"/proc/{child}/stat", "rb") as handle:
-            state = handle.read().rsplit(b")", 1)[1].split()[0]
-        assert state == b"Z"
-    except FileNotFoundError:
-        pass
+@pytest.mark.anyio
+async def test_executor_exit_1_does_not_block(tmp_path: Path) -> None:
+    h = harness_with_hooks(tmp_path, pre("write_file", "exit 1"), mode="accept_edits")
+    result = await h.call("write_file", path="c.txt", content="z")
+    assert result.state is CallState.SUCCESS
+    await h.session.aclose()
 
 
-async def test_post_tool_use_adds_context(tmp_path: Path) -> None:
-    out = {
-        "hookSpecificOutput": {
-            "hookEventName": "PostToolUse",
-            "additionalContext": "Formatted by the hook.",
-        }
-    }
-    hooks = {
-        "PostToolUse": [
-            {
-                "matcher": "write_file",
-                "hooks": [{"type": "command", "command": f"echo '{json.dumps(out)}'"}],
-            }
-        ]
-    }
-    h = harness_with_hooks(tmp_path, hooks, mode="accept_edits")
+@pytest.mark.anyio
+async def test_executor_post_tool_use_adds_context(tmp_path: Path) -> None:
+    out = {"hookSpecificOutput": {"additionalContext": "Formatted by the hook."}}
+    group = {"matcher": "write_file", "hooks": [{"type": "command", "command": answer(out)}]}
+    h = harness_with_hooks(tmp_path, {"PostToolUse": [group]}, mode="accept_edits")
     result = await h.call("write_file", path="d.txt", content="q")
     assert result.text.endswith("Formatted by the hook.")
-    assert os.path.exists(tmp_path / "d.txt")
+    await h.session.aclose()
 
 
-async def test_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_executor_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None:
     from toolbelt.permissions.decision import Approval
 
     h = harness_with_hooks(tmp_path, {})
@@ -146,15 +405,37 @@ async def test_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None
     assert first.state is CallState.SUCCESS
     saved = json.loads((tmp_path / ".toolbelt" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["Bash(touch made.txt)"]
-    # a new session loads the rule: no prompt this time
-    again = harness_with_hooks(tmp_path, {})
+    again = harness_with_hooks(tmp_path, {})  # a new session loads the rule: no prompt
     again.requester.approval = Approval.DENY
     second = await again.call("bash", command="touch made.txt")
     assert second.state is CallState.SUCCESS
     assert again.requester.asked == []
-    # dangerous commands are never persisted, even when the answer was "always"
-    await h.call("bash", command="rm made.txt")
+    await h.call("bash", command="rm made.txt")  # dangerous: never persisted, even "always"
     saved = json.loads((tmp_path / ".toolbelt" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["Bash(touch made.txt)"]
+    await h.session.aclose()
+    await again.session.aclose()
+
+
+@pytest.mark.anyio
+async def test_always_approving_a_file_with_a_star_in_its_name_allows_only_that_file(
+    tmp_path: Path,
+) -> None:
+    from toolbelt.permissions.decision import Approval
+
+    root = tmp_path.resolve()
+    h = harness_with_hooks(root, {})
+    h.requester.approval = Approval.ALWAYS
+    assert (await h.call("write_file", path="a*.txt", content="x")).state is CallState.SUCCESS
+    saved = json.loads((root / ".toolbelt" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == [f"Edit(/{root}/a\\*.txt)"]
+    again = harness_with_hooks(root, {})  # the saved rule is exact, not a pattern
+    again.requester.approval = Approval.DENY
+    await again.call("read_file", path="a*.txt")  # an overwrite needs a read first
+    assert (await again.call("write_file", path="a*.txt", content="y")).state is CallState.SUCCESS
+    other = await again.call("write_file", path="abc.txt", content="z")
+    assert other.state is CallState.ERROR
+    assert [tool for tool, _ in again.requester.asked] == ["write_file"]
+    assert not (root / "abc.txt").exists()
     await h.session.aclose()
     await again.session.aclose()

@@ -1,13 +1,26 @@
 """Command hooks with Claude Code's protocol: JSON on stdin, a verdict in the exit code.
 
-The hook command runs through ``/bin/sh -c`` in its own session, with the call as JSON on
-stdin (``session_id``, ``cwd``, ``permission_mode``, ``hook_event_name``, ``tool_name``,
-``tool_input``, ``tool_use_id``, and ``tool_response`` after the call). Exit 0 means no
-objection, and its stdout may carry JSON (``hookSpecificOutput.permissionDecision`` allow |
-ask | deny, ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``; or
-``decision: "block"`` with ``reason``). Exit 2 blocks, with stderr as the reason for the
-model. Any other exit is reported but does not block. A hook that fails to run or times out
-yields "ask" — never an approval — and a timed-out hook is killed with its whole group.
+The hook runs as ``/bin/sh -c COMMAND`` in its own session (so its process group can be killed
+whole), in ``cwd``, with the environment plus ``TOOLBELT_PROJECT_DIR`` and, for pasted Claude
+scripts, ``CLAUDE_PROJECT_DIR``. Its stdin is the payload as JSON; the executor builds it with
+``session_id``, ``cwd``, ``permission_mode``, ``hook_event_name`` (``PreToolUse`` /
+``PostToolUse`` / ``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
+after the call, ``tool_response``.
+
+The answer:
+
+- exit 0: no objection; stdout may hold JSON: ``hookSpecificOutput.permissionDecision``
+  (``allow`` | ``ask`` | ``deny``; ``defer`` means none), ``permissionDecisionReason``,
+  ``updatedInput``, ``additionalContext``; or the older top-level ``decision`` (``block`` →
+  deny, ``approve`` → allow) with ``reason``; ``continue: false`` (+ ``stopReason``) denies and
+  asks the caller to stop; ``systemMessage`` is for the user. Plain text means nothing.
+- exit 2: blocks; stderr is the reason the model reads.
+- any other exit: a non-blocking error, reported in ``error`` (Claude Code's rule: "exit 1
+  does not block").
+
+Failing safe: a hook that cannot start, times out, or prints broken JSON (it meant to say
+something) yields "ask", never an approval. On timeout or cancellation the whole group gets
+SIGTERM, then SIGKILL after a short grace, so a child the hook started dies with it.
 """
 
 from __future__ import annotations
@@ -17,131 +30,202 @@ import json
 import os
 import signal
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-from toolbelt.shell.environment import command_environment
-
-__all__ = ["HookOutcome", "run_command_hook"]
+__all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 
 MAX_OUTPUT = 64 * 1024
+"""Bytes kept of stdout and of stderr; the rest is read and dropped so the hook never stalls."""
+KILL_GRACE = 0.5
+"""Seconds between SIGTERM and SIGKILL for a hook that is being stopped."""
+DRAIN_GRACE = 0.5
+"""Seconds to wait, after the hook exits, for a background child of it to release the pipes."""
+
+_STREAM_GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, BrokenPipeError)
+_DECISIONS: dict[object, Literal["allow", "ask", "deny"] | None] = {
+    "allow": "allow",
+    "approve": "allow",
+    "ask": "ask",
+    "deny": "deny",
+    "block": "deny",
+    "defer": None,
+    None: None,
+}
 
 
 @dataclass(frozen=True, slots=True)
 class HookOutcome:
-    """What a hook said, parsed."""
+    """What a hook did and said, parsed."""
 
     exit_code: int | None
     stdout: str
     stderr: str
     timed_out: bool = False
-    decision: str | None = None
+    decision: Literal["allow", "ask", "deny"] | None = None
     reason: str = ""
     updated_input: dict[str, Any] | None = None
     additional_context: str = ""
     error: str = ""
+    """Why the hook failed without blocking (empty when it ran cleanly)."""
+    system_message: str = ""
+    stop_reason: str | None = None
+    """Set when the hook answered ``continue: false``: the caller should end the turn."""
 
 
 async def run_command_hook(
     command: str,
-    payload: dict[str, Any],
+    payload: Mapping[str, object],
     *,
-    timeout: float,  # noqa: ASYNC109 - the hook's own deadline, enforced with a kill
+    timeout: float,  # noqa: ASYNC109 - the hook's own deadline, enforced by killing its group
     cwd: Path,
+    env: Mapping[str, str] | None = None,
 ) -> HookOutcome:
-    """Run one hook command and interpret its answer."""
+    """Run one hook command with ``payload`` on stdin and interpret its answer."""
+    data = json.dumps(payload, ensure_ascii=False, default=str).encode()
     try:
-        process = await anyio.open_process(
-            ["/bin/sh", "-c", command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=command_environment(),
-            start_new_session=True,
-        )
+        # Shielded: cancelled mid-spawn, asyncio would kill the shell but not the group it
+        # may already have started; past this point the ``finally`` below kills the group.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                ["/bin/sh", "-c", command],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=_environment(env, cwd),
+                start_new_session=True,
+            )
     except OSError as exc:
         return HookOutcome(None, "", "", decision="ask", error=f"the hook could not start: {exc}")
-    out, err = bytearray(), bytearray()
-    timed_out = False
+    out, err = _Capture(), _Capture()
+    exited = False
     try:
-        with anyio.move_on_after(timeout) as scope:
+        with anyio.move_on_after(timeout) as deadline:
             async with anyio.create_task_group() as group:
-                group.start_soon(_collect, process.stdout, out)
-                group.start_soon(_collect, process.stderr, err)
-                assert process.stdin is not None
-                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await process.stdin.send(json.dumps(payload).encode())
-                    await process.stdin.aclose()
-            await process.wait()
-        timed_out = scope.cancelled_caught
-    finally:
-        if process.returncode is None:
-            with anyio.CancelScope(shield=True):
-                await _kill_group(process.pid)
+                group.start_soon(out.drain, process.stdout)
+                group.start_soon(err.drain, process.stderr)
+                group.start_soon(_feed, process.stdin, data)
                 await process.wait()
-        await process.aclose()
-    stdout, stderr = out.decode(errors="replace"), err.decode(errors="replace")
-    if timed_out:
+                exited = True  # a deadline reached while draining is no timeout
+                with anyio.move_on_after(DRAIN_GRACE):
+                    await out.finished.wait()
+                    await err.finished.wait()
+                group.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:  # timed out, or the caller cancelled us
+                await _stop_group(process)
+            await process.aclose()
+    if deadline.cancelled_caught and not exited:
         return HookOutcome(
             None,
-            stdout,
-            stderr,
+            out.text(),
+            err.text(),
             timed_out=True,
             decision="ask",
-            error=f"the hook timed out after {timeout:g} s",
+            error=f"the hook did not finish within {timeout:g} s and was killed",
         )
-    return _interpret(process.returncode, stdout, stderr)
+    return interpret_hook_output(process.returncode, out.text(), err.text())
 
 
-async def _collect(stream: Any, into: bytearray) -> None:
-    if stream is None:
-        return
-    async for chunk in stream:
-        into.extend(chunk[: max(0, MAX_OUTPUT - len(into))])
-
-
-async def _kill_group(pid: int) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, sig)
-        await anyio.sleep(0.05)
-
-
-def _interpret(code: int | None, stdout: str, stderr: str) -> HookOutcome:
-    if code == 2:
-        reason = stderr.strip() or "A hook blocked this call."
-        return HookOutcome(code, stdout, stderr, decision="deny", reason=reason)
-    if code != 0:
-        return HookOutcome(
-            code, stdout, stderr, error=f"the hook exited with {code}: {stderr.strip()}"
-        )
-    data: dict[str, Any] = {}
-    if stdout.strip().startswith("{"):
-        try:
-            parsed = json.loads(stdout)
-            data = parsed if isinstance(parsed, dict) else {}
-        except json.JSONDecodeError:
-            return HookOutcome(
-                code, stdout, stderr, decision="ask", error="the hook printed invalid JSON"
-            )
-    specific = data.get("hookSpecificOutput") or {}
-    raw = specific.get("permissionDecision") or data.get("decision")
-    decision = {"block": "deny", "approve": "allow"}.get(str(raw), raw)
-    if decision not in ("allow", "ask", "deny", None):
-        decision = "ask"
+def interpret_hook_output(exit_code: int | None, stdout: str, stderr: str) -> HookOutcome:
+    """Turn a finished hook's exit code and output into an outcome (pure; see the module doc)."""
+    if exit_code == 2:
+        reason = stderr.strip() or "A hook blocked this call (exit 2) without giving a reason."
+        return HookOutcome(exit_code, stdout, stderr, decision="deny", reason=reason)
+    if exit_code != 0:
+        detail = f": {stderr.strip()}" if stderr.strip() else ""
+        error = f"the hook exited with status {exit_code}{detail}"
+        return HookOutcome(exit_code, stdout, stderr, error=error)
+    if not stdout.lstrip().startswith("{"):
+        return HookOutcome(exit_code, stdout, stderr)
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError as exc:
+        error = f"the hook printed invalid JSON ({exc.msg}, line {exc.lineno})"
+        return HookOutcome(exit_code, stdout, stderr, decision="ask", error=error)
+    specific = data.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    raw = specific.get("permissionDecision", data.get("decision"))
+    key = raw if isinstance(raw, str | None) else repr(raw)
+    decision = _DECISIONS.get(key, "ask")
+    error = "" if key in _DECISIONS else f"the hook gave an unknown decision {raw!r}"
     reason = specific.get("permissionDecisionReason") or data.get("reason") or ""
+    stop_reason = None
+    if data.get("continue") is False:
+        stop_reason = str(data.get("stopReason") or "A hook stopped the turn.")
+        decision, reason = "deny", reason or stop_reason
     updated = specific.get("updatedInput")
-    context = specific.get("additionalContext") or ""
     return HookOutcome(
-        code,
+        exit_code,
         stdout,
         stderr,
         decision=decision,
         reason=str(reason),
         updated_input=updated if isinstance(updated, dict) else None,
-        additional_context=str(context),
+        additional_context=str(specific.get("additionalContext") or ""),
+        error=error,
+        system_message=str(data.get("systemMessage") or ""),
+        stop_reason=stop_reason,
     )
+
+
+class _Capture:
+    """Reads a pipe to the end, keeping the first ``MAX_OUTPUT`` bytes."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.dropped = 0
+        self.finished = anyio.Event()
+
+    async def drain(self, stream: ByteReceiveStream | None) -> None:
+        try:
+            if stream is not None:
+                with contextlib.suppress(*_STREAM_GONE):
+                    async for chunk in stream:
+                        room = max(0, MAX_OUTPUT - len(self.data))
+                        self.data += chunk[:room]
+                        self.dropped += len(chunk) - min(room, len(chunk))
+        finally:
+            self.finished.set()
+
+    def text(self) -> str:
+        text = self.data.decode(errors="replace")
+        return f"{text}\n[{self.dropped} more bytes not kept]" if self.dropped else text
+
+
+async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
+    """Write the payload and close stdin; a hook that never reads it is not an error."""
+    if stream is None:
+        return
+    with contextlib.suppress(*_STREAM_GONE):
+        await stream.send(data)
+    with contextlib.suppress(*_STREAM_GONE):
+        await stream.aclose()
+
+
+async def _stop_group(process: Process) -> None:
+    """SIGTERM the hook's process group, then SIGKILL whatever is left of it."""
+    _signal_group(process.pid, signal.SIGTERM)
+    with anyio.move_on_after(KILL_GRACE):
+        await process.wait()
+    _signal_group(process.pid, signal.SIGKILL)  # children that outlived or ignored SIGTERM
+    await process.wait()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _environment(env: Mapping[str, str] | None, cwd: Path) -> dict[str, str]:
+    merged = dict(os.environ if env is None else env)
+    merged.setdefault("TOOLBELT_PROJECT_DIR", str(cwd))
+    merged.setdefault("CLAUDE_PROJECT_DIR", str(cwd))
+    return merged

@@ -1,14 +1,13 @@
 """Hooks configured in settings files, run through the executor's hook seam.
 
-``{"PreToolUse": [{"matcher": "write_file|edit_file", "hooks": [{"type": "command",
-"command": "...", "timeout": 60}]}]}`` — the matcher is a regex on the tool name (empty or
-``*`` for every tool); PostToolUse and PostToolUseFailure run after the call.
+``{"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "...",
+"timeout": 60}]}]}`` — which hooks a call runs is decided by ``hooks.config`` (Claude Code's
+matcher rules); PostToolUse and PostToolUseFailure run after the call.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,12 @@ from toolbelt.hooks.base import (
     ToolHooks,
 )
 from toolbelt.hooks.command import HookOutcome, run_command_hook
+from toolbelt.hooks.config import CommandHookSpec, HookMatcherGroup, hooks_for
 from toolbelt.hooks.python_hooks import merge_pre_results
 
-__all__ = ["SettingsHooks", "hooks_for"]
+__all__ = ["SettingsHooks"]
 
-DEFAULT_TIMEOUT = 60.0
-
-
-def hooks_for(
-    event: str, tool: str, config: Mapping[str, list[dict[str, Any]]]
-) -> list[dict[str, Any]]:
-    """The command hook entries of ``event`` whose matcher selects ``tool``."""
-    selected = []
-    for group in config.get(event, []):
-        matcher = str(group.get("matcher", "") or "")
-        if matcher in ("", "*") or re.fullmatch(matcher, tool):
-            selected += [h for h in group.get("hooks", []) if h.get("type", "command") == "command"]
-    return selected
+HooksConfig = Mapping[str, Sequence[HookMatcherGroup | Mapping[str, Any]]]
 
 
 def _decision(value: str | None) -> HookDecision | None:
@@ -50,7 +38,7 @@ def _decision(value: str | None) -> HookDecision | None:
 class SettingsHooks(ToolHooks):
     """Runs the settings' command hooks for each call."""
 
-    def __init__(self, config: Mapping[str, list[dict[str, Any]]], cwd: Path) -> None:
+    def __init__(self, config: HooksConfig, cwd: Path) -> None:
         self._config = config
         self._cwd = cwd
 
@@ -85,7 +73,7 @@ class SettingsHooks(ToolHooks):
         )
 
     async def _run(
-        self, hook: dict[str, Any], call: HookCall, event: str, result: Mapping[str, Any] | None
+        self, hook: CommandHookSpec, call: HookCall, event: str, result: Mapping[str, Any] | None
     ) -> HookOutcome:
         payload: dict[str, Any] = {
             "session_id": call.session_id,
@@ -98,5 +86,4 @@ class SettingsHooks(ToolHooks):
         }
         if result is not None:
             payload["tool_response"] = dict(result)
-        timeout = float(hook.get("timeout", DEFAULT_TIMEOUT))
-        return await run_command_hook(str(hook["command"]), payload, timeout=timeout, cwd=self._cwd)
+        return await run_command_hook(hook.command, payload, timeout=hook.timeout, cwd=self._cwd)

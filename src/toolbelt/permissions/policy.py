@@ -265,15 +265,17 @@ def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
 
 
 def _rules_for(request: PermissionRequest) -> list[str]:
-    family = _FAMILY.get(request.tool, request.tool)
-    access = request.access
+    """Rules that allow exactly this call again (wildcards in names escaped)."""
+    from toolbelt.permissions.rules import rule_for_approval  # rules imports this module
+
+    access, tool = request.access, request.tool
     if access.commands or access.command:
-        return [f"{family}({c})" for c in _commands(access)]
+        return [rule_for_approval(tool, c) for c in _commands(access)]
     if access.url:
-        return [f"{family}(domain:{_domain(access.url)})"]
+        return [rule_for_approval(tool, access.url)]
     if access.paths:
-        return [f"{family}(/{p})" for p in access.paths]
-    return [family]
+        return [rule_for_approval(tool, str(p)) for p in access.paths]
+    return [rule_for_approval(tool)]
 
 
 def _example_rule(request: PermissionRequest) -> str:

@@ -1,19 +1,25 @@
 """Permission rules in Claude Code's syntax, so users can paste their settings as they are.
 
-A rule is ``Tool`` or ``Tool(specifier)``:
+A rule is ``Tool`` or ``Tool(specifier)``. Tools: ``Read`` (read_file, grep, glob, ls),
+``Edit`` — also spelled ``Write``, ``MultiEdit``, ``NotebookEdit`` — (every file-changing
+tool), ``Bash`` (bash, bash_output, kill_shell), ``WebFetch``, ``Glob``, ``Grep``, ``LS``,
+``TodoWrite``, ``mcp__server`` / ``mcp__server__*`` (all its tools), ``mcp__server__tool``,
+or a toolbelt name as it is (``read_file(src/**)``). What the specifier means depends on the
+tool:
 
-- tools: ``Read`` (read_file, grep, glob, ls), ``Edit`` / ``Write`` / ``MultiEdit`` /
-  ``NotebookEdit`` (every file-changing tool), ``Bash``, ``WebFetch``, ``Glob``, ``Grep``,
-  ``LS``, ``mcp__server`` (all its tools) and ``mcp__server__tool``, or a toolbelt name;
 - paths, gitignore-style, matched against real paths: ``//abs/path``, ``~/x`` (home), ``/x``
-  (project root), ``./x`` or ``x`` (cwd); ``*`` stays within one directory, ``**`` spans any
-  depth; a pattern without wildcards also covers everything below it;
-- commands: ``Bash(npm run build)`` exact, ``Bash(npm run test:*)`` prefix at a word
-  boundary, ``Bash(git diff *)`` wildcard (a trailing `` *`` also matches the bare command);
-- URLs: ``WebFetch(domain:example.com)`` (and its subdomains).
+  (the project root of the settings file), ``./x`` or ``x/y`` (the cwd), and a bare name such
+  as ``*.env`` matches at any depth below the cwd; ``*`` and ``?`` stay within one directory,
+  ``**`` spans any depth; a pattern without wildcards also covers everything below it;
+- commands, one simple command at a time (whitespace runs count as one space):
+  ``Bash(npm run build)`` exact, ``Bash(npm run test:*)`` prefix ending at a word boundary,
+  ``Bash(git diff *)`` wildcard — a space before ``*`` is a word boundary and a trailing
+  `` *`` also matches the bare ``git diff``; ``\\*`` is a literal star;
+- URLs: ``WebFetch(domain:example.com)`` matches that host and its subdomains.
 
-``RuleSet.match`` evaluates deny → ask → allow, first match wins. Compound commands are judged
-per simple command: one denied part denies the whole, and "allow" needs every part allowed.
+Other specifiers (``Task(Explore)``) are kept so pasted settings load, but never match.
+``RuleSet`` evaluates deny → ask → allow, first match wins. Commands: one denied (or asked)
+part decides the whole compound command, and "allow" needs every part allowed.
 """
 
 from __future__ import annotations
@@ -21,23 +27,30 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
+from toolbelt.permissions.patterns import (
+    GLOB_CHARS,
+    command_regex,
+    path_regex,
+    real_prefix,
+    squash_blanks,
+    unescaped_stars,
+)
 from toolbelt.permissions.policy import RuleMatch, Verdict
 
-__all__ = ["TOOL_ALIASES", "Rule", "RuleSet", "parse_rule"]
+__all__ = ["TOOL_ALIASES", "Rule", "RuleSet", "parse_rule", "rule_for_approval"]
 
-_FILE_READERS = ("read_file", "grep", "glob", "ls")
-_FILE_WRITERS = ("write_file", "edit_file", "multi_edit", "notebook_edit")
+_READERS = ("read_file", "grep", "glob", "ls")
+_WRITERS = ("edit_file", "write_file", "multi_edit", "notebook_edit")
+_SHELL = ("bash", "bash_output", "kill_shell")
 TOOL_ALIASES: dict[str, tuple[str, ...]] = {
-    "Read": _FILE_READERS,
-    "Edit": _FILE_WRITERS,
-    "Write": _FILE_WRITERS,
-    "MultiEdit": _FILE_WRITERS,
-    "NotebookEdit": _FILE_WRITERS,
-    "Bash": ("bash",),
+    "Read": _READERS,
+    **dict.fromkeys(("Edit", "Write", "MultiEdit", "NotebookEdit"), _WRITERS),
+    "Bash": _SHELL,
     "WebFetch": ("web_fetch",),
     "Glob": ("glob",),
     "Grep": ("grep",),
@@ -47,119 +60,151 @@ TOOL_ALIASES: dict[str, tuple[str, ...]] = {
     "Task": ("task",),
     "Skill": ("skill",),
 }
-_RULE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_APPROVAL_NAMES = {
+    "read_file": "Read",
+    "grep": "Grep",
+    "glob": "Glob",
+    "ls": "LS",
+    **dict.fromkeys(_WRITERS, "Edit"),
+    **dict.fromkeys(_SHELL, "Bash"),
+    "web_fetch": "WebFetch",
+    "todo_write": "TodoWrite",
+}
+_RULE = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?", re.DOTALL)
+
+Kind = Literal["command", "path", "domain", "other"]
+
+
+def _kind(tool_name: str) -> Kind:
+    """How a specifier is read for calls to ``tool_name``."""
+    if tool_name == "bash":
+        return "command"
+    if tool_name == "web_fetch":
+        return "domain"
+    return "path" if tool_name in _READERS or tool_name in _WRITERS else "other"
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One parsed rule and where it came from."""
+    """One parsed rule, the settings file it came from and the root its ``/x`` paths use."""
 
     tool: str
     specifier: str | None = None
     source: str = ""
     project_root: Path | None = None
-    _command: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
-    def covers(self, tool: str) -> bool:
-        """Whether this rule is about ``tool``."""
+    def covers(self, tool_name: str) -> bool:
+        """Whether this rule is about ``tool_name`` (aliases and MCP servers expanded)."""
         if self.tool.startswith("mcp__"):
-            return tool == self.tool or tool.startswith(self.tool + "__")
-        return tool in TOOL_ALIASES.get(self.tool, (self.tool,))
+            server = self.tool.removesuffix("__*")
+            if server != self.tool or "__" not in server.removeprefix("mcp__"):
+                return tool_name == server or tool_name.startswith(server + "__")
+            return tool_name == self.tool
+        return tool_name in TOOL_ALIASES.get(self.tool, (self.tool,))
 
     def matches_command(self, command: str) -> bool:
-        """Exact, prefix (``:*``) or wildcard match of one simple command."""
+        """Whether one simple command matches (exact, ``:*`` prefix or wildcard)."""
         if self.specifier is None:
             return True
-        assert self._command is not None
-        return bool(self._command.fullmatch(command.strip()))
+        return command_regex(self.specifier).fullmatch(squash_blanks(command)) is not None
 
     def matches_path(self, path: Path, *, cwd: Path, home: Path) -> bool:
-        """Whether the real ``path`` falls under this rule's path pattern."""
+        """Whether the real absolute ``path`` falls under this rule's path pattern."""
         if self.specifier is None:
             return True
-        return bool(_path_regex(self._absolute(cwd, home)).fullmatch(str(path)))
+        return self.path_regex(cwd=cwd, home=home).fullmatch(str(path)) is not None
 
     def matches_url(self, url: str) -> bool:
-        """``domain:host`` matches the host and its subdomains."""
+        """``domain:host`` matches the URL's host and its subdomains."""
         if self.specifier is None:
             return True
-        if not self.specifier.startswith("domain:"):
-            return self.specifier == url
-        want = self.specifier.removeprefix("domain:").lower()
-        host = (urlsplit(url).hostname or "").lower()
+        want = self.specifier.removeprefix("domain:").removeprefix("*.").lower().rstrip(".")
+        try:
+            host = (urlsplit(url).hostname or "").rstrip(".")
+        except ValueError:  # not a URL at all (a bad IPv6 literal): no host to match
+            return False
         return host == want or host.endswith("." + want)
 
-    def _absolute(self, cwd: Path, home: Path) -> str:
+    def path_regex(self, *, cwd: Path, home: Path) -> re.Pattern[str]:
+        """The specifier as a regex over absolute real paths, anchored where it says."""
         spec = self.specifier or ""
         if spec.startswith("//"):
-            return spec[1:]
-        if spec.startswith("~/"):
-            return str(home) + spec[1:]
-        if spec.startswith("/"):
-            return str(self.project_root or cwd) + spec
-        return str(cwd / spec.removeprefix("./"))
+            base, rest = "/", spec[2:]
+        elif spec == "~" or spec.startswith("~/"):
+            base, rest = str(home), spec[2:]
+        elif spec.startswith("/"):
+            base, rest = str(self.project_root or cwd), spec[1:]
+        elif spec.startswith("./") or "/" in spec.rstrip("/"):
+            base, rest = str(cwd), spec.removeprefix("./")
+        else:  # gitignore: a pattern without a slash matches at any depth
+            base, rest = str(cwd), "**/" + spec
+        pattern = real_prefix(base.rstrip("/") + "/" + rest.rstrip("/"))
+        return path_regex(pattern.rstrip("/"))
 
 
 def parse_rule(text: str, *, source: str = "", project_root: Path | None = None) -> Rule:
-    """Parse ``Tool`` or ``Tool(specifier)``; ValueError with the reason when malformed."""
-    match = _RULE.match(text)
+    """Parse ``Tool`` or ``Tool(specifier)``; ValueError saying what is wrong when malformed."""
+    match = _RULE.fullmatch(text.strip())
     if match is None:
         raise ValueError(f"{text!r} is not a rule; write `Tool` or `Tool(specifier)`")
     tool, specifier = match.group(1), match.group(2)
+    if tool.endswith("*") and not (tool.startswith("mcp__") and tool.endswith("__*")):
+        raise ValueError(f"{text!r}: only `mcp__server__*` may end the tool name with `*`")
     if specifier is not None:
-        specifier = specifier.strip()
+        specifier = _strip(specifier)
         if not specifier:
-            specifier = None
-    command = None
-    if specifier is not None and "bash" in TOOL_ALIASES.get(tool, (tool,)):
-        if ":*" in specifier and not specifier.endswith(":*"):
+            raise ValueError(f"{text!r} has an empty specifier; write `{tool}` for every use")
+        _check_specifier(text, tool, specifier)
+    return Rule(tool, specifier, source, project_root)
+
+
+def _check_specifier(text: str, tool: str, specifier: str) -> None:
+    kinds = {_kind(name) for name in TOOL_ALIASES.get(tool, (tool,))}
+    if "command" in kinds:
+        wildcards = unescaped_stars(specifier)
+        if ":*" in wildcards.removesuffix(":*"):
             raise ValueError(f"{text!r}: the `:*` prefix form is only valid at the end")
-        command = _command_regex(specifier)
-    return Rule(tool, specifier, source, project_root, command)
+        command_regex(specifier)
+    elif "domain" in kinds and not specifier.removeprefix("domain:").strip(". "):
+        raise ValueError(f"{text!r}: write `WebFetch(domain:example.com)`")
+    elif "domain" in kinds and not specifier.startswith("domain:"):
+        raise ValueError(f"{text!r}: URL rules name a host, as in `WebFetch(domain:{specifier})`")
 
 
-def _command_regex(spec: str) -> re.Pattern[str]:
-    if spec.endswith(":*"):
-        prefix = re.escape(spec[:-2].rstrip())
-        return re.compile(f"{prefix}(?:\\s.*)?", re.DOTALL)
-    if "*" not in spec:
-        return re.compile(re.escape(spec), re.DOTALL)
-    optional_tail = spec.endswith(" *")
-    core = spec[:-2] if optional_tail else spec
-    pattern = ".*".join(re.escape(part) for part in core.split("*"))
-    if optional_tail:
-        pattern += "(?:\\s.*)?"  # `git diff *` also matches a bare `git diff`
-    return re.compile(pattern, re.DOTALL)
+def rule_for_approval(tool_name: str, specifier: str | None = None) -> str:
+    """The rule text that allows this call again, to persist after an "always" answer.
+
+    ``specifier`` is the raw value: the simple command for bash, an absolute path for file
+    tools, a URL or host for web_fetch; stars and glob characters in it are escaped so the
+    saved rule allows exactly this, not a pattern.
+    """
+    name = _APPROVAL_NAMES.get(tool_name, tool_name)
+    if specifier is None:
+        return str(parse_rule(name))
+    kind = _kind(tool_name)
+    if kind == "command":
+        specifier = specifier.replace("*", "\\*")
+    elif kind == "path":
+        if not specifier.startswith("/"):
+            raise ValueError(f"{specifier!r} is not an absolute path")
+        escaped = GLOB_CHARS.sub(r"\\\g<0>", specifier.lstrip("/"))
+        specifier = "//" + re.sub(r"\s\Z", r"\\\g<0>", escaped)  # parsing strips blanks
+    elif kind == "domain":
+        host = urlsplit(specifier).hostname if "://" in specifier else specifier
+        specifier = "domain:" + (host or "").lower()
+    return str(parse_rule(f"{name}({specifier})"))
 
 
-def _path_regex(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("/**/", i):
-            out.append("(?:/.*)?/")
-            i += 4
-        elif pattern.startswith("/**", i) and i + 3 == len(pattern):
-            out.append("(?:/.*)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
-    if "*" not in pattern and "?" not in pattern:
-        body += "(?:/.*)?"  # a plain path covers what is below it
-    return re.compile(body, re.DOTALL)
+def _strip(specifier: str) -> str:
+    """Strip surrounding blanks, except one escaped with a backslash (a file named "a ")."""
+    stripped, rest = specifier.strip(), specifier.lstrip()
+    escapes = len(stripped) - len(stripped.rstrip("\\"))
+    if escapes % 2 and len(stripped) < len(rest):
+        stripped += rest[len(stripped)]
+    return stripped
 
 
 class RuleSet:
@@ -167,11 +212,11 @@ class RuleSet:
 
     def __init__(
         self,
-        *,
         allow: Sequence[Rule] = (),
         ask: Sequence[Rule] = (),
         deny: Sequence[Rule] = (),
-        cwd: Callable[[], Path] | None = None,
+        *,
+        cwd: Path | Callable[[], Path] | None = None,
         home: Path | None = None,
     ) -> None:
         self.lists: dict[Verdict, tuple[Rule, ...]] = {
@@ -179,55 +224,74 @@ class RuleSet:
             "ask": tuple(ask),
             "allow": tuple(allow),
         }
-        self._cwd = cwd or Path.cwd
+        self._cwd: Callable[[], Path] = (lambda: cwd) if isinstance(cwd, Path) else cwd or Path.cwd
         self._home = home or Path(os.path.expanduser("~"))
+        self._regexes: dict[tuple[Rule, Path], re.Pattern[str]] = {}
+
+    def evaluate(
+        self,
+        tool_name: str,
+        *,
+        paths: Sequence[Path] = (),
+        commands: Sequence[str] = (),
+        url: str | None = None,
+    ) -> Verdict | None:
+        """The verdict of the first matching rule, or None when no rule speaks."""
+        match = self.match(tool_name, paths=paths, commands=commands, url=url)
+        return None if match is None else match.verdict
 
     def match(
-        self, tool: str, *, paths: Sequence[Path], commands: Sequence[str], url: str | None
+        self,
+        tool: str,
+        *,
+        paths: Sequence[Path] = (),
+        commands: Sequence[str] = (),
+        url: str | None = None,
     ) -> RuleMatch | None:
+        """Like ``evaluate``, naming the rule and its file (for messages)."""
+        kind = _kind(tool)
+        targets: Sequence[str | Path] = ()
+        if kind == "command":
+            targets = commands
+        elif kind == "path":
+            targets = paths
+        elif kind == "domain" and url:
+            targets = (url,)
         for verdict in ("deny", "ask"):
             for rule in self.lists[verdict]:
-                if rule.covers(tool) and self._any(rule, paths, commands, url):
+                if rule.covers(tool) and (
+                    rule.specifier is None or any(self._hit(rule, kind, t) for t in targets)
+                ):
                     return RuleMatch(verdict, str(rule), rule.source)
         allows = [rule for rule in self.lists["allow"] if rule.covers(tool)]
-        if not allows:
-            return None
-        if commands:
-            chosen = [next((r for r in allows if r.matches_command(c)), None) for c in commands]
-            if all(chosen):
-                first = chosen[0]
-                assert first is not None
-                return RuleMatch("allow", str(first), first.source)
-            return None
-        for rule in allows:
-            if self._all(rule, paths, url):
-                return RuleMatch("allow", str(rule), rule.source)
-        return None
+        bare = next((rule for rule in allows if rule.specifier is None), None)
+        if bare is not None:
+            return RuleMatch("allow", str(bare), bare.source)
+        chosen = []  # every part must be allowed, each possibly by a different rule
+        for target in targets:
+            hit = next((rule for rule in allows if self._hit(rule, kind, target)), None)
+            if hit is None:
+                return None
+            chosen.append(hit)
+        return RuleMatch("allow", str(chosen[0]), chosen[0].source) if chosen else None
 
     def read_denied(self, path: Path) -> bool:
-        """Whether a deny rule for reading covers ``path`` (used to filter search results)."""
+        """Whether a path-scoped deny rule for reading covers ``path`` (filters search results)."""
         return any(
-            rule.covers("read_file") and rule.specifier is not None and self._path(rule, path)
+            rule.specifier is not None and rule.covers("read_file") and self._path(rule, path)
             for rule in self.lists["deny"]
         )
 
+    def _hit(self, rule: Rule, kind: Kind, target: str | Path) -> bool:
+        if kind == "command":
+            return rule.matches_command(str(target))
+        if kind == "path":
+            return self._path(rule, Path(target))
+        return kind == "domain" and rule.matches_url(str(target))
+
     def _path(self, rule: Rule, path: Path) -> bool:
-        return rule.matches_path(path, cwd=self._cwd(), home=self._home)
-
-    def _any(
-        self, rule: Rule, paths: Sequence[Path], commands: Sequence[str], url: str | None
-    ) -> bool:
-        if rule.specifier is None:
-            return True
-        if commands:
-            return any(rule.matches_command(c) for c in commands)
-        if url is not None:
-            return rule.matches_url(url)
-        return any(self._path(rule, p) for p in paths)
-
-    def _all(self, rule: Rule, paths: Sequence[Path], url: str | None) -> bool:
-        if rule.specifier is None:
-            return True
-        if url is not None:
-            return rule.matches_url(url)
-        return bool(paths) and all(self._path(rule, p) for p in paths)
+        cwd = self._cwd()
+        regex = self._regexes.get((rule, cwd))
+        if regex is None:
+            regex = self._regexes[(rule, cwd)] = rule.path_regex(cwd=cwd, home=self._home)
+        return regex.fullmatch(str(path)) is not None

@@ -1,10 +1,14 @@
-"""Settings files in Claude Code's format: permission rules and hooks, from three scopes.
+"""Settings files in Claude Code's format: permission rules, mode and hooks, from three scopes.
 
-``~/.config/toolbelt/settings.json`` (user), ``.toolbelt/settings.json`` (project, committed)
-and ``.toolbelt/settings.local.json`` (local, where "always allow" answers are written) are
-merged: rule lists and hook lists are concatenated. A file that is not valid JSON, has the
-wrong shape or holds a malformed rule is an error naming the file and the line — a silently
-ignored deny rule is worse than no start at all.
+``$XDG_CONFIG_HOME/toolbelt/settings.json`` (user; ``~/.config`` when unset),
+``<root>/.toolbelt/settings.json`` (project, committed) and
+``<root>/.toolbelt/settings.local.json`` (local, where "always allow" answers go) are merged in
+that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
+
+Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
+``permissions`` and ``hooks`` sections are validated: a file that is not JSON, has the wrong
+shape or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
+ignored deny rule is worse than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -12,17 +16,61 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbelt.core.errors import SettingsError
 from toolbelt.files.atomic import atomic_write
-from toolbelt.permissions.rules import Rule, parse_rule
+from toolbelt.hooks.config import HookMatcherGroup, check_event
+from toolbelt.permissions.rules import Rule, RuleSet, parse_rule
 
-__all__ = ["Settings", "add_local_rule", "load_settings", "settings_files"]
+__all__ = ["LISTS", "Settings", "add_local_rule", "load_settings", "settings_files"]
 
-LISTS = ("allow", "ask", "deny")
+ListName = Literal["allow", "ask", "deny"]
+LISTS: tuple[ListName, ...] = ("allow", "ask", "deny")
+LOCAL_FILE = "settings.local.json"
+_MODES = {
+    "default": "default",
+    "manual": "default",
+    "acceptEdits": "accept_edits",
+    "accept_edits": "accept_edits",
+    "plan": "plan",
+    "bypassPermissions": "bypass",
+    "bypass": "bypass",
+    "dontAsk": "dont_ask",
+    "dont_ask": "dont_ask",
+}
+
+
+class _Permissions(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    allow: list[str] = []
+    ask: list[str] = []
+    deny: list[str] = []
+    default_mode: str | None = Field(default=None, alias="defaultMode")
+    additional_directories: list[str] = Field(default=[], alias="additionalDirectories")
+    disable_bypass: Literal["disable"] | None = Field(
+        default=None, alias="disableBypassPermissionsMode"
+    )
+
+    @field_validator("default_mode")
+    @classmethod
+    def _known_mode(cls, value: str | None) -> str | None:
+        if value is not None and value not in _MODES:
+            raise ValueError(f"unknown mode {value!r}; use one of {', '.join(_MODES)}")
+        return value
+
+
+class _SettingsFile(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    permissions: _Permissions = _Permissions()
+    hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
 @dataclass
@@ -33,100 +81,171 @@ class Settings:
     ask: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Raw hook groups per event, as written (validated); ``hooks.config.hooks_for`` reads them."""
+    default_mode: str | None = None
+    """A toolbelt mode name (``acceptEdits`` in the file becomes ``accept_edits``)."""
     additional_directories: list[Path] = field(default_factory=list)
+    bypass_disabled: bool = False
     files: list[Path] = field(default_factory=list)
+    home: Path | None = None
+    """The home ``~`` stood for when loading (None: the real one)."""
+
+    def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
+        """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
+        return RuleSet(self.allow, self.ask, self.deny, cwd=cwd, home=self.home)
 
 
 def settings_files(root: Path, *, home: Path | None = None) -> list[Path]:
-    """User, project and local settings paths, lowest precedence first."""
-    config = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(config) if config and home is None else (home or Path.home()) / ".config"
+    """User, project and local settings paths, lowest precedence first.
+
+    An explicit ``home`` (tests, sandboxes) stands for the whole user environment, so
+    ``XDG_CONFIG_HOME`` is honoured only when ``home`` is not given.
+    """
+    config = os.environ.get("XDG_CONFIG_HOME", "")
+    if home is not None or not os.path.isabs(config):
+        config = str((home or Path.home()) / ".config")
     return [
-        base / "toolbelt" / "settings.json",
+        Path(config) / "toolbelt" / "settings.json",
         root / ".toolbelt" / "settings.json",
-        root / ".toolbelt" / "settings.local.json",
+        root / ".toolbelt" / LOCAL_FILE,
     ]
 
 
 def load_settings(root: Path, *, home: Path | None = None) -> Settings:
-    """Read and merge every settings file that exists under ``root`` and the user's config."""
-    merged = Settings()
+    """Read and merge every settings file that exists for ``root`` and the user."""
+    merged = Settings(home=home)
+    user_home = home or Path.home()
     for path in settings_files(root, home=home):
-        if not path.is_file():
+        text = _read_text(path)
+        if text is None:
             continue
-        text = path.read_text(encoding="utf-8")
-        data = _parse(path, text)
+        raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
-        permissions = data.get("permissions", {})
-        if not isinstance(permissions, dict):
-            raise SettingsError(f"{path}: `permissions` must be an object.")
         for name in LISTS:
-            entries = permissions.get(name, [])
-            if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-                line = _line_of(text, name)
-                raise SettingsError(f"{path}, line {line}: `permissions.{name}` must list strings.")
-            for entry in entries:
-                try:
-                    rule = parse_rule(entry, source=str(path), project_root=root)
-                except ValueError as exc:
-                    raise SettingsError(f"{path}, line {_line_of(text, entry)}: {exc}.") from exc
-                getattr(merged, name).append(rule)
-        for directory in permissions.get("additionalDirectories", []):
-            merged.additional_directories.append(Path(os.path.expanduser(str(directory))))
-        hooks = data.get("hooks", {})
-        if not isinstance(hooks, dict):
-            raise SettingsError(
-                f"{path}, line {_line_of(text, 'hooks')}: `hooks` must be an object."
-            )
-        for event, groups in hooks.items():
-            if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
-                line = _line_of(text, event)
-                raise SettingsError(f"{path}, line {line}: hooks.{event} must list objects.")
+            getattr(merged, name).extend(rules[name])
+        permissions = parsed.permissions
+        if permissions.default_mode is not None:
+            merged.default_mode = _MODES[permissions.default_mode]
+        merged.bypass_disabled |= permissions.disable_bypass is not None
+        for directory in permissions.additional_directories:
+            tilde = directory == "~" or directory.startswith("~/")
+            expanded = str(user_home) + directory[1:] if tilde else directory
+            merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
+        for event, groups in raw.get("hooks", {}).items():
             merged.hooks.setdefault(event, []).extend(groups)
     return merged
 
 
-def _parse(path: Path, text: str) -> dict[str, Any]:
+def _read_text(path: Path) -> str | None:
     try:
-        data = json.loads(text) if text.strip() else {}
+        return path.read_text(encoding="utf-8-sig")  # tolerate a BOM some editors add
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: the settings file cannot be read ({exc}).") from exc
+
+
+def _load_file(
+    path: Path, text: str, root: Path
+) -> tuple[dict[str, Any], _SettingsFile, dict[ListName, list[Rule]]]:
+    """Parse and validate one file; SettingsError naming the file and line when it is bad."""
+    try:
+        raw = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg}).") from exc
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}: the settings must be a JSON object.")
-    return data
+    if not isinstance(raw, dict):
+        raise SettingsError(f"{path}, line 1: the settings must be a JSON object.")
+    try:
+        parsed = _SettingsFile.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        raise _error(path, text, error["loc"], f"`{where}`: {message}") from exc
+    for event in parsed.hooks:
+        try:
+            check_event(event)
+        except ValueError as exc:
+            raise _error(path, text, ("hooks", event), str(exc)) from exc
+    rules: dict[ListName, list[Rule]] = {name: [] for name in LISTS}
+    for name in LISTS:
+        for index, entry in enumerate(getattr(parsed.permissions, name)):
+            try:
+                rules[name].append(parse_rule(entry, source=str(path), project_root=root))
+            except ValueError as exc:
+                raise _error(path, text, ("permissions", name, index), str(exc)) from exc
+    return raw, parsed, rules
 
 
-def _line_of(text: str, needle: str) -> int:
-    quoted = json.dumps(needle)
-    for number, line in enumerate(text.splitlines(), 1):
-        if quoted in line:
-            return number
-    return 1
+def _error(path: Path, text: str, loc: Sequence[str | int], message: str) -> SettingsError:
+    return SettingsError(f"{path}, line {_line_of(text, loc)}: {message.rstrip('.')}.")
 
 
-def add_local_rule(root: Path, list_name: str, rule_text: str) -> Path:
-    """Append ``rule_text`` to ``list_name`` in ``.toolbelt/settings.local.json``, atomically.
+def _line_of(text: str, loc: Sequence[str | int]) -> int:
+    """The line where the value at ``loc`` starts (or its deepest ancestor that exists)."""
+    decoder = json.JSONDecoder()
+    offset = _skip_space(text, 0)
+    for key in loc:
+        child = _child_offset(text, offset, key, decoder)
+        if child is None:
+            break
+        offset = child
+    return text.count("\n", 0, offset) + 1
 
-    Other keys are kept, duplicates are not added, and a lock file serialises concurrent
-    writers so no approval is lost.
+
+def _child_offset(text: str, offset: int, key: str | int, decoder: json.JSONDecoder) -> int | None:
+    """Where the member ``key`` (a name in an object, an index in an array) starts."""
+    closer = {"{": "}", "[": "]"}.get(text[offset])
+    if closer is None:
+        return None
+    found, index, i = None, 0, _skip_space(text, offset + 1)
+    while text[i] != closer:
+        if closer == "}":
+            name, i = decoder.raw_decode(text, i)
+            i = _skip_space(text, _skip_space(text, i) + 1)  # past the colon
+            if name == key:
+                found = i  # the last duplicate wins, as in json.loads
+        elif index == key:
+            return i
+        i = _skip_space(text, decoder.raw_decode(text, i)[1])
+        i = _skip_space(text, i + 1) if text[i] == "," else i
+        index += 1
+    return found
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def add_local_rule(root: Path, list_name: ListName, rule_text: str) -> Path:
+    """Append a rule to ``<root>/.toolbelt/settings.local.json`` unless it is already there.
+
+    The rule is validated first (never persist what would not load again), other keys are kept,
+    and the file is replaced atomically (temp file, fsync, ``os.replace``, directory fsync)
+    under an exclusive ``flock`` on a lock file beside it, so two processes approving at the
+    same moment both land. Returns the path of the local settings file.
     """
-    parse_rule(rule_text)  # never persist something that would not load again
+    if list_name not in LISTS:
+        raise ValueError(f"{list_name!r} is not a rule list; use one of {', '.join(LISTS)}")
+    rule = str(parse_rule(rule_text))
     directory = root / ".toolbelt"
     directory.mkdir(exist_ok=True)
-    target = directory / "settings.local.json"
-    with open(directory / ".settings.lock", "w") as lock:
+    target = directory / LOCAL_FILE
+    with open(directory / f"{LOCAL_FILE}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        data: dict[str, Any] = {}
-        if target.exists():
-            data = _parse(target, target.read_text(encoding="utf-8"))
+        text = _read_text(target) or ""
+        data, _, rules = _load_file(target, text, root)
+        if rule in (str(existing) for existing in rules[list_name]):
+            return target
         permissions = data.setdefault("permissions", {})
-        entries = permissions.setdefault(list_name, [])
-        if rule_text not in entries:
-            entries.append(rule_text)
-            payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                atomic_write(fd, target.name, payload)
-            finally:
-                os.close(fd)
+        permissions.setdefault(list_name, []).append(rule)
+        payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            atomic_write(dir_fd, LOCAL_FILE, payload)
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
     return target
