@@ -5,8 +5,11 @@ Cases, one interleaved run: four patterns (a literal, a regex, a case-insensitiv
 string) × three modes (content, files, count), through toolbelt's executor with
 ``head_limit=0`` (all results, like raw rg) and with the default page (250), against raw
 ``rg`` with the same flags reading all of its output; glob ``**/*.py`` and
-``**/test_*.py`` against ``rg --files -g``. Peers (Alan Code in-process, Claude Code over MCP)
-are measured when ``../shared/bench/install-peers .peers`` has installed them.
+``**/test_*.py`` against ``rg --files -g`` — which is not the same answer: a ``-g`` whitelist
+overrides .gitignore for files it names, and rg does not sort — so also against the rg command
+that gives toolbelt's answer (a type filter, ``--sortr modified``). Peers (Alan Code
+in-process, Claude Code over MCP) are measured when ``../shared/bench/install-peers .peers``
+has installed them.
 """
 
 from __future__ import annotations
@@ -101,6 +104,17 @@ def run_corpus(corpus: Path) -> str:
             Case(
                 "toolbelt (all)",
                 lambda p=pattern: ours({"_tool": "glob", "pattern": p, "limit": 100_000}),
+            ),
+            Case(
+                "rg, same answer (type filter, newest first)",
+                lambda p=pattern: subprocess.run(
+                    [
+                        *(RG, "--files", "--hidden", "--glob", "!.git", "--sortr", "modified"),
+                        *("--type-add", f"g:{p.removeprefix('**/')}", "--type", "g"),
+                    ],
+                    cwd=corpus,
+                    capture_output=True,
+                ),
             ),
             Case("toolbelt (page)", lambda p=pattern: ours({"_tool": "glob", "pattern": p})),
         ]

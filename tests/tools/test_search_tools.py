@@ -83,6 +83,32 @@ async def test_count_mode_glob_and_type_filters(repo: Path) -> None:
     assert "src/app.py:1:def main():" in globbed.text.splitlines()
 
 
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+@pytest.mark.parametrize("head_limit", [250, 0])
+async def test_a_glob_never_lets_an_ignored_file_back_in(
+    repo: Path, mode: str, head_limit: int
+) -> None:
+    # rg's --glob whitelists src/sub/secret.py over the nested .gitignore; every path must drop it
+    result = await Harness(repo).call(
+        "grep", pattern="def", glob="*.py", output_mode=mode, head_limit=head_limit
+    )
+    assert "app.py" in result.text
+    assert "secret.py" not in result.text
+
+
+async def test_files_with_the_same_mtime_come_in_name_order(tmp_path: Path) -> None:
+    for name in ("b.py", "c.py", "a.py", "d/e.py"):
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("needle\n")
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    h = Harness(tmp_path)
+    grep = await h.call("grep", pattern="needle")
+    assert grep.text.splitlines() == ["Found 4 files", "a.py", "b.py", "c.py", "d/e.py"]
+    glob = await h.call("glob", pattern="**/*.py")
+    assert glob.text.splitlines() == ["a.py", "b.py", "c.py", "d/e.py"]
+
+
 async def test_case_insensitive_and_multiline(repo: Path) -> None:
     h = Harness(repo)
     upper = await h.call("grep", pattern="DEF MAIN", case_insensitive=True)
@@ -146,7 +172,8 @@ def rg_children() -> list[int]:
     return found
 
 
-async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cancelled_mode", ["count", "files_with_matches"])
+async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path, cancelled_mode: str) -> None:
     big = tmp_path / "big.txt"
     big.write_text("needle\n" * 2_000_000)
     h = Harness(tmp_path)
@@ -160,7 +187,7 @@ async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path) -> None:
         async def run() -> None:
             outcome.append(
                 await h.executor.run_one(
-                    ToolCall("c", "grep", {"pattern": "needle", "output_mode": "count"})
+                    ToolCall("c", "grep", {"pattern": "zz+z", "output_mode": cancelled_mode})
                 )
             )
 
@@ -168,8 +195,11 @@ async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path) -> None:
         with anyio.fail_after(10):
             while not rg_children() and not outcome:
                 await anyio.sleep(0.001)
+        seen_running = not outcome
         h.executor.cancel()
     assert rg_children() == []
+    if seen_running:
+        assert outcome[0].state is CallState.ABORTED  # type: ignore[attr-defined]
 
 
 async def test_symlink_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:

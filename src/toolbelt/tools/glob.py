@@ -19,7 +19,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import find_rg, rg_collect
+from toolbelt.search.ripgrep import find_rg, rg_newest_first
 from toolbelt.tools._files import file_guard, resolve
 
 __all__ = ["GlobInput", "GlobTool"]
@@ -97,22 +97,22 @@ async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
 
     ``--glob`` cannot filter (rg lets a glob override ignore files), but a file *type* does
     not override them: a pattern on file names alone (``*.py``, ``**/test_*.py``) becomes a
-    type, and rg filters while it walks. Patterns on paths (``src/*.py``) are matched here.
-    ``--sortr modified`` gives the newest-first order without a stat per file in Python.
+    type, and rg filters while it walks. Patterns on paths (``src/*.py``) are matched here,
+    before the stat that orders them.
     """
-    argv = ["--files", "--sortr", "modified"]
+    argv = ["--files"]
     if args.include_ignored:
         argv.append("--no-ignore")
     name_glob = _name_only(args.pattern)
     if name_glob is not None:
         argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
-    listed = await rg_collect(rg, argv, cwd=root)
-    text = b"\n".join(listed).decode("utf-8", errors="replace")
-    paths = [rel for rel in text.split("\n") if rel]
-    if name_glob is None:
-        matcher = compile_glob(args.pattern).fullmatch
-        paths = [rel for rel in paths if matcher(rel)]
-    return paths
+        return await rg_newest_first(rg, argv, cwd=root)
+    matcher = compile_glob(args.pattern).fullmatch
+
+    def keep(raw: bytes) -> bool:
+        return matcher(raw.decode("utf-8", errors="replace")) is not None
+
+    return await rg_newest_first(rg, argv, cwd=root, keep=keep)
 
 
 def _name_only(pattern: str) -> str | None:

@@ -22,7 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
 from toolbelt.tools._files import file_guard, resolve
 
 __all__ = ["GrepInput", "GrepTool"]
@@ -110,20 +110,22 @@ class GrepTool(Tool[GrepInput]):
                 args.glob,
                 wanted,
             )
-        elif wanted is None or args.output_mode == "files_with_matches":
+        elif args.output_mode == "files_with_matches":
+            lines = await rg_newest_first(rg, _rg_args(args, names), cwd=cwd)
+        elif wanted is None or args.output_mode == "count":  # count: one short line a file
             raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd)
             lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
             lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
-            if args.glob and not names:
-                lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
+        if not slow and args.glob and not names:
+            lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         denied = ctx.session.read_denied
         if denied is not None:
             mode = args.output_mode
             lines = [
                 line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
             ]
-        if args.output_mode == "files_with_matches":
+        if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow)
 
