@@ -130,6 +130,24 @@ def test_protected_paths_ask_in_every_mode_and_are_never_remembered(mode: Any) -
     )
 
 
+def test_only_the_part_below_the_root_is_checked_for_protected_names() -> None:
+    from toolbelt.permissions.protected import protected_reason
+
+    root = Path("/home/u/.vscode/extensions/mine")  # a workspace inside a protected name
+    policy = ToolbeltPolicy(mode="bypass", roots=[root], protected=protected_reason)
+
+    def write(path: str) -> object:
+        access = Access(AccessKind.WRITE, paths=(Path(path),))
+        return policy.decide(request("write_file", access))
+
+    assert isinstance(write(f"{root}/src/extension.ts"), Allow)
+    assert isinstance(write(f"{root}/.git/hooks/pre-commit"), Ask)
+    assert isinstance(write(f"{root}/.VSCode/settings.json"), Ask)
+    assert isinstance(write("/home/u/.vscode/settings.json"), Ask)  # outside: whole path
+    assert isinstance(write("/home/u/.bashrc"), Ask)
+    assert isinstance(write("/home/u/notes.txt"), Allow)
+
+
 def test_dangerous_commands_ask_even_after_a_session_approval() -> None:
     policy = ToolbeltPolicy(mode="default", roots=[ROOT])
     rm = request(

@@ -202,10 +202,19 @@ class ToolbeltPolicy(PermissionPolicy):
         if access.kind not in (AccessKind.WRITE, AccessKind.EXECUTE, AccessKind.READ):
             return None
         for path in access.paths:
-            reason = self._protected(path)
+            reason = self._protected(self._below_root(path))
             if reason and (access.kind is not AccessKind.READ or ".env" in reason):
                 return reason
         return None
+
+    def _below_root(self, path: Path) -> Path:
+        """The part of ``path`` below the innermost root holding it (else all of it): where
+        the user put the workspace is their choice — a project under ``~/.vscode/extensions/``
+        is not a protected path, its own ``.git/`` is."""
+        holding = [root for root in self._roots if is_within(path, root)]
+        if not holding:
+            return path
+        return path.relative_to(max(holding, key=lambda root: len(root.parts)))
 
 
 class _Protected(Protocol):
