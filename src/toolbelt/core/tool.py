@@ -26,7 +26,7 @@ __all__ = ["Tool", "ToolInput"]
 class ToolInput(BaseModel):
     """Base of every tool's input model: unknown fields are an error, strings keep whitespace."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, defer_build=True)
 
 
 InputT = TypeVar("InputT", bound=ToolInput)

@@ -102,7 +102,7 @@ class CommandHookSpec(BaseModel):
     Other keys Claude Code knows (``statusMessage``, ``async``...) are accepted and ignored.
     """
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
@@ -126,7 +126,7 @@ class CommandHookSpec(BaseModel):
 class HookMatcherGroup(BaseModel):
     """A matcher and the handlers it selects."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     matcher: str = ""
     hooks: tuple[CommandHookSpec, ...]
@@ -151,12 +151,15 @@ class HookMatcherGroup(BaseModel):
         return matcher_selects(self.matcher, tool_name)
 
 
-_HOOKS = TypeAdapter(dict[str, tuple[HookMatcherGroup, ...]])
+@functools.cache
+def _hooks_adapter() -> TypeAdapter[dict[str, tuple[HookMatcherGroup, ...]]]:
+    """Built on first use: most runs have no hooks, and building costs ~10 ms of start-up."""
+    return TypeAdapter(dict[str, tuple[HookMatcherGroup, ...]])
 
 
 def validate_hooks(raw: object) -> dict[str, tuple[HookMatcherGroup, ...]]:
     """Validate a ``hooks`` object; pydantic's ValidationError or ValueError when malformed."""
-    config = _HOOKS.validate_python(raw)
+    config = _hooks_adapter().validate_python(raw)
     for event in config:
         check_event(event)
     return config

@@ -47,7 +47,7 @@ _MODES = {
 
 
 class _Permissions(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     allow: list[str] = []
     ask: list[str] = []
@@ -67,9 +67,9 @@ class _Permissions(BaseModel):
 
 
 class _SettingsFile(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
-    permissions: _Permissions = _Permissions()
+    permissions: _Permissions = Field(default_factory=_Permissions)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 

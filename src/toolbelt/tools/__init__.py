@@ -2,47 +2,70 @@
 
 Tool modules import only pydantic and the core at import time; heavy libraries (tree-sitter,
 charset-normalizer, pypdf, httpx) are imported inside the functions that need them, so listing
-or validating tools stays cheap.
+or validating tools stays cheap. The toolset itself imports a tool's module only when that
+tool is first looked up, so a process that makes one call (``toolbelt call think``) loads one
+tool module, not fourteen.
 """
 
 from __future__ import annotations
 
-from toolbelt.core.registry import ToolRegistry
+import importlib
+import threading
 
-__all__ = ["builtin_toolset"]
+from toolbelt.core.registry import AnyTool, Toolset
+
+__all__ = ["BuiltinToolset", "builtin_toolset"]
+
+_BUILTINS: dict[str, tuple[str, str]] = {
+    "read_file": ("read_file", "ReadFileTool"),
+    "write_file": ("write_file", "WriteFileTool"),
+    "edit_file": ("edit_file", "EditFileTool"),
+    "multi_edit": ("multi_edit", "MultiEditTool"),
+    "notebook_edit": ("notebook_edit", "NotebookEditTool"),
+    "glob": ("glob", "GlobTool"),
+    "grep": ("grep", "GrepTool"),
+    "ls": ("ls", "LsTool"),
+    "bash": ("bash", "BashTool"),
+    "bash_output": ("bash_output", "BashOutputTool"),
+    "kill_shell": ("kill_shell", "KillShellTool"),
+    "think": ("think", "ThinkTool"),
+    "todo_read": ("todo", "TodoReadTool"),
+    "todo_write": ("todo", "TodoWriteTool"),
+}
+"""Tool name → (module in ``toolbelt.tools``, class), in listing order."""
 
 
-def builtin_toolset() -> ToolRegistry:
-    """A fresh registry holding every built-in tool, in listing order."""
-    from toolbelt.tools.bash import BashTool
-    from toolbelt.tools.bash_output import BashOutputTool
-    from toolbelt.tools.edit_file import EditFileTool
-    from toolbelt.tools.glob import GlobTool
-    from toolbelt.tools.grep import GrepTool
-    from toolbelt.tools.kill_shell import KillShellTool
-    from toolbelt.tools.ls import LsTool
-    from toolbelt.tools.multi_edit import MultiEditTool
-    from toolbelt.tools.notebook_edit import NotebookEditTool
-    from toolbelt.tools.read_file import ReadFileTool
-    from toolbelt.tools.think import ThinkTool
-    from toolbelt.tools.todo import TodoReadTool, TodoWriteTool
-    from toolbelt.tools.write_file import WriteFileTool
+class BuiltinToolset(Toolset):
+    """Every built-in tool, in listing order, each created on first lookup."""
 
-    return ToolRegistry(
-        [
-            ReadFileTool(),
-            WriteFileTool(),
-            EditFileTool(),
-            MultiEditTool(),
-            NotebookEditTool(),
-            GlobTool(),
-            GrepTool(),
-            LsTool(),
-            BashTool(),
-            BashOutputTool(),
-            KillShellTool(),
-            ThinkTool(),
-            TodoReadTool(),
-            TodoWriteTool(),
-        ]
-    )
+    def __init__(self) -> None:
+        self._loaded: dict[str, AnyTool] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> AnyTool | None:
+        where = _BUILTINS.get(name)
+        if where is None:
+            return None
+        with self._lock:
+            tool = self._loaded.get(name)
+            if tool is None:
+                module = importlib.import_module(f"toolbelt.tools.{where[0]}")
+                tool = self._loaded[name] = getattr(module, where[1])()
+        return tool
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        return tuple(self._require(name) for name in _BUILTINS)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(_BUILTINS)
+
+    def _require(self, name: str) -> AnyTool:
+        tool = self.get(name)
+        if tool is None or tool.name != name:
+            raise RuntimeError(f"built-in tool {name!r} points at the wrong module or class")
+        return tool
+
+
+def builtin_toolset() -> BuiltinToolset:
+    """A fresh toolset holding every built-in tool, in listing order."""
+    return BuiltinToolset()
