@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolbelt.core.errors import PathError
-from toolbelt.permissions import paths
+from toolbelt.permissions import realpath
 from toolbelt.permissions.paths import PathGuard, ResolvedPath, protected_reason
 
 
@@ -65,7 +65,7 @@ RESOLUTIONS = [
 def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run resolution both ways: by the kernel (Linux O_PATH) and by the portable walk."""
     if request.param == "walk":
-        monkeypatch.setattr(paths, "_O_PATH", 0)
+        monkeypatch.setattr(realpath, "_O_PATH", 0)
     return str(request.param)
 
 

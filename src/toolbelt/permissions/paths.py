@@ -33,13 +33,12 @@ from pathlib import Path
 
 from toolbelt.core.errors import PathError
 from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.realpath import real_path
 
 __all__ = ["PathGuard", "ResolvedPath", "protected_reason"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-_O_PATH = getattr(os, "O_PATH", 0)  # Linux: resolve by the kernel; elsewhere by the walk
-_MAX_LINKS = 40  # the kernel's limit on symlinks followed in one lookup
 _KINDS = {stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}  # else: a device
 
 
@@ -85,7 +84,7 @@ class PathGuard:
         joined = os.path.join(
             base if base.startswith("/") else os.path.join(os.getcwd(), base), expanded
         )
-        real, identity = _real_path(joined, raw)
+        real, identity = real_path(joined, raw)
         path = Path(real)
         exists = identity is not None
         if not exists and (must_exist or parent_must_exist):
@@ -252,85 +251,3 @@ def _mapped(path: Path, exc: OSError) -> PathError:
     if exc.errno == errno.ENXIO:
         return PathError(f"{path} is a socket or device without a reader; it cannot be read.")
     return PathError(f"{path} cannot be opened ({exc.strerror}); check the path and retry.")
-
-
-def _real_path(joined: str, raw: str) -> tuple[str, tuple[int, int] | None]:
-    """The real absolute path of ``joined`` and the identity of what exists there, if anything."""
-    if _O_PATH:
-        try:
-            fd = os.open(joined, _O_PATH | os.O_CLOEXEC)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTDIR, errno.EACCES):
-                raise _unresolvable(raw, exc) from exc
-        else:
-            try:
-                real = os.readlink(f"/proc/self/fd/{fd}")
-                info = os.fstat(fd)
-            except OSError:
-                real = ""  # no /proc: the walk below answers
-            finally:
-                os.close(fd)
-            if real.startswith("/") and not real.endswith(" (deleted)"):
-                return real, (info.st_dev, info.st_ino)
-    return _walk_real_path(joined, raw)
-
-
-def _walk_real_path(joined: str, raw: str) -> tuple[str, tuple[int, int] | None]:
-    """Resolve like the kernel, component by component, past the deepest existing ancestor.
-
-    Below a missing component nothing can be a symlink, so the rest is appended as written
-    (``..`` climbing back out of the missing part resumes real resolution). A symlink leaf that
-    dangles is followed to its target: that is the file a write through it would create.
-    """
-    pending = joined.split("/")[::-1]
-    real, links, missing = "", 0, 0
-    while pending:
-        name = pending.pop()
-        if name in ("", "."):
-            continue
-        if name == "..":
-            real = real.rpartition("/")[0]
-            missing = max(missing - 1, 0)
-            continue
-        candidate = f"{real}/{name}"
-        if missing:
-            real, missing = candidate, missing + 1
-            continue
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            real, missing = candidate, 1
-            continue
-        except OSError as exc:
-            raise _unresolvable(raw, exc) from exc
-        if stat.S_ISLNK(info.st_mode):
-            links += 1
-            if links > _MAX_LINKS:
-                raise _unresolvable(raw, OSError(errno.ELOOP, "loop"))
-            target = os.readlink(candidate)
-            real = "" if target.startswith("/") else real
-            pending.extend(target.split("/")[::-1])
-            continue
-        if not stat.S_ISDIR(info.st_mode) and any(part not in ("", ".") for part in pending):
-            raise PathError(f"{raw} cannot be used: {candidate} is a file, not a directory.")
-        real = candidate
-    real = real or "/"
-    if missing:
-        return real, None
-    try:
-        info = os.stat(real)
-    except OSError:
-        return real, None
-    return real, (info.st_dev, info.st_ino)
-
-
-def _unresolvable(raw: str, exc: OSError) -> PathError:
-    if exc.errno == errno.ELOOP:
-        return PathError(f"{raw} is a symlink loop (it points back to itself); use the real path.")
-    if exc.errno == errno.ENAMETOOLONG:
-        return PathError(f"{raw} is too long to be a path; use a shorter one.")
-    if exc.errno == errno.EACCES:
-        return PathError(f"The operating system denies access on the way to {raw}; use another.")
-    return PathError(f"{raw} cannot be resolved ({exc.strerror}); check the path.")
