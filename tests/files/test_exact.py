@@ -98,3 +98,25 @@ def test_several_edits_apply_in_order_on_bytes() -> None:
 )
 def test_fast_path_steps_aside(data: bytes, old: str, new: str) -> None:
     assert replace_exact(data, [(old, new, False)]) is None
+
+
+@pytest.mark.parametrize(
+    ("middle", "old", "new", "recovery"),
+    [
+        ("x = 1  \ny = 2\n", "x = 1\ny = 2", "x = 10\ny = 2", "ignored trailing whitespace"),
+        ("\tif a:\n\t\tb()\n", "if a:\n    b()", "if a:\n    c()", "matched ignoring indentation"),
+        ("s = “hi”\n", 's = "hi"', 's = "yo"', "matched curly and straight quotes"),
+        ("k = 3\n", "51\tk = 3", "51\tk = 4", "stripped read_file line-number prefixes"),
+    ],
+)
+def test_the_region_a_recovery_reports_gives_the_full_diff(
+    middle: str, old: str, new: str, recovery: str
+) -> None:
+    text = "".join(f"line {i}\n" for i in range(50)) + middle + "tail\n" * 50
+    splice = find_and_replace(text, old, new)
+    assert splice.recovery is not None
+    assert splice.recovery.startswith(recovery)
+    assert splice.replaced is not None
+    suffix = len(text) - splice.offset - splice.replaced
+    region = Region(splice.offset, suffix, splice.first_line - 1)
+    assert region_diff(text, splice.text, region) == region_diff(text, splice.text)
