@@ -1,8 +1,17 @@
-"""Shared test fixtures: async tests run on asyncio through anyio's pytest plugin."""
+"""Shared test settings: async tests run on asyncio through anyio's pytest plugin, and
+property tests are derandomized in CI so a landing never depends on which examples were drawn
+(locally they explore fresh examples on every run)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -198,3 +198,12 @@ def test_ranged_read_edges() -> None:
     assert long.lines == ["zzzzzzzzzz… [line cut: 5000 characters]"]
     budget = read_line_range(io.BytesIO(b"aaaa\n" * 100), 1, 100, max_chars=30)
     assert (len(budget.lines), budget.stopped_by_budget, budget.total_lines) == (4, True, 100)
+
+
+def test_a_last_line_without_newline_is_marked_as_gnu_diff_marks_it() -> None:
+    marker = "\\ No newline at end of file"
+    dropped = unified_text("f", region_diff("x\ny\n", "x\ny"))
+    assert dropped == f"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n+y\n{marker}\n"
+    changed = unified_text("f", region_diff("x\ny", "x\nz"))
+    assert changed.endswith(f" x\n-y\n{marker}\n+z\n{marker}\n")
+    assert diff_stats(region_diff("x\ny", "x\nz")) == (1, 1)

@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 CONTEXT = 3
+NO_NEWLINE = "\\ No newline at end of file"
 _HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -143,6 +144,8 @@ def _hunks(old_lines: list[str], new_lines: list[str], offset: int) -> list[Hunk
             current = []
             continue
         current.append(line.rstrip("\n"))
+        if not line.endswith("\n"):  # the file's last line, without a newline: say so, as diff does
+            current.append(NO_NEWLINE)
     if header is not None:
         hunks.append(Hunk(*header, tuple(current)))
     return hunks
