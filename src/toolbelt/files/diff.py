@@ -7,7 +7,9 @@ whole lines plus three lines of context, runs difflib on that small window and s
 line numbers back to file coordinates. The hunks are the same as a whole-file diff's for any
 change whose lines do not repeat across the window edge — at a few milliseconds for a 3.5 MB
 file. When the caller already knows where the change is (an edit knows where it spliced), a
-``Region`` skips the prefix and suffix search and the line count too.
+``Region`` skips the prefix and suffix search and the line count too; its hunks are anchored at
+the splice, so where the inserted lines repeat their neighbours (blank lines) they may align
+differently from a prefix search's — both true diffs of the same change.
 
 Both ``str`` and the stored ``bytes`` of a UTF-8 file are accepted; only the window is decoded.
 """
