@@ -134,7 +134,8 @@ def test_only_the_part_below_the_root_is_checked_for_protected_names() -> None:
     from toolbelt.permissions.protected import protected_reason
 
     root = Path("/home/u/.vscode/extensions/mine")  # a workspace inside a protected name
-    policy = ToolbeltPolicy(mode="bypass", roots=[root], protected=protected_reason)
+    extra = Path("/home/u/other/.git")  # an added directory gets no such allowance
+    policy = ToolbeltPolicy(mode="bypass", roots=[root, extra], protected=protected_reason)
 
     def write(path: str) -> object:
         access = Access(AccessKind.WRITE, paths=(Path(path),))
@@ -146,6 +147,7 @@ def test_only_the_part_below_the_root_is_checked_for_protected_names() -> None:
     assert isinstance(write("/home/u/.vscode/settings.json"), Ask)  # outside: whole path
     assert isinstance(write("/home/u/.bashrc"), Ask)
     assert isinstance(write("/home/u/notes.txt"), Allow)
+    assert isinstance(write(f"{extra}/hooks/pre-commit"), Ask)
 
 
 def test_dangerous_commands_ask_even_after_a_session_approval() -> None:

@@ -208,13 +208,16 @@ class ToolbeltPolicy(PermissionPolicy):
         return None
 
     def _below_root(self, path: Path) -> Path:
-        """The part of ``path`` below the innermost root holding it (else all of it): where
-        the user put the workspace is their choice — a project under ``~/.vscode/extensions/``
-        is not a protected path, its own ``.git/`` is."""
-        holding = [root for root in self._roots if is_within(path, root)]
-        if not holding:
-            return path
-        return path.relative_to(max(holding, key=lambda root: len(root.parts)))
+        """The part of ``path`` below the workspace root (the first root), else all of it.
+
+        Where the user put the workspace is their choice: a project under
+        ``~/.vscode/extensions/`` is not protected as a whole, its own ``.git/`` is. Extra
+        directories get no such allowance — a project's settings can add them, and adding
+        ``~/.claude`` or another repository's ``.git`` must not unprotect what is inside.
+        """
+        if self._roots and is_within(path, self._roots[0]):
+            return path.relative_to(self._roots[0])
+        return path
 
 
 class _Protected(Protocol):
