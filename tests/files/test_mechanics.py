@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from toolbelt.core.errors import ToolError
 from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
 from toolbelt.files.diff import diff_stats, region_diff, snippet, unified_text
-from toolbelt.files.lines import read_line_range
+from toolbelt.files.lines import read_line_range, whole_text_window
 from toolbelt.files.text import decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness, ReadTracker
 
@@ -207,3 +207,22 @@ def test_a_last_line_without_newline_is_marked_as_gnu_diff_marks_it() -> None:
     changed = unified_text("f", region_diff("x\ny", "x\nz"))
     assert changed.endswith(f" x\n-y\n{marker}\n+z\n{marker}\n")
     assert diff_stats(region_diff("x\ny", "x\nz")) == (1, 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "é", "\n", "\r", "\r\n", "x" * 30, "\t", "中"]), max_size=80),
+    st.integers(1, 30),
+    st.integers(1, 30),
+    st.sampled_from([None, 40, 400]),
+)
+def test_the_in_memory_window_equals_the_streamed_one(
+    parts: list[str], offset: int, limit: int, max_chars: int | None
+) -> None:
+    data = "".join(parts).encode()
+    fast = whole_text_window(data, offset, limit, max_line_chars=50, max_chars=max_chars)
+    if fast is None:
+        return  # a cut line or a budget stop: the streamed read decides
+    slow = read_line_range(io.BytesIO(data), offset, limit, max_line_chars=50, max_chars=max_chars)
+    assert fast == slow
+    assert fast.render() == slow.render()

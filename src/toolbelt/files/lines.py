@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass
 from typing import BinaryIO
 
-__all__ = ["LineWindow", "count_lines", "read_line_range"]
+__all__ = ["LineWindow", "count_lines", "read_line_range", "whole_text_window"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,39 @@ def read_line_range(
         lines.append(line)
     total = skipped + consumed + count_lines(handle) if count_total else None
     return LineWindow(lines, offset, total, stopped, cut)
+
+
+def whole_text_window(
+    data: bytes,
+    offset: int,
+    limit: int,
+    *,
+    max_line_chars: int = 2000,
+    max_chars: int | None = None,
+) -> LineWindow | None:
+    """What ``read_line_range`` gives for a small file already in memory, in one decode and one
+    split instead of a Python step per line (a 200-line file: ~15 µs instead of ~100 µs).
+
+    None when the streaming read must decide: the bytes are not UTF-8, a line must be cut, or
+    the character budget could end the window early.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline ending the last line starts no new one
+    window = lines[offset - 1 : offset - 1 + limit] if offset >= 1 else []
+    if "\r" in text:
+        window = [line.rstrip("\r") for line in window]
+    if window and max(map(len, window)) > max_line_chars:
+        return None
+    if max_chars is not None:
+        widest = len(str(offset + len(window))) + 2  # line number and tab, at most
+        if sum(map(len, window)) + widest * len(window) > max_chars:
+            return None
+    return LineWindow(window, offset, len(lines), stopped_by_budget=False, cut_lines=0)
 
 
 def count_lines(handle: BinaryIO) -> int:
