@@ -323,7 +323,7 @@ def harness_with_hooks(root: Path, hooks: dict[str, object], *, mode: str = "def
     (root / ".toolbelt").mkdir(exist_ok=True)
     (root / ".toolbelt" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     h = Harness(root, mode=mode)
-    settings = load_settings(root, home=root / "home")
+    settings = load_settings(root, home=root / "home", trusted=True)
     h.executor.policy = build_policy(h.session, mode, settings=settings)
     h.executor.hooks = build_hooks(h.session, settings)
     return h

@@ -47,7 +47,7 @@ def test_three_scopes_merge(tmp_path: Path) -> None:
         root / ".toolbelt/settings.local.json",
         {"permissions": {"ask": ["Bash(git push:*)"], "defaultMode": "acceptEdits"}},
     )
-    settings = load_settings(root, home=home)
+    settings = load_settings(root, home=home, trusted=True)
     assert [str(r) for r in settings.deny] == ["Read(~/.ssh/**)", "Edit(/.git/**)"]
     assert [str(r) for r in settings.allow] == ["Bash(npm test)"]
     assert [str(r) for r in settings.ask] == ["Bash(git push:*)"]
@@ -67,7 +67,8 @@ def test_rules_resolve_against_the_settings_root_and_home(tmp_path: Path) -> Non
         tmp_path / ".toolbelt/settings.json",
         '\ufeff{"permissions": {"allow": ["Edit(/src/**)"], "deny": ["Edit(~/.bashrc)"]}}',
     )
-    rules = load_settings(tmp_path, home=tmp_path / "home").rule_set(cwd=tmp_path / "sub")
+    settings = load_settings(tmp_path, home=tmp_path / "home", trusted=True)
+    rules = settings.rule_set(cwd=tmp_path / "sub")
     assert rules.evaluate("edit_file", paths=[tmp_path / "src" / "a.py"]) == "allow"
     assert rules.evaluate("edit_file", paths=[tmp_path / "sub" / "src" / "a.py"]) is None
     assert rules.evaluate("edit_file", paths=[tmp_path / "home" / ".bashrc"]) == "deny"
@@ -101,7 +102,7 @@ def test_mode_directories_and_bypass_switch(tmp_path: Path) -> None:
             }
         },
     )
-    settings = load_settings(tmp_path / "proj", home=tmp_path / "home")
+    settings = load_settings(tmp_path / "proj", home=tmp_path / "home", trusted=True)
     assert settings.default_mode == "bypass"
     assert settings.additional_directories == [
         tmp_path / "home/shared",
@@ -213,7 +214,7 @@ def test_add_local_rule_round_trips_without_duplicates(tmp_path: Path) -> None:
         },
         "other": [1, "ü"],
     }
-    settings = load_settings(tmp_path, home=tmp_path / "h")
+    settings = load_settings(tmp_path, home=tmp_path / "h", trusted=True)
     assert [str(r) for r in settings.allow] == ["Bash(ls)", "Bash(make)"]
     assert [str(r) for r in settings.deny] == ["Read(./.env)"]
     assert sorted(os.listdir(tmp_path / ".toolbelt")) == [

@@ -9,12 +9,13 @@ from typing import Any
 import anyio
 
 from toolbelt.cli.render import Renderer
+from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
+from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.settings import Settings
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.tools import builtin_toolset
@@ -66,6 +67,7 @@ def call_tool(
     add_dirs: list[str],
     yes: bool,
     as_json: bool,
+    trust_workspace: bool = False,
 ) -> int:
     """Run one call and print what the model would see; returns the documented exit status."""
     renderer = Renderer.for_stdout()
@@ -74,7 +76,7 @@ def call_tool(
         session = Session(
             root, add_dirs=add_dirs, config=SessionConfig(require_read_before_write=False)
         )
-        settings = load_settings(session.root)
+        settings = load_and_warn(session.root, True if trust_workspace else None)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2

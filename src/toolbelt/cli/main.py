@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             add_dirs=args.add_dir,
             yes=args.yes,
             as_json=args.json,
+            trust_workspace=args.trust_workspace,
         )
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import serve_mcp
@@ -67,7 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             http=args.http,
             allow_remote=args.allow_remote,
             token_file=args.token_file,
+            trust_workspace=args.trust_workspace,
         )
+    if args.command == "trust":
+        from toolbelt.cli.trust_command import manage_trust
+
+        return manage_trust(args.directory, remove=args.remove, show=args.list)
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -123,6 +129,17 @@ def _parser() -> argparse.ArgumentParser:
         help="file holding the bearer token clients must send (or set TOOLBELT_MCP_TOKEN)",
     )
 
+    trusted = sub.add_parser(
+        "trust",
+        help="let a workspace's own settings loosen the policy (hooks, allow rules)",
+        description="A workspace's .toolbelt settings may only restrict (deny and ask rules) "
+        "until you trust it: its allow rules, hooks, extra directories and default mode are "
+        "ignored, because whoever wrote the repository wrote them.",
+    )
+    trusted.add_argument("directory", nargs="?", default=".", help="workspace (default: .)")
+    trusted.add_argument("--remove", action="store_true", help="stop trusting it")
+    trusted.add_argument("--list", action="store_true", help="list trusted workspaces")
+
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")
     return parser
@@ -139,6 +156,11 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="another directory whose contents count as inside the workspace (repeatable)",
+    )
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="apply the workspace's own settings in full for this run (see `toolbelt trust`)",
     )
 
 

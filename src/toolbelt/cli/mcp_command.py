@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 
+from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 
@@ -25,14 +26,17 @@ def serve_mcp(
     http: str | None = None,
     allow_remote: bool = False,
     token_file: str | None = None,
+    trust_workspace: bool = False,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
+    trusted = True if trust_workspace else None
     try:
         session = Session(root, add_dirs=add_dirs)
+        load_and_warn(session.root, trusted)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
-            anyio.run(lambda: serve_stdio(session, mode=mode))
+            anyio.run(lambda: serve_stdio(session, mode=mode, trusted=trusted))
             return 0
         host, port = _address(http)
         token = _token(token_file)
@@ -54,7 +58,7 @@ def serve_mcp(
 
     from toolbelt.mcp.http import HttpOptions, build_app
 
-    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token)
+    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token, trusted)
     uvicorn.run(build_app(options), host=host, port=port, log_level="warning", lifespan="on")
     return 0
 

@@ -55,6 +55,8 @@ class HttpOptions:
     port: int
     add_dirs: tuple[str, ...] = ()
     token: str | None = None
+    trusted: bool | None = None
+    """True: the workspace's settings apply in full (``--trust-workspace``); None: as stored."""
 
 
 @dataclass
@@ -77,7 +79,7 @@ class _State:
     def open_session(self, session_id: str | None = None) -> _HttpSession:
         core = Session(self.options.root, add_dirs=self.options.add_dirs, session_id=session_id)
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = McpServer(core, send, mode=self.options.mode)
+        server = McpServer(core, send, mode=self.options.mode, trusted=self.options.trusted)
         opened = _HttpSession(server, receive)
         assert self.group is not None
         self.group.start_soon(_route, opened)

@@ -52,10 +52,17 @@ Outbox = MemoryObjectSendStream[Outgoing]
 class McpServer:
     """One MCP connection: its session, executor and in-flight requests."""
 
-    def __init__(self, session: Session, outbox: Outbox, *, mode: str = "default") -> None:
+    def __init__(
+        self,
+        session: Session,
+        outbox: Outbox,
+        *,
+        mode: str = "default",
+        trusted: bool | None = None,
+    ) -> None:
         self.session = session
         self._outbox = outbox
-        settings = load_settings(session.root)
+        settings = load_settings(session.root, trusted=trusted)
         self.toolset = builtin_toolset()
         self.client_capabilities: dict[str, Any] = {}
         self.requester = ElicitationRequester(self, mode=mode)

@@ -26,7 +26,7 @@ __all__ = ["serve_stdio"]
 MAX_LINE = 64 * 1024 * 1024
 
 
-async def serve_stdio(session: Session, *, mode: str) -> None:
+async def serve_stdio(session: Session, *, mode: str, trusted: bool | None = None) -> None:
     """Serve ``session`` to the client on this process's stdin/stdout until it disconnects."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
@@ -36,7 +36,7 @@ async def serve_stdio(session: Session, *, mode: str) -> None:
     )
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(session, send, mode=mode)
+    server = McpServer(session, send, mode=mode, trusted=trusted)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_write_all, receive, writer)

@@ -27,8 +27,16 @@ from toolbelt.core.errors import SettingsError
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
 from toolbelt.permissions.rules import Rule, RuleSet, parse_rule
+from toolbelt.permissions.trust import is_trusted, user_config_dir
 
-__all__ = ["LISTS", "Settings", "add_local_rule", "load_settings", "settings_files"]
+__all__ = [
+    "LISTS",
+    "Settings",
+    "add_local_rule",
+    "load_settings",
+    "settings_files",
+    "untrusted_notice",
+]
 
 ListName = Literal["allow", "ask", "deny"]
 LISTS: tuple[ListName, ...] = ("allow", "ask", "deny")
@@ -86,6 +94,10 @@ class Settings:
     """A toolbelt mode name (``acceptEdits`` in the file becomes ``accept_edits``)."""
     additional_directories: list[Path] = field(default_factory=list)
     bypass_disabled: bool = False
+    trusted: bool = True
+    """Whether the workspace's own settings files were applied in full."""
+    ignored: list[str] = field(default_factory=list)
+    """What an untrusted workspace's files asked for and did not get, one line per file."""
     files: list[Path] = field(default_factory=list)
     home: Path | None = None
     """The home ``~`` stood for when loading (None: the real one)."""
@@ -101,26 +113,36 @@ def settings_files(root: Path, *, home: Path | None = None) -> list[Path]:
     An explicit ``home`` (tests, sandboxes) stands for the whole user environment, so
     ``XDG_CONFIG_HOME`` is honoured only when ``home`` is not given.
     """
-    config = os.environ.get("XDG_CONFIG_HOME", "")
-    if home is not None or not os.path.isabs(config):
-        config = str((home or Path.home()) / ".config")
     return [
-        Path(config) / "toolbelt" / "settings.json",
+        user_config_dir(home) / "settings.json",
         root / ".toolbelt" / "settings.json",
         root / ".toolbelt" / LOCAL_FILE,
     ]
 
 
-def load_settings(root: Path, *, home: Path | None = None) -> Settings:
-    """Read and merge every settings file that exists for ``root`` and the user."""
+def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None = None) -> Settings:
+    """Read and merge every settings file that exists for ``root`` and the user.
+
+    The workspace's own files (project and local) may only restrict unless the workspace is
+    trusted (``permissions.trust``; ``trusted`` overrides the stored answer): their allow
+    rules, hooks, extra directories and default mode are then left out and listed in
+    ``Settings.ignored``.
+    """
     merged = Settings(home=home)
+    merged.trusted = is_trusted(root, home=home) if trusted is None else trusted
     user_home = home or Path.home()
-    for path in settings_files(root, home=home):
+    for index, path in enumerate(settings_files(root, home=home)):
         text = _read_text(path)
         if text is None:
             continue
         raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
+        if index > 0 and not merged.trusted:
+            merged.bypass_disabled |= parsed.permissions.disable_bypass is not None
+            merged.ignored += _loosening(path, raw, parsed, rules)
+            merged.deny += rules["deny"]
+            merged.ask += rules["ask"]
+            continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
         permissions = parsed.permissions
@@ -134,6 +156,39 @@ def load_settings(root: Path, *, home: Path | None = None) -> Settings:
         for event, groups in raw.get("hooks", {}).items():
             merged.hooks.setdefault(event, []).extend(groups)
     return merged
+
+
+def _loosening(
+    path: Path, raw: dict[str, Any], parsed: _SettingsFile, rules: dict[ListName, list[Rule]]
+) -> list[str]:
+    """What ``path`` would loosen (ignored while its workspace is untrusted), as one line."""
+    permissions = parsed.permissions
+    hooks = sum(len(groups) for groups in raw.get("hooks", {}).values())
+    parts = [
+        _count(len(rules["allow"]), "allow rule"),
+        _count(hooks, "hook group"),
+        _count(len(permissions.additional_directories), "additional directory", "directories"),
+        "a default mode" if permissions.default_mode is not None else "",
+    ]
+    wanted = [part for part in parts if part]
+    return [f"{path}: {', '.join(wanted)}"] if wanted else []
+
+
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    if not number:
+        return ""
+    return f"1 {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
+
+
+def untrusted_notice(settings: Settings) -> str | None:
+    """The warning a door prints when an untrusted workspace's settings were cut back."""
+    if not settings.ignored:
+        return None
+    return (
+        "this workspace is not trusted, so its settings may only restrict; ignored "
+        + "; ".join(settings.ignored)
+        + ". Trust it with `toolbelt trust` (or `--trust-workspace` for one run)."
+    )
 
 
 def _read_text(path: Path) -> str | None:

@@ -1,0 +1,53 @@
+"""``toolbelt trust``: trust a workspace's own settings, list or remove trusted workspaces; and
+the warning the other commands print when an untrusted workspace's settings were cut back.
+
+See ``permissions.trust`` for why a repository's settings may only restrict until trusted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
+from toolbelt.permissions.trust import distrust, trust, trusted_workspaces
+
+__all__ = ["load_and_warn", "manage_trust", "warn_if_untrusted"]
+
+
+def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
+    """Add (default), remove or list trusted workspaces; prints what it did."""
+    if show:
+        entries = trusted_workspaces()
+        print("\n".join(map(str, entries)) if entries else "No workspace is trusted.")
+        return 0
+    root = Path(directory).expanduser()
+    if not root.is_dir():
+        print(f"toolbelt: {directory} is not a directory.", file=sys.stderr)
+        return 2
+    if remove:
+        if not distrust(root):
+            print(f"{root.resolve()} was not trusted.")
+            return 0
+        print(f"{root.resolve()} is no longer trusted; its settings may only restrict.")
+        return 0
+    where = trust(root)
+    print(
+        f"Trusted {root.resolve()} (and the directories below it): its .toolbelt settings now "
+        f"apply in full, hooks and allow rules included. Listed in {where}."
+    )
+    return 0
+
+
+def warn_if_untrusted(settings: Settings) -> None:
+    """Print the untrusted-workspace notice to stderr when settings were cut back."""
+    notice = untrusted_notice(settings)
+    if notice:
+        print(f"toolbelt: {notice}", file=sys.stderr)
+
+
+def load_and_warn(root: Path, trusted: bool | None) -> Settings:
+    """Settings for ``root``, warning on stderr about what an untrusted workspace lost."""
+    settings = load_settings(root, trusted=trusted)
+    warn_if_untrusted(settings)
+    return settings
