@@ -16,6 +16,7 @@ from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.permissions.factory import build_hooks, build_policy
+from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.settings import Settings
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.tools import builtin_toolset
@@ -63,7 +64,7 @@ def call_tool(
     raw_arguments: str,
     *,
     root: str,
-    mode: str,
+    mode: str | None,
     add_dirs: list[str],
     yes: bool,
     as_json: bool,
@@ -77,12 +78,13 @@ def call_tool(
             root, add_dirs=add_dirs, config=SessionConfig(require_read_before_write=False)
         )
         settings = load_and_warn(session.root, True if trust_workspace else None)
+        policy = build_policy(session, mode, settings=settings)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     requester = _requester(renderer, yes=yes)
     call = ToolCall("cli-1", name, arguments)
-    result = anyio.run(_run_one, session, mode, settings, requester, call)
+    result = anyio.run(_run_one, session, policy, settings, requester, call)
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:
@@ -97,7 +99,7 @@ def exit_code(result: ToolCallResult) -> int:
 
 async def _run_one(
     session: Session,
-    mode: str,
+    policy: ToolbeltPolicy,
     settings: Settings,
     requester: PermissionRequester,
     call: ToolCall,
@@ -106,7 +108,7 @@ async def _run_one(
         executor = Executor(
             builtin_toolset(),
             session,
-            policy=build_policy(session, mode, settings=settings),
+            policy=policy,
             requester=requester,
             hooks=build_hooks(session, settings),
         )

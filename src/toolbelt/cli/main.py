@@ -148,7 +148,10 @@ def _parser() -> argparse.ArgumentParser:
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", default=".", help="workspace root (default: current directory)")
     parser.add_argument(
-        "--mode", default="default", choices=MODES, help="permission mode (default: default)"
+        "--mode",
+        default=None,
+        choices=MODES,
+        help="permission mode (default: the settings' defaultMode, else default)",
     )
     parser.add_argument(
         "--add-dir",

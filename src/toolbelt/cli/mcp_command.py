@@ -12,6 +12,7 @@ import anyio
 from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
+from toolbelt.permissions.factory import build_policy
 
 __all__ = ["serve_mcp"]
 
@@ -21,7 +22,7 @@ TOKEN_ENV = "TOOLBELT_MCP_TOKEN"
 def serve_mcp(
     *,
     root: str,
-    mode: str,
+    mode: str | None,
     add_dirs: list[str],
     http: str | None = None,
     allow_remote: bool = False,
@@ -32,7 +33,8 @@ def serve_mcp(
     trusted = True if trust_workspace else None
     try:
         session = Session(root, add_dirs=add_dirs)
-        load_and_warn(session.root, trusted)
+        settings = load_and_warn(session.root, trusted)
+        build_policy(Session(root, add_dirs=add_dirs), mode, settings=settings)  # fail early
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 

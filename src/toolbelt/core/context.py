@@ -61,6 +61,12 @@ class Session:
         self.read_denied: Callable[[Path], bool] | None = None
         """Set by the policy: search tools drop results a read-deny rule covers."""
 
+    def add_directories(self, directories: Sequence[str | Path]) -> None:
+        """Count ``directories`` as inside the workspace too (settings'
+        ``additionalDirectories``); call before the first tool call, which fixes the guard."""
+        more = (_existing_dir(d, "additional directory") for d in directories)
+        self.add_dirs = tuple(dict.fromkeys((*self.add_dirs, *more)))
+
     @property
     def roots(self) -> tuple[Path, ...]:
         """Every directory whose contents count as inside the workspace."""

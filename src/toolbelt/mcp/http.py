@@ -50,7 +50,7 @@ class HttpOptions:
     """How the HTTP server runs."""
 
     root: Path
-    mode: str
+    mode: str | None
     host: str
     port: int
     add_dirs: tuple[str, ...] = ()

@@ -32,15 +32,15 @@ CHOICES = {
 HOW_TO_ALLOW = (
     "This MCP client cannot ask the user (it does not support elicitation). To allow such "
     "calls, add an allow rule to .toolbelt/settings.json in the workspace (for example "
-    '{"permissions": {"allow": ["Bash(npm test)"]}}) or start `toolbelt mcp` with another '
-    "--mode (accept_edits, bypass)."
+    '{"permissions": {"allow": ["Bash(npm test)"]}}; the workspace must be trusted: '
+    "`toolbelt trust`) or start `toolbelt mcp` with another --mode (accept_edits, bypass)."
 )
 
 
 class ElicitationRequester(PermissionRequester):
     """Permission prompts through ``elicitation/create``."""
 
-    def __init__(self, server: McpServer, *, mode: str, timeout: float = 120.0) -> None:
+    def __init__(self, server: McpServer, *, mode: str | None, timeout: float = 120.0) -> None:
         self._server = server
         self._mode = mode
         self._timeout = timeout

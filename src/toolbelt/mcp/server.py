@@ -57,7 +57,7 @@ class McpServer:
         session: Session,
         outbox: Outbox,
         *,
-        mode: str = "default",
+        mode: str | None = None,
         trusted: bool | None = None,
     ) -> None:
         self.session = session

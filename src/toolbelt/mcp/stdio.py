@@ -26,7 +26,7 @@ __all__ = ["serve_stdio"]
 MAX_LINE = 64 * 1024 * 1024
 
 
-async def serve_stdio(session: Session, *, mode: str, trusted: bool | None = None) -> None:
+async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | None = None) -> None:
     """Serve ``session`` to the client on this process's stdin/stdout until it disconnects."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)

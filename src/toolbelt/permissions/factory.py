@@ -18,18 +18,28 @@ MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
 
 
 def build_policy(
-    session: Session, mode: str = "default", *, settings: Settings | None = None
+    session: Session, mode: str | None = "default", *, settings: Settings | None = None
 ) -> ToolbeltPolicy:
     """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
 
     With settings, "always allow" answers are written to ``.toolbelt/settings.local.json``
-    and read-deny rules also filter what grep, glob and ls return.
+    and read-deny rules also filter what grep, glob and ls return. The settings'
+    ``defaultMode`` applies when ``mode`` is None, their ``additionalDirectories`` join the
+    session's roots, and ``disableBypassPermissionsMode`` refuses bypass.
     """
+    if mode is None:
+        mode = (settings.default_mode if settings is not None else None) or "default"
     if mode not in MODES:
         raise UsageError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
     rules = None
     persist = None
     if settings is not None:
+        if mode == "bypass" and settings.bypass_disabled:
+            raise UsageError(
+                "bypass mode is turned off by `disableBypassPermissionsMode` in your settings; "
+                "choose another mode (accept_edits asks only for commands and outside paths)."
+            )
+        session.add_directories(settings.additional_directories)
         rules = RuleSet(
             allow=settings.allow,
             ask=settings.ask,
