@@ -277,3 +277,25 @@ async def test_read_deny_rules_filter_search_results(repo: Path) -> None:
     assert "key.py" not in listing.text
     direct = await h.call("read_file", path="secrets/key.py")
     assert direct.error_kind == "permission_denied"
+
+
+@pytest.fixture
+def fsmonitor_marker(repo: Path) -> Path:
+    """The repo's .git/config names a command git runs whenever it reads the index."""
+    marker = repo.parent / "fsmonitor-ran"
+    git = ["git", "-C", str(repo)]
+    subprocess.run([*git, "config", "core.fsmonitor", f"touch {marker}; echo"], check=True)
+    subprocess.run([*git, "add", "src"], check=True)  # an index for git to read
+    marker.unlink(missing_ok=True)
+    return marker
+
+
+async def test_searching_never_runs_a_command_from_the_workspaces_git_config(
+    repo: Path, fsmonitor_marker: Path
+) -> None:
+    h = Harness(repo)
+    listed = await h.call("ls", path="src")
+    assert listed.state is CallState.SUCCESS
+    globbed = await h.call("grep", pattern="def", glob="*.py", output_mode="content")
+    assert "secret.py" not in globbed.text
+    assert not fsmonitor_marker.exists()

@@ -21,7 +21,10 @@ def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
         return set()
     try:
         out = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
+            # A workspace's .git/config is the workspace author's: `core.fsmonitor` there is a
+            # command git runs whenever it reads the index. --no-index never reads it (and,
+            # like rg, judges tracked files by the ignore rules alone); the override is a belt.
+            ["git", "-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z"],
             input=b"\0".join(n.encode() for n in wanted) + b"\0",
             cwd=directory,
             capture_output=True,
