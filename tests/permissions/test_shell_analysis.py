@@ -38,7 +38,7 @@ CASES = [
     ("which python", R),
     ("du -sh .", R),
     ("tree -L 2", R),
-    ("export FOO=1", R),
+    ("export FOO=1", W),  # any variable but a few (SAFE_VARIABLES) may change what runs next
     # writes or unknown programs: not read-only, but not dangerous
     ("npm test", W),
     ("python script.py", W),
@@ -110,6 +110,24 @@ CASES = [
     ("cat <(rm x)", D),
     ("bash <<EOF\nrm x\nEOF", D),
     ("ls && rm x || echo", D),
+    # read-only programs made to run or write something: they ask (W: not read-only)
+    ("git --config-env=core.fsmonitor=EVIL status", W),
+    ("git -c core.fsmonitor='touch x' status", W),
+    ("git -C /elsewhere status", W),
+    ("git diff --ext-diff", W),
+    ("git log --output=/tmp/x", W),
+    ("git show --textconv HEAD:a.pdf", W),
+    ("git grep -Ovim foo", W),
+    ("GIT_EXTERNAL_DIFF='touch x;' git diff", W),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=x git status", W),
+    ("env LD_PRELOAD=./evil.so ls", W),
+    ("export PATH=./bin:$PATH", W),  # the next call's `ls` would run ./bin/ls
+    ("declare -x PAGER=sh", W),
+    ("BASH_ENV=./x", W),
+    ("git --no-pager log -5", R),
+    ("LC_ALL=C sort names", R),
+    ("env LANG=C ls", R),
+    ("NO_COLOR=1 git diff", R),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

@@ -25,8 +25,11 @@ from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
     GIT_DANGEROUS,
     GIT_READONLY,
+    GIT_SAFE_GLOBALS,
+    GIT_UNSAFE_FLAGS,
     INTERPRETERS,
     READONLY_PROGRAMS,
+    SAFE_VARIABLES,
     SHELLS,
     WRAPPERS,
 )
@@ -113,6 +116,8 @@ def _visit(node: Any, walk: _Walk) -> None:
         _pipeline(node, walk)
     elif kind == "heredoc_redirect":
         _heredoc(node, walk)
+    elif kind == "variable_assignment":
+        _assignment(_text(node.children[0], walk) if node.children else "", walk)
     elif kind in ("function_definition",):
         walk.readonly = False
     for child in node.children:
@@ -194,6 +199,8 @@ def _unwrap(words: list[str], walk: _Walk) -> list[str]:
         rest = argv[1:]
         if program == "env":
             while rest and (rest[0].startswith("-") or "=" in rest[0]):
+                if "=" in rest[0] and not rest[0].startswith("-"):
+                    _assignment(rest[0].partition("=")[0], walk)
                 rest = rest[1:]
         elif program == "timeout":
             while rest and rest[0].startswith("-"):
@@ -260,8 +267,19 @@ def _flags_readonly(program: str, args: list[str]) -> bool:
     return True
 
 
+def _assignment(name: str, walk: _Walk) -> None:
+    """Setting a variable that can change what runs is not read-only (see SAFE_VARIABLES)."""
+    if name not in SAFE_VARIABLES and not name.startswith("LC_"):
+        walk.readonly = False
+
+
 def _git(args: list[str], walk: _Walk) -> None:
-    sub = next((a for a in args if not a.startswith("-")), "")
+    at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+    if any(option not in GIT_SAFE_GLOBALS for option in args[:at]):
+        walk.readonly = False  # -c, --config-env, --exec-path, -C, --git-dir…
+    sub = args[at] if at < len(args) else ""
+    if sub in GIT_READONLY and any(_unsafe_git_flag(a) for a in args[at + 1 :]):
+        walk.readonly = False
     if sub in GIT_DANGEROUS:
         walk.dangerous.append(GIT_DANGEROUS[sub])
     elif sub == "branch" and any(a in ("-d", "-D", "--delete", "-m", "-M", "-f") for a in args):
@@ -274,6 +292,12 @@ def _git(args: list[str], walk: _Walk) -> None:
         sub in ("branch", "remote", "tag", "stash") and len(args) <= 2
     ):
         walk.readonly = False
+
+
+def _unsafe_git_flag(arg: str) -> bool:
+    return any(arg == flag or arg.startswith(f"{flag}=") for flag in GIT_UNSAFE_FLAGS) or (
+        arg.startswith("-O") and not arg.startswith("--")
+    )
 
 
 def _find(args: list[str], walk: _Walk) -> None:

@@ -9,8 +9,11 @@ __all__ = [
     "DANGEROUS_PROGRAMS",
     "GIT_DANGEROUS",
     "GIT_READONLY",
+    "GIT_SAFE_GLOBALS",
+    "GIT_UNSAFE_FLAGS",
     "INTERPRETERS",
     "READONLY_PROGRAMS",
+    "SAFE_VARIABLES",
     "SHELLS",
     "WRAPPERS",
 ]
@@ -170,6 +173,47 @@ GIT_DANGEROUS = {
     "gc": "git gc can drop unreachable objects",
     "update-ref": "git update-ref moves references",
 }
+
+# git options before the subcommand that cannot make it run or write anything; any other
+# (`-c core.fsmonitor=…`, `--config-env`, `--exec-path`, `-C`, `--git-dir`) is not read-only
+GIT_SAFE_GLOBALS = frozenset(
+    [
+        "--no-pager",
+        "-P",
+        "--no-optional-locks",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-replace-objects",
+    ]
+)
+# flags that make a read-only git subcommand write a file or run a program
+GIT_UNSAFE_FLAGS = (
+    "--output",  # log/diff/show --output=FILE writes it
+    "--ext-diff",  # runs diff.external / GIT_EXTERNAL_DIFF
+    "--textconv",  # runs the textconv filters of .gitattributes
+    "--open-files-in-pager",  # grep -O runs a pager command
+    "-O",
+)
+
+# variables a command may set (`VAR=x cmd`, `export VAR=x`) and stay read-only; any other can
+# change what runs (PATH, LD_PRELOAD, GIT_EXTERNAL_DIFF, PAGER, BASH_ENV, …), now or in a
+# later call of the persistent shell
+SAFE_VARIABLES = frozenset(
+    [
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "COLUMNS",
+        "LINES",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "TERM",
+    ]
+)
 
 # programs that run another program given as their arguments
 WRAPPERS = frozenset(
