@@ -124,6 +124,19 @@ CASES = [
     ("export PATH=./bin:$PATH", W),  # the next call's `ls` would run ./bin/ls
     ("declare -x PAGER=sh", W),
     ("BASH_ENV=./x", W),
+    ("rg --hostname-bin=./x foo", W),
+    ("sort --compress-program=./x big.txt", W),
+    ("uniq in.txt out.txt", W),
+    ("xxd in.bin out.hex", W),
+    ("file -C -m magic", W),
+    ("date -s 2020-01-01", W),
+    ("sed -ni s/a/b/p f", W),  # -i hidden in a cluster
+    ("sed -f script.sed f", W),  # the script file may hold `w` or `e`
+    ("sort -ro out.txt in.txt", W),
+    ("tree -ao out.txt", W),
+    ("rg -uz foo", W),
+    ("uniq -c names.txt", R),
+    ("xxd in.bin", R),
     ("git --no-pager log -5", R),
     ("LC_ALL=C sort names", R),
     ("env LANG=C ls", R),

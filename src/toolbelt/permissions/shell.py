@@ -250,21 +250,38 @@ def _classify(argv: list[str], walk: _Walk) -> None:
 def _flags_readonly(program: str, args: list[str]) -> bool:
     if program == "sed":
         scripts = [a for a in args if not a.startswith("-")]
-        in_place = any(a.startswith(("-i", "--in-place")) for a in args)
-        return not in_place and not any(_SED_EXEC.search(a) for a in scripts)
-    if program == "rg":
-        return not any(a.startswith(("--pre", "--search-zip")) or a == "-z" for a in args)
+        in_place = _option(args, "i", "--in-place")
+        from_file = _option(args, "f", "--file")  # a script file can hold `w` and `e` too
+        return not in_place and not from_file and not any(_SED_EXEC.search(a) for a in scripts)
+    if program == "rg":  # each runs a program
+        return not _option(args, "z", "--pre", "--search-zip", "--hostname-bin")
     if program == "sort":
-        return not any(a.startswith(("-o", "--output")) for a in args)
+        return not _option(args, "o", "--output", "--compress-program")
+    if program in ("uniq", "xxd"):  # a second file name is the output file
+        return len([a for a in args if not a.startswith("-")]) < 2
+    if program == "file":
+        return not any(a in ("-C", "--compile") for a in args)
+    if program == "date":
+        return not any(a.startswith(("-s", "--set")) for a in args)
     if program in ("env", "printenv"):
         return not [a for a in args if "=" not in a and not a.startswith("-")]
     if program in ("export", "set", "unset", "alias", "cd", "pushd", "popd"):
         return True
     if program == "printf":
-        return "-v" not in args
+        return not _option(args, "v")
     if program == "tree":
-        return "-o" not in args
+        return not _option(args, "o")
     return True
+
+
+def _option(args: list[str], letter: str, *long: str) -> bool:
+    """Whether ``args`` give the short option ``letter`` — alone or in a cluster such as
+    ``-ni`` — or start one of the ``long`` options."""
+    return any(
+        (arg.startswith("-") and not arg.startswith("--") and letter in arg[1:])
+        or (bool(long) and arg.startswith(long))
+        for arg in args
+    )
 
 
 def _assignment(name: str, walk: _Walk) -> None:
