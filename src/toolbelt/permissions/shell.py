@@ -16,17 +16,16 @@ with the user's permissions, and a determined script can always do what it likes
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from toolbelt.permissions.shell_flags import flags_readonly, unsafe_git_flag
 from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
     GIT_DANGEROUS,
     GIT_READONLY,
     GIT_SAFE_GLOBALS,
-    GIT_UNSAFE_FLAGS,
     INTERPRETERS,
     READONLY_PROGRAMS,
     SAFE_VARIABLES,
@@ -36,7 +35,6 @@ from toolbelt.permissions.shell_rules import (
 
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
 
-_SED_EXEC = re.compile(r"(^|[;/}\s])[wWe](\s|$)")
 _WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _DYNAMIC = {
@@ -243,45 +241,8 @@ def _classify(argv: list[str], walk: _Walk) -> None:
         return
     if program in ("cp", "mv", "install", "ln") and args:
         walk.writes.append(args[-1])
-    if program not in READONLY_PROGRAMS or not _flags_readonly(program, args):
+    if program not in READONLY_PROGRAMS or not flags_readonly(program, args):
         walk.readonly = False
-
-
-def _flags_readonly(program: str, args: list[str]) -> bool:
-    if program == "sed":
-        scripts = [a for a in args if not a.startswith("-")]
-        in_place = _option(args, "i", "--in-place")
-        from_file = _option(args, "f", "--file")  # a script file can hold `w` and `e` too
-        return not in_place and not from_file and not any(_SED_EXEC.search(a) for a in scripts)
-    if program == "rg":  # each runs a program
-        return not _option(args, "z", "--pre", "--search-zip", "--hostname-bin")
-    if program == "sort":
-        return not _option(args, "o", "--output", "--compress-program")
-    if program in ("uniq", "xxd"):  # a second file name is the output file
-        return len([a for a in args if not a.startswith("-")]) < 2
-    if program == "file":
-        return not any(a in ("-C", "--compile") for a in args)
-    if program == "date":
-        return not any(a.startswith(("-s", "--set")) for a in args)
-    if program in ("env", "printenv"):
-        return not [a for a in args if "=" not in a and not a.startswith("-")]
-    if program in ("export", "set", "unset", "alias", "cd", "pushd", "popd"):
-        return True
-    if program == "printf":
-        return not _option(args, "v")
-    if program == "tree":
-        return not _option(args, "o")
-    return True
-
-
-def _option(args: list[str], letter: str, *long: str) -> bool:
-    """Whether ``args`` give the short option ``letter`` — alone or in a cluster such as
-    ``-ni`` — or start one of the ``long`` options."""
-    return any(
-        (arg.startswith("-") and not arg.startswith("--") and letter in arg[1:])
-        or (bool(long) and arg.startswith(long))
-        for arg in args
-    )
 
 
 def _assignment(name: str, walk: _Walk) -> None:
@@ -295,7 +256,7 @@ def _git(args: list[str], walk: _Walk) -> None:
     if any(option not in GIT_SAFE_GLOBALS for option in args[:at]):
         walk.readonly = False  # -c, --config-env, --exec-path, -C, --git-dir…
     sub = args[at] if at < len(args) else ""
-    if sub in GIT_READONLY and any(_unsafe_git_flag(a) for a in args[at + 1 :]):
+    if sub in GIT_READONLY and any(unsafe_git_flag(a) for a in args[at + 1 :]):
         walk.readonly = False
     if sub in GIT_DANGEROUS:
         walk.dangerous.append(GIT_DANGEROUS[sub])
@@ -309,12 +270,6 @@ def _git(args: list[str], walk: _Walk) -> None:
         sub in ("branch", "remote", "tag", "stash") and len(args) <= 2
     ):
         walk.readonly = False
-
-
-def _unsafe_git_flag(arg: str) -> bool:
-    return any(arg == flag or arg.startswith(f"{flag}=") for flag in GIT_UNSAFE_FLAGS) or (
-        arg.startswith("-O") and not arg.startswith("--")
-    )
 
 
 def _find(args: list[str], walk: _Walk) -> None:
