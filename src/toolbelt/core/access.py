@@ -51,6 +51,9 @@ class Access:
     """The command analysis found only read-only programs and no writing redirection."""
     dangerous: tuple[str, ...] = ()
     """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
+    reads: tuple[Path, ...] = ()
+    """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
+    reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
 
     @classmethod
     def none(cls) -> Access:

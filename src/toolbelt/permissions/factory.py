@@ -44,7 +44,9 @@ def build_policy(
             allow=settings.allow,
             ask=settings.ask,
             deny=settings.deny,
-            cwd=lambda: session.cwd,
+            # `./x` rules mean the directory the session started in: were they to follow the
+            # shell's `cd`, `cd src && cat ../secret` would step around `Read(./secret)`
+            cwd=session.cwd,
         )
         session.read_denied = rules.read_denied
 

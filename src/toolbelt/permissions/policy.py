@@ -118,6 +118,13 @@ class ToolbeltPolicy(PermissionPolicy):
                 f"{match.describe()} denies this call. Do not retry it; choose another approach "
                 "or ask the user to change the rule."
             )
+        if access.reads:  # a command's file arguments answer to the read rules too
+            read = self._rules.match("read_file", paths=access.reads, commands=(), url=None)
+            if read is not None and read.verdict == "deny":
+                return Deny(
+                    f"{read.describe()} denies reading a file this command reads. Do not "
+                    "retry it another way; ask the user if the file is needed."
+                )
         if self.mode == "plan" and _mutates(access):
             return Deny(
                 f"Plan mode is on, so `{request.tool}` cannot {_verb(access)}. Only reading and "
@@ -163,8 +170,11 @@ class ToolbeltPolicy(PermissionPolicy):
                     return Allow("read inside the workspace")
                 return Ask(f"{what} reads outside the workspace.")
             case AccessKind.EXECUTE:
-                if access.readonly_command and inside:
+                reads_inside = all(self._inside(p) for p in access.reads)
+                if access.readonly_command and inside and reads_inside:
                     return Allow("read-only command")
+                if access.readonly_command and inside:
+                    return Ask(f"{what} reads outside the workspace.")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:
                 if self.mode == "accept_edits" and inside:
@@ -204,6 +214,10 @@ class ToolbeltPolicy(PermissionPolicy):
         for path in access.paths:
             reason = self._protected(self._below_root(path))
             if reason and (access.kind is not AccessKind.READ or ".env" in reason):
+                return reason
+        for path in access.reads:
+            reason = self._protected(self._below_root(path))
+            if reason and ".env" in reason:
                 return reason
         return None
 

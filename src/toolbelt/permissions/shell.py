@@ -15,6 +15,7 @@ with the user's permissions, and a determined script can always do what it likes
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +24,7 @@ from typing import Any
 from toolbelt.permissions.shell_flags import flags_readonly, unsafe_git_flag
 from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
+    FILE_READERS,
     GIT_DANGEROUS,
     GIT_READONLY,
     GIT_SAFE_GLOBALS,
@@ -65,6 +67,9 @@ class ShellAnalysis:
     readonly: bool
     dangerous: tuple[str, ...]
     write_targets: tuple[str, ...]
+    read_targets: tuple[str, ...] = ()
+    """Files read-only programs read, as written (after any ``cd`` in the command); the tool
+    resolves them against its cwd so reads outside the workspace ask and read rules apply."""
 
 
 @dataclass
@@ -73,7 +78,16 @@ class _Walk:
     commands: list[SimpleCommand] = field(default_factory=list)
     dangerous: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
     readonly: bool = True
+    base: str = ""
+    """Where relative paths point after the ``cd`` commands seen so far ("" = the cwd)."""
+
+    def at(self, path: str) -> str:
+        """``path`` as seen from the command's starting directory."""
+        if not self.base or path.startswith(("/", "~")):
+            return path
+        return os.path.join(self.base, path)
 
 
 @lru_cache(maxsize=1)
@@ -101,6 +115,7 @@ def analyze_command(command: str) -> ShellAnalysis:
         walk.readonly and not dangerous,
         dangerous,
         tuple(dict.fromkeys(walk.writes)),
+        tuple(dict.fromkeys(walk.reads)),
     )
 
 
@@ -152,6 +167,7 @@ def _word(node: Any, walk: _Walk) -> tuple[str, bool]:
 
 def _judge(node: Any, walk: _Walk) -> None:
     words: list[str] = []
+    dynamic_words: list[bool] = []
     dynamic = False
     for child in node.children:
         if child.type == "variable_assignment":
@@ -176,6 +192,7 @@ def _judge(node: Any, walk: _Walk) -> None:
         if not words and is_dynamic:
             dynamic = True
         words.append(value)
+        dynamic_words.append(is_dynamic)
     argv = _unwrap(words, walk)
     program = os.path.basename(argv[0]) if argv else ""
     walk.commands.append(SimpleCommand(_text(node, walk), tuple(words), program, dynamic))
@@ -183,6 +200,7 @@ def _judge(node: Any, walk: _Walk) -> None:
         walk.dangerous.append("the program to run is only known at run time")
         return
     _classify(argv, walk)
+    _note_paths(argv, dynamic_words[len(words) - len(argv) :], walk)
 
 
 def _unwrap(words: list[str], walk: _Walk) -> list[str]:
@@ -245,6 +263,36 @@ def _classify(argv: list[str], walk: _Walk) -> None:
         walk.readonly = False
 
 
+def _note_paths(argv: list[str], dynamic: list[bool], walk: _Walk) -> None:
+    """Follow ``cd`` and collect the files a reading program is given (see FILE_READERS).
+
+    A path known only at run time (``cat $HOME/x``, ``cd "$dir"``) cannot be judged, so the
+    command is then not read-only.
+    """
+    if not argv:
+        return
+    program, args, flags = os.path.basename(argv[0]), argv[1:], dynamic[1:]
+    if program in ("cd", "pushd"):
+        target = next((a for a in args if not a.startswith("-")), "~")
+        if any(flags) or target == "-":
+            walk.readonly = False
+        walk.base = walk.at(target)
+        return
+    if program not in FILE_READERS:
+        return
+    if any(flags):
+        walk.readonly = False
+    if walk.base and not any(not a.startswith("-") for a in args):
+        walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
+    if program == "find":  # the starting points come before the expression
+        args = list(itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args))
+        args = args or ["."]
+    for arg in args:
+        value = arg.partition("=")[2] if arg.startswith("--") else arg
+        if value and not value.startswith("-") and (not arg.startswith("--") or "/" in value):
+            walk.reads.append(walk.at(value))
+
+
 def _assignment(name: str, walk: _Walk) -> None:
     """Setting a variable that can change what runs is not read-only (see SAFE_VARIABLES)."""
     if name not in SAFE_VARIABLES and not name.startswith("LC_"):
@@ -293,13 +341,18 @@ def _find(args: list[str], walk: _Walk) -> None:
 def _redirect(node: Any, walk: _Walk) -> None:
     operator = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", ">&", "<&"}), "")
     target_node = node.children[-1] if node.children else None
+    if operator == "<" and target_node is not None:  # `cat < file` reads it
+        target, dynamic = _word(target_node, walk)
+        walk.readonly = walk.readonly and not dynamic
+        walk.reads.append(walk.at(target))
+        return
     if operator not in _WRITE_OPS or target_node is None:
         return
     target, _ = _word(target_node, walk)
     if target in _HARMLESS_TARGETS or target.isdigit():
         return
     walk.readonly = False
-    walk.writes.append(target)
+    walk.writes.append(walk.at(target))
 
 
 def _pipeline(node: Any, walk: _Walk) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 __all__ = [
     "DANGEROUS_PROGRAMS",
+    "FILE_READERS",
     "GIT_DANGEROUS",
     "GIT_READONLY",
     "GIT_SAFE_GLOBALS",
@@ -174,6 +175,48 @@ GIT_DANGEROUS = {
     "update-ref": "git update-ref moves references",
 }
 
+# read-only programs whose arguments name files they read: a read outside the workspace asks,
+# as read_file's would, and read rules (Read(~/.ssh/**) denied) apply to them
+FILE_READERS = frozenset(
+    [
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "find",
+        "ls",
+        "sed",
+        "sort",
+        "uniq",
+        "cut",
+        "file",
+        "stat",
+        "du",
+        "tree",
+        "diff",
+        "cmp",
+        "jq",
+        "less",
+        "more",
+        "nl",
+        "od",
+        "xxd",
+        "hexdump",
+        "column",
+        "comm",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "cksum",
+        "readlink",
+        "realpath",
+    ]
+)
+
 # git options before the subcommand that cannot make it run or write anything; any other
 # (`-c core.fsmonitor=…`, `--config-env`, `--exec-path`, `-C`, `--git-dir`) is not read-only
 GIT_SAFE_GLOBALS = frozenset(
@@ -195,6 +238,7 @@ GIT_UNSAFE_FLAGS = (
     "--textconv",  # runs the textconv filters of .gitattributes
     "--open-files-in-pager",  # grep -O runs a pager command
     "-O",
+    "--no-index",  # diff --no-index compares any two files, outside the repository too
 )
 
 # variables a command may set (`VAR=x cmd`, `export VAR=x`) and stay read-only; any other can

@@ -1,0 +1,82 @@
+"""What a read-only shell command reads is judged like a read: outside the workspace it asks,
+read rules deny it, .env files ask — through the real executor and real bash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.tools.helpers import Harness
+
+from toolbelt.core.events import CallState
+from toolbelt.permissions.factory import build_policy
+from toolbelt.permissions.settings import load_settings
+from toolbelt.permissions.shell import analyze_command
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("command", "reads", "readonly"),
+    [
+        ("cat /etc/hostname", ("/etc/hostname",), True),
+        ("cd /etc && cat passwd", ("/etc/passwd",), True),
+        ("cd /etc && ls", ("/etc",), True),
+        ("cat < /etc/hosts", ("/etc/hosts",), True),
+        ("find / -name x", ("/",), True),
+        ("find src -name '*.py'", ("src",), True),
+        ("rg --ignore-file=/x/ig foo src", ("/x/ig", "foo", "src"), True),
+        ("head -n 5 ~/.bashrc", ("5", "~/.bashrc"), True),
+        ("cat $HOME/.bashrc", ("$HOME/.bashrc",), False),  # known only at run time
+        ('cd "$dir" && ls', ("$dir",), False),
+        ("echo /etc/passwd", (), True),  # echo reads nothing
+        ("cd /etc && echo x > passwd", (), False),
+    ],
+)
+def test_read_targets(command: str, reads: tuple[str, ...], readonly: bool) -> None:
+    analysis = analyze_command(command)
+    assert (analysis.read_targets, analysis.readonly) == (reads, readonly)
+
+
+def test_a_write_after_cd_lands_where_cd_went() -> None:
+    assert analyze_command("cd .git && echo x > config").write_targets == (".git/config",)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "w"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("print('a')\n")
+    (root / "secret.txt").write_text("s3cret\n")
+    (root / ".env").write_text("TOKEN=1\n")
+    (tmp_path / "outside.txt").write_text("outside\n")
+    (root / ".toolbelt").mkdir()
+    (root / ".toolbelt" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(./secret.txt)"]}})
+    )
+    return root
+
+
+async def test_reads_inside_run_and_reads_outside_ask(workspace: Path) -> None:
+    h = Harness(workspace, approve=False)
+    h.executor.policy = build_policy(
+        h.session, "default", settings=load_settings(workspace, home=workspace / "h")
+    )
+    inside = await h.call("bash", command="cat src/a.py")
+    assert (inside.state, inside.text, h.requester.asked) == (CallState.SUCCESS, "print('a')", [])
+    outside = await h.call("bash", command="cat ../outside.txt")
+    assert outside.state is CallState.ERROR
+    assert h.requester.asked[-1][1] == "`cat ../outside.txt` reads outside the workspace."
+    env = await h.call("bash", command="grep TOKEN .env")
+    assert "protected path (.env files hold secrets)" in h.requester.asked[-1][1]
+    assert "TOKEN=1" not in env.text
+    denied = await h.call("bash", command="cat secret.txt")
+    assert denied.state is CallState.ERROR
+    assert "denies reading a file this command reads" in denied.text
+    assert "s3cret" not in denied.text
+    moved = await h.call("bash", command="cd src && cat a.py")  # cd persists in the session
+    assert (moved.state, moved.text) == (CallState.SUCCESS, "print('a')")
+    above = await h.call("bash", command="cat ../secret.txt")  # resolved from src/
+    assert "denies reading a file this command reads" in above.text
+    await h.session.aclose()
