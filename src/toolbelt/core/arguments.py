@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from toolbelt.core.errors import InvalidInputError
+from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.core.tool import Tool, ToolInput
 
 __all__ = ["parse_arguments"]
@@ -40,11 +41,15 @@ def _as_mapping(tool: Tool[Any], raw: str | Mapping[str, Any] | None) -> dict[st
     if not text:
         return {}
     try:
-        value = json.loads(text)
+        value = strict_loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(
             f"The arguments for `{tool.name}` are not valid JSON ({exc.msg} at character "
             f"{exc.pos}). {_example(tool)}"
+        ) from exc
+    except StrictJsonError as exc:
+        raise InvalidInputError(
+            f"The arguments for `{tool.name}` are refused: {exc}. {_example(tool)}"
         ) from exc
     if isinstance(value, str):
         # Some models double-encode: a JSON string holding the JSON object.

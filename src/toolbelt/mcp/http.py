@@ -33,6 +33,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from toolbelt.core.context import Session
+from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outgoing
 
 if TYPE_CHECKING:
@@ -137,8 +138,8 @@ def build_app(options: HttpOptions) -> Any:
         if refused is not None:
             return refused
         try:
-            message = json.loads(await request.body())
-        except json.JSONDecodeError:
+            message = strict_loads(await request.body())
+        except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
             return _error_response(None, -32700, "Parse error", 400)
         if not isinstance(message, dict):
             return _error_response(None, -32600, "Send one JSON-RPC message per request.", 400)

@@ -19,6 +19,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.context import Session
+from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import McpServer, Outgoing
 
 __all__ = ["serve_stdio"]
@@ -75,8 +76,8 @@ async def _stop_on_sigterm(group: anyio.abc.TaskGroup) -> None:
 
 def _parse(line: bytes) -> dict[str, Any] | None:
     try:
-        message = json.loads(line)
-    except json.JSONDecodeError:
+        message = strict_loads(line)
+    except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
         return None
     return message if isinstance(message, dict) else None
 
