@@ -146,11 +146,13 @@ async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -
         async with streamable_http_client(f"{base}/mcp", terminate_on_close=False) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
-                await client.call_tool("bash", {"command": "sleep 4646", "run_in_background": True})
-        assert alive("sleep 4646")
+                await client.call_tool(
+                    "bash", {"command": f"sleep 4646{os.getpid()}", "run_in_background": True}
+                )
+        assert alive(f"sleep 4646{os.getpid()}")
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(20)
     with anyio.fail_after(10):
-        while alive("sleep 4646"):
+        while alive(f"sleep 4646{os.getpid()}"):
             await anyio.sleep(0.05)

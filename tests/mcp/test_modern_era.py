@@ -3,6 +3,7 @@ permission questions as `input_required` results that the client answers by retr
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,11 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
         "jsonrpc": "2.0",
         "id": 7,
         "method": "tools/call",
-        "params": {"name": "bash", "arguments": {"command": "sleep 4848"}, "_meta": meta},
+        "params": {
+            "name": "bash",
+            "arguments": {"command": f"sleep 4848{os.getpid()}"},
+            "_meta": meta,
+        },
     }
     headers = {
         "mcp-protocol-version": "2026-07-28",
@@ -87,11 +92,11 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
             async with client.stream("POST", f"{base}/mcp", json=body, headers=headers) as response:
                 assert response.status_code == 200
                 with anyio.fail_after(10):
-                    while not alive("sleep 4848"):
+                    while not alive(f"sleep 4848{os.getpid()}"):
                         await anyio.sleep(0.02)
             # leaving the block closed the stream: the 2026-07-28 cancel signal
         with anyio.fail_after(10):
-            while alive("sleep 4848"):
+            while alive(f"sleep 4848{os.getpid()}"):
                 await anyio.sleep(0.05)
     finally:
         process.terminate()

@@ -129,13 +129,13 @@ async def test_progress_notifications_reach_the_client(tmp_path: Path) -> None:
 async def test_cancellation_kills_the_command(tmp_path: Path) -> None:
     async with connect(tmp_path, "--mode", "bypass") as client:
         async with anyio.create_task_group() as group:
-            group.start_soon(client.call_tool, "bash", {"command": "sleep 4242"})
+            group.start_soon(client.call_tool, "bash", {"command": f"sleep 4242{os.getpid()}"})
             with anyio.fail_after(10):
-                while not alive("sleep 4242"):
+                while not alive(f"sleep 4242{os.getpid()}"):
                     await anyio.sleep(0.02)
             group.cancel_scope.cancel()  # the SDK sends notifications/cancelled
         with anyio.fail_after(10):
-            while alive("sleep 4242"):
+            while alive(f"sleep 4242{os.getpid()}"):
                 await anyio.sleep(0.02)
         still = await client.call_tool("think", {"thought": "still serving"})
         assert still.is_error is False
@@ -144,12 +144,12 @@ async def test_cancellation_kills_the_command(tmp_path: Path) -> None:
 async def test_disconnect_ends_background_jobs(tmp_path: Path) -> None:
     async with connect(tmp_path, "--mode", "bypass") as client:
         started = await client.call_tool(
-            "bash", {"command": "sleep 4343", "run_in_background": True}
+            "bash", {"command": f"sleep 4343{os.getpid()}", "run_in_background": True}
         )
         assert started.is_error is False
-        assert alive("sleep 4343")
+        assert alive(f"sleep 4343{os.getpid()}")
     with anyio.fail_after(15):
-        while alive("sleep 4343"):
+        while alive(f"sleep 4343{os.getpid()}"):
             await anyio.sleep(0.05)
 
 

@@ -26,7 +26,17 @@ def alive(pid: int) -> bool:
         return False
 
 
+TAG = str(os.getpid())
+"""Our sleeps carry this run's pid (`sleep 1000` → `sleep 100<pid>0`), so a test suite running
+beside this one (a second checkout, CI) can never be mistaken for a process we left behind."""
+
+
+def tagged(command: str) -> str:
+    return command.replace("sleep 100", f"sleep 100{TAG}")
+
+
 def pids_running(pattern: str) -> list[int]:
+    pattern = tagged(pattern)
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -105,7 +115,7 @@ async def test_environment_drops_secrets_and_marks_toolbelt(
     ],
 )
 async def test_timeout_kills_everything_the_command_started(h: Harness, command: str) -> None:
-    result = await h.call("bash", command=command, timeout_ms=500)
+    result = await h.call("bash", command=tagged(command), timeout_ms=500)
     assert result.state is CallState.ERROR
     assert result.text.startswith("Command timed out after 0.5 s and was killed")
     assert pids_running("sleep 100") == []
@@ -113,7 +123,7 @@ async def test_timeout_kills_everything_the_command_started(h: Harness, command:
 
 
 async def test_background_children_of_a_finished_command_are_ended(h: Harness) -> None:
-    result = await h.call("bash", command="sleep 1005 & echo started")
+    result = await h.call("bash", command=tagged("sleep 1005 & echo started"))
     assert result.text == "started"
     assert pids_running("sleep 1005") == []
 
@@ -153,7 +163,7 @@ async def test_cancel_mid_command_kills_and_keeps_the_session(h: Harness) -> Non
     async with anyio.create_task_group() as group:
 
         async def run() -> None:
-            await h.executor.run_one(ToolCall("c", "bash", {"command": "sleep 1006"}))
+            await h.executor.run_one(ToolCall("c", "bash", {"command": tagged("sleep 1006")}))
 
         group.start_soon(run)
         with anyio.fail_after(10):
@@ -166,7 +176,9 @@ async def test_cancel_mid_command_kills_and_keeps_the_session(h: Harness) -> Non
 
 async def test_background_job_lifecycle(h: Harness) -> None:
     started = await h.call(
-        "bash", command="echo first; sleep 0.2; echo second; sleep 1007", run_in_background=True
+        "bash",
+        command=tagged("echo first; sleep 0.2; echo second; sleep 1007"),
+        run_in_background=True,
     )
     assert started.output.structured is not None
     job = str(started.output.structured["id"])
@@ -195,7 +207,7 @@ async def test_unknown_job_id(h: Harness) -> None:
 
 async def test_closing_the_session_ends_background_jobs(tmp_path: Path) -> None:
     harness = Harness(tmp_path, mode="bypass")
-    await harness.call("bash", command="sleep 1008", run_in_background=True)
+    await harness.call("bash", command=tagged("sleep 1008"), run_in_background=True)
     await harness.call("bash", command="echo warm")
     assert pids_running("sleep 1008")
     await harness.session.aclose()
