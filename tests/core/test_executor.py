@@ -147,6 +147,22 @@ async def test_invalid_input_names_the_field_and_shows_an_example(
     assert result.text == expected
 
 
+async def test_an_error_about_a_flood_of_bad_arguments_stays_short(tmp_path: Any) -> None:
+    executor, _ = make_executor(tmp_path, ReaderTool(Trace()))
+    flood = {"label": "a", **{"k" * 5000 + str(i): 1 for i in range(30)}}
+    [result] = await executor.run([ToolCall("x", "reader", flood)])
+    assert result.error_kind == "invalid_input"
+    assert len(result.text) < 2000
+    assert result.text.count("is not a parameter of `reader`") == 10
+    assert "; and 20 more problems." in result.text
+    assert f"`{'k' * 79}…`" in result.text
+    duplicate = '{"label": "a", "label": "b"}'
+    [twice] = await executor.run([ToolCall("y", "reader", duplicate)])
+    assert twice.text.startswith(
+        "The arguments for `reader` are refused: the key 'label' appears twice in one object."
+    )
+
+
 @pytest.mark.parametrize(
     "arguments",
     [

@@ -21,6 +21,11 @@ from toolbelt.core.tool import Tool, ToolInput
 
 __all__ = ["parse_arguments"]
 
+MAX_PROBLEMS = 10
+"""Problems listed in one error; a call with a thousand stray keys needs no thousand lines."""
+MAX_NAME = 80
+"""Characters of a field name shown (a stray key can be as long as the model likes)."""
+
 
 def parse_arguments(tool: Tool[Any], raw: str | Mapping[str, Any] | None) -> ToolInput:
     """Validate ``raw`` against ``tool.input_model``; raise ``InvalidInputError`` otherwise."""
@@ -80,8 +85,11 @@ def _drop_null_optionals(model: type[ToolInput], data: dict[str, Any]) -> dict[s
 
 def _describe(tool: Tool[Any], exc: ValidationError) -> str:
     problems: list[str] = []
-    for error in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    for error in errors[:MAX_PROBLEMS]:
         location = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if len(location) > MAX_NAME:
+            location = location[: MAX_NAME - 1] + "…"
         kind = error["type"]
         if kind == "missing":
             problems.append(f"`{location}` is required")
@@ -91,6 +99,8 @@ def _describe(tool: Tool[Any], exc: ValidationError) -> str:
         else:
             shown = _short(error.get("input"))
             problems.append(f"`{location}`: {error['msg']} (got {shown})")
+    if len(errors) > MAX_PROBLEMS:
+        problems.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
     return f"Invalid arguments for `{tool.name}`: {'; '.join(problems)}. {_example(tool)}"
 
 
