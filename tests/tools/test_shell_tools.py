@@ -67,6 +67,18 @@ async def test_cwd_and_exports_persist(h: Harness, tmp_path: Path) -> None:
     assert h.session.cwd == tmp_path / "sub"
 
 
+async def test_exports_and_cwd_survive_a_killed_shell(h: Harness, tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    await h.call("bash", command="export GREETING=hello")
+    await h.call("bash", command="read -r LINE <<< 'from read'; export LINE")
+    await h.call("bash", command="cd sub")
+    await h.call("bash", command="ls")  # a plain command: the saved variables are not rewritten
+    killed = await h.call("bash", command=tagged("sleep 1009"), timeout_ms=300)
+    assert killed.state is CallState.ERROR  # the shell died with it and was restarted
+    after = await h.call("bash", command='pwd; echo "$GREETING / $LINE"')
+    assert after.text == f"{tmp_path}/sub\nhello / from read"
+
+
 async def test_cd_out_of_the_workspace_is_undone(h: Harness, tmp_path: Path) -> None:
     result = await h.call("bash", command="cd / && pwd")
     assert (

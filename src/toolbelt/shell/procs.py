@@ -20,34 +20,50 @@ __all__ = ["RUN_ID_VAR", "last_pid", "marked_processes", "sweep"]
 RUN_ID_VAR = "TOOLBELT_RUN_ID"
 
 
-def marked_processes(run_id: str, *, newer_than: int = 0) -> list[int]:
-    """PIDs of live processes whose environment carries ``run_id``.
+def marked_processes(
+    run_id: str, *, newer_than: int = 0, group: int | None = None, spare: int = 0
+) -> list[int]:
+    """PIDs of live processes whose environment carries ``run_id`` — or, with ``group``, that
+    are still in that process group (``spare`` excepted: the shell that leads it).
 
-    ``newer_than`` skips PIDs allocated before the command started (PIDs grow until they
-    wrap; pass 0 after a wrap), so a sweep reads a handful of /proc entries, not all of them.
+    The group catches what the environment cannot yet show: a child the shell has forked but
+    not yet exec'd still has the environment the shell itself started with. ``newer_than``
+    skips PIDs allocated before the command started (PIDs grow until they wrap; pass 0 after a
+    wrap), so a sweep reads a handful of /proc entries, not all of them.
     """
     needle = f"{RUN_ID_VAR}={run_id}\0".encode()
     found = []
     me = os.getpid()
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) <= newer_than or int(entry) == me:
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        if pid <= newer_than or pid in (me, spare):
+            continue
+        state = _state(pid)
+        if state is None or state[0] == b"Z":
+            continue
+        if group is not None and state[1] == group:
+            found.append(pid)
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
                 environ = handle.read()
         except OSError:
             continue
-        if needle in environ and not _zombie(int(entry)):
-            found.append(int(entry))
+        if needle in environ:
+            found.append(pid)
     return found
 
 
-def _zombie(pid: int) -> bool:
+def _state(pid: int) -> tuple[bytes, int] | None:
+    """(state letter, process group) of ``pid``, or None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):
-        return True
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return fields[0], int(fields[2])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _signal_all(pids: Iterable[int], sig: int) -> None:
@@ -59,9 +75,16 @@ def _signal_all(pids: Iterable[int], sig: int) -> None:
 
 
 def sweep(
-    run_id: str, *, grace: float = 2.0, extra: Iterable[int] = (), newer_than: int = 0
+    run_id: str,
+    *,
+    grace: float = 2.0,
+    extra: Iterable[int] = (),
+    newer_than: int = 0,
+    group: int | None = None,
+    spare: int = 0,
 ) -> int:
-    """End every process marked with ``run_id`` (and the ``extra`` process groups).
+    """End every process marked with ``run_id`` (and the ``extra`` process groups; with
+    ``group``, every other member of that group too — see ``marked_processes``).
 
     Blocking (it waits up to ``grace`` seconds): call it from a worker thread. Returns how
     many processes were found.
@@ -70,17 +93,18 @@ def sweep(
     for group in groups:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGTERM)
-    victims = marked_processes(run_id, newer_than=newer_than)
+    victims = marked_processes(run_id, newer_than=newer_than, group=group, spare=spare)
     if not victims and not groups:
         return 0
     _signal_all(victims, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if not marked_processes(run_id) and not any(_group_alive(g) for g in groups):
+        left = marked_processes(run_id, group=group, spare=spare)
+        if not left and not any(_group_alive(g) for g in groups):
             return len(victims)
         time.sleep(0.01)
     for _ in range(50):
-        remaining = marked_processes(run_id)
+        remaining = marked_processes(run_id, group=group, spare=spare)
         for group in groups:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
