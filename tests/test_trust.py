@@ -116,3 +116,41 @@ def test_the_users_own_settings_always_apply(tmp_path: Path) -> None:
     assert [str(rule) for rule in settings.allow] == ["Bash(make)"]
     assert settings.default_mode is None
     assert settings.ignored == [f"{local}: 1 allow rule, a default mode"]
+
+
+def test_the_mcp_server_honours_trust_too(hostile: Path) -> None:
+    home = hostile.parent / "home"
+
+    def serve(*extra: str) -> tuple[dict[str, object], str]:
+        env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(hostile), *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**env, "HOME": str(home)},
+        )
+        assert server.stdin is not None and server.stdout is not None
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+        call = {"name": "think", "arguments": {"thought": "x"}}
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        ):
+            server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
+        server.stdin.close()
+        server.wait(timeout=30)
+        assert server.stderr is not None
+        return replies[1], server.stderr.read()
+
+    reply, stderr = serve()
+    assert reply["id"] == 2
+    assert "this workspace is not trusted" in stderr
+    assert not (hostile / "pwned").exists()
+    reply, stderr = serve("--trust-workspace")
+    assert "not trusted" not in stderr
+    assert (hostile / "pwned").exists()
