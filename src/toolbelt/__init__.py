@@ -65,7 +65,8 @@ if TYPE_CHECKING:
         PermissionRequest,
         PermissionRequester,
     )
-    from toolbelt.permissions.factory import build_policy
+    from toolbelt.permissions.factory import build_hooks, build_policy
+    from toolbelt.permissions.settings import load_settings
     from toolbelt.tools import builtin_toolset
 
 _EXPORTS = {
@@ -111,9 +112,11 @@ _EXPORTS = {
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
+    "build_hooks": "toolbelt.permissions.factory",
     "build_policy": "toolbelt.permissions.factory",
     "build_toolset": "toolbelt.core.registry",
     "builtin_toolset": "toolbelt.tools",
+    "load_settings": "toolbelt.permissions.settings",
 }
 
 __all__ = sorted(_EXPORTS)
