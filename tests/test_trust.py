@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_the_users_own_settings_always_apply(tmp_path: Path) -> None:
 def test_the_mcp_server_honours_trust_too(hostile: Path) -> None:
     home = hostile.parent / "home"
 
-    def serve(*extra: str) -> tuple[dict[str, object], str]:
+    def serve(*extra: str) -> tuple[dict[str, Any], str]:
         env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
         server = subprocess.Popen(
             [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(hostile), *extra],
@@ -141,16 +142,21 @@ def test_the_mcp_server_honours_trust_too(hostile: Path) -> None:
         ):
             server.stdin.write(json.dumps(message) + "\n")
         server.stdin.flush()
-        replies = [json.loads(server.stdout.readline()) for _ in range(2)]
+        messages = [json.loads(server.stdout.readline())]
+        while messages[-1].get("id") != 2:
+            messages.append(json.loads(server.stdout.readline()))
         server.stdin.close()
         server.wait(timeout=30)
         assert server.stderr is not None
-        return replies[1], server.stderr.read()
+        logged = " ".join(
+            str(m["params"]["data"]) for m in messages if m.get("method") == "notifications/message"
+        )
+        return messages[-1], logged + server.stderr.read()
 
-    reply, stderr = serve()
-    assert reply["id"] == 2
-    assert "this workspace is not trusted" in stderr
+    reply, said = serve()
+    assert "result" in reply
+    assert said.count("this workspace is not trusted") == 2  # to the client, and on stderr
     assert not (hostile / "pwned").exists()
-    reply, stderr = serve("--trust-workspace")
-    assert "not trusted" not in stderr
+    reply, said = serve("--trust-workspace")
+    assert "not trusted" not in said
     assert (hostile / "pwned").exists()

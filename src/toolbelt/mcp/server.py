@@ -29,6 +29,7 @@ from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.mcp.gate import ReadWriteGate
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
+from toolbelt.permissions.settings import untrusted_notice
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.tools import builtin_toolset
 
@@ -63,6 +64,8 @@ class McpServer:
         self.session = session
         self._outbox = outbox
         settings = load_settings(session.root, trusted=trusted)
+        self._notice = untrusted_notice(settings)
+        """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
         self.toolset = builtin_toolset()
         self.client_capabilities: dict[str, Any] = {}
         self.requester = ElicitationRequester(self, mode=mode)
@@ -105,6 +108,8 @@ class McpServer:
             if scope is not None:
                 scope.cancel()
             return
+        if method == "notifications/initialized" and self._notice:
+            await self.log("warning", self._notice)
         if request_id is None:  # other notifications: initialized, roots changes...
             return
         await self._send(self.answer(request_id, method, params), request_id)
