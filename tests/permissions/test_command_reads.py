@@ -26,7 +26,14 @@ pytestmark = pytest.mark.anyio
         ("cat < /etc/hosts", ("/etc/hosts",), True),
         ("find / -name x", ("/",), True),
         ("find src -name '*.py'", ("src",), True),
-        ("rg --ignore-file=/x/ig foo src", ("/x/ig", "foo", "src"), True),
+        ("rg --ignore-file=/x/ig foo src", ("/x/ig", "src"), True),
+        ("sed -n '/^#/p' notes.txt", ("notes.txt",), True),  # the script is no path
+        ('grep -rn "/api/v1" src', ("src",), True),
+        ("grep -e /x -e /y f", ("f",), True),
+        ("grep -f /etc/patterns f", ("/etc/patterns", "f"), True),  # -f names a file
+        ("jq .name /etc/x.json", ("/etc/x.json",), True),
+        ('grep "$pattern" f', ("f",), True),  # a pattern known at run time reads nothing
+        ('grep foo "$file"', ("$file",), False),
         ("head -n 5 ~/.bashrc", ("5", "~/.bashrc"), True),
         ("cat $HOME/.bashrc", ("$HOME/.bashrc",), False),  # known only at run time
         ('cd "$dir" && ls', ("$dir",), False),
