@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from toolbelt.permissions.shell_flags import flags_readonly, unsafe_git_flag
+from toolbelt.permissions.shell_flags import file_arguments, flags_readonly, unsafe_git_flag
 from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
     FILE_READERS,
@@ -287,53 +287,10 @@ def _note_paths(argv: list[str], dynamic: list[bool], walk: _Walk) -> None:
             1 for _ in itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args)
         )
         args, flags = (args[:count], flags[:count]) if count else (["."], [False])
-    for value, is_dynamic in _file_arguments(program, args, flags):
+    for value, is_dynamic in file_arguments(program, args, flags):
         if is_dynamic:
             walk.readonly = False
         walk.reads.append(walk.at(value))
-
-
-_PATTERN_OPTIONS = {
-    "grep": ("-e", "--regexp", "-f", "--file"),
-    "egrep": ("-e", "--regexp", "-f", "--file"),
-    "fgrep": ("-e", "--regexp", "-f", "--file"),
-    "rg": ("-e", "--regexp", "-f", "--file"),
-    "sed": ("-e", "--expression", "-f", "--file"),
-    "jq": ("-f", "--from-file"),
-}
-"""Programs whose first operand is a pattern or script unless one of these options gives it."""
-_PATTERN_VALUES = ("-e", "--regexp", "--expression")
-"""Options whose next argument is a pattern or script, not a file."""
-
-
-def _file_arguments(program: str, args: list[str], flags: list[bool]) -> list[tuple[str, bool]]:
-    """The arguments of a reading program that name files, with whether each is dynamic:
-    operands and ``--option=value`` values that look like paths; a leading pattern or script
-    (``grep PATTERN``, ``sed SCRIPT``, ``jq FILTER``) and the value of ``-e`` are not files."""
-    named: list[tuple[str, bool]] = []
-    operands: list[tuple[str, bool]] = []
-    skip = False
-    for arg, is_dynamic in zip(args, flags, strict=False):
-        if skip:
-            skip = False
-            continue
-        if arg in _PATTERN_VALUES:
-            skip = True
-        elif arg.startswith("--"):
-            value = arg.partition("=")[2]
-            if "/" in value:
-                named.append((value, is_dynamic))
-        elif not arg.startswith("-"):
-            operands.append((arg, is_dynamic))
-    explicit = _PATTERN_OPTIONS.get(program, ())
-    given = any(
-        a == o or a.startswith(o + ("=" if o.startswith("--") else ""))
-        for a in args
-        for o in explicit
-    )
-    if program in _PATTERN_OPTIONS and not given and operands:
-        operands = operands[1:]  # the pattern
-    return named + operands
 
 
 def _assignment(name: str, walk: _Walk) -> None:

@@ -3,7 +3,8 @@
 ``sed -i`` edits in place (also inside a cluster such as ``-ni``), ``sed`` scripts can hold
 ``w`` and ``e``, ``sort -o`` and ``tree -o`` write, ``rg --pre`` and ``--hostname-bin`` run
 programs, a second file name is ``uniq``'s and ``xxd``'s output; git's ``--output``,
-``--ext-diff``, ``--textconv`` and ``grep -O`` write or run. ``shell.py`` asks these.
+``--ext-diff``, ``--textconv`` and ``grep -O`` write or run. ``shell.py`` asks these. And
+which arguments of a reading program name files (``file_arguments``): not a grep pattern.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from toolbelt.permissions.shell_rules import GIT_UNSAFE_FLAGS
 
-__all__ = ["flags_readonly", "option", "unsafe_git_flag"]
+__all__ = ["file_arguments", "flags_readonly", "option", "unsafe_git_flag"]
 
 _SED_EXEC = re.compile(r"(^|[;/}\s])[wWe](\s|$)")
 
@@ -60,3 +61,46 @@ def unsafe_git_flag(arg: str) -> bool:
     return any(arg == flag or arg.startswith(f"{flag}=") for flag in GIT_UNSAFE_FLAGS) or (
         arg.startswith("-O") and not arg.startswith("--")
     )
+
+
+_PATTERN_OPTIONS = {
+    "grep": ("-e", "--regexp", "-f", "--file"),
+    "egrep": ("-e", "--regexp", "-f", "--file"),
+    "fgrep": ("-e", "--regexp", "-f", "--file"),
+    "rg": ("-e", "--regexp", "-f", "--file"),
+    "sed": ("-e", "--expression", "-f", "--file"),
+    "jq": ("-f", "--from-file"),
+}
+"""Programs whose first operand is a pattern or script unless one of these options gives it."""
+_PATTERN_VALUES = ("-e", "--regexp", "--expression")
+"""Options whose next argument is a pattern or script, not a file."""
+
+
+def file_arguments(program: str, args: list[str], flags: list[bool]) -> list[tuple[str, bool]]:
+    """The arguments of a reading program that name files, with whether each is dynamic:
+    operands and ``--option=value`` values that look like paths; a leading pattern or script
+    (``grep PATTERN``, ``sed SCRIPT``, ``jq FILTER``) and the value of ``-e`` are not files."""
+    named: list[tuple[str, bool]] = []
+    operands: list[tuple[str, bool]] = []
+    skip = False
+    for arg, is_dynamic in zip(args, flags, strict=False):
+        if skip:
+            skip = False
+            continue
+        if arg in _PATTERN_VALUES:
+            skip = True
+        elif arg.startswith("--"):
+            value = arg.partition("=")[2]
+            if "/" in value:
+                named.append((value, is_dynamic))
+        elif not arg.startswith("-"):
+            operands.append((arg, is_dynamic))
+    explicit = _PATTERN_OPTIONS.get(program, ())
+    given = any(
+        a == o or a.startswith(o + ("=" if o.startswith("--") else ""))
+        for a in args
+        for o in explicit
+    )
+    if program in _PATTERN_OPTIONS and not given and operands:
+        operands = operands[1:]  # the pattern
+    return named + operands
