@@ -83,14 +83,15 @@ async def test_count_mode_glob_and_type_filters(repo: Path) -> None:
     assert "src/app.py:1:def main():" in globbed.text.splitlines()
 
 
+@pytest.mark.parametrize("glob", ["*.py", "src/**/*.py"])  # a file type; a real --glob
 @pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
 @pytest.mark.parametrize("head_limit", [250, 0])
 async def test_a_glob_never_lets_an_ignored_file_back_in(
-    repo: Path, mode: str, head_limit: int
+    repo: Path, glob: str, mode: str, head_limit: int
 ) -> None:
     # rg's --glob whitelists src/sub/secret.py over the nested .gitignore; every path must drop it
     result = await Harness(repo).call(
-        "grep", pattern="def", glob="*.py", output_mode=mode, head_limit=head_limit
+        "grep", pattern="def", glob=glob, output_mode=mode, head_limit=head_limit
     )
     assert "app.py" in result.text
     assert "secret.py" not in result.text

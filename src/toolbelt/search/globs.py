@@ -13,7 +13,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["compile_glob"]
+__all__ = ["compile_glob", "name_only_glob"]
+
+
+def name_only_glob(pattern: str) -> str | None:
+    """The file-name glob of ``pattern`` when it constrains names only (``*.py``,
+    ``**/test_*.py``), else None. Such a glob can be an rg file *type*, which — unlike
+    ``--glob`` — filters while the walk still honours the ignore files."""
+    bare = pattern.removeprefix("**/")
+    if not bare or bare.startswith("!") or any(part in bare for part in ("/", ":", "**")):
+        return None
+    return bare
 
 
 @lru_cache(maxsize=256)

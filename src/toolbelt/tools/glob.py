@@ -17,7 +17,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_files
-from toolbelt.search.globs import compile_glob
+from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import find_rg, rg_newest_first
 from toolbelt.tools._files import file_guard, resolve
@@ -103,7 +103,7 @@ async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
     argv = ["--files"]
     if args.include_ignored:
         argv.append("--no-ignore")
-    name_glob = _name_only(args.pattern)
+    name_glob = name_only_glob(args.pattern)
     if name_glob is not None:
         argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
         return await rg_newest_first(rg, argv, cwd=root)
@@ -113,14 +113,6 @@ async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
         return matcher(raw.decode("utf-8", errors="replace")) is not None
 
     return await rg_newest_first(rg, argv, cwd=root, keep=keep)
-
-
-def _name_only(pattern: str) -> str | None:
-    """The file-name glob of ``pattern`` when it constrains names only, else None."""
-    bare = pattern.removeprefix("**/")
-    if "/" in bare or ":" in bare or "**" in bare or not bare:
-        return None
-    return bare
 
 
 def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:

@@ -20,6 +20,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.search.fallback import python_grep
+from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
@@ -117,7 +118,7 @@ class GrepTool(Tool[GrepInput]):
             lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
             lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
-        if not slow and args.glob and not names:
+        if not slow and not names and _glob_overrides_ignores(args):
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         denied = ctx.session.read_denied
         if denied is not None:
@@ -143,7 +144,11 @@ def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
     if args.multiline:
         argv += ["-U", "--multiline-dotall"]
     if args.glob:
-        argv += ["--glob", args.glob]
+        name_glob = None if args.type else name_only_glob(args.glob)  # two types would OR
+        if name_glob is not None:
+            argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
+        else:
+            argv += ["--glob", args.glob]
     if args.type:
         argv += ["--type", args.type]
     if args.output_mode == "files_with_matches":
@@ -181,6 +186,14 @@ def _joined(line: str) -> str:
     digits = len(rest) - len(rest.lstrip("0123456789"))
     marker = rest[digits : digits + 1] if digits < len(rest) else ":"
     return f"{path}{'-' if marker == '-' else ':'}{rest}"
+
+
+def _glob_overrides_ignores(args: GrepInput) -> bool:
+    """Whether ``args.glob`` went to rg as a ``--glob`` that can list gitignored files: a
+    name-only glob became a file type (which cannot), an exclusion (``!x``) cannot either."""
+    if not args.glob or args.glob.startswith("!"):
+        return False
+    return bool(args.type) or name_only_glob(args.glob) is None
 
 
 def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
