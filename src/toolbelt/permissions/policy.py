@@ -211,13 +211,11 @@ class ToolbeltPolicy(PermissionPolicy):
             return None
         if access.kind not in (AccessKind.WRITE, AccessKind.EXECUTE, AccessKind.READ):
             return None
-        for path in access.paths:
+        reading = access.kind is AccessKind.READ
+        touched = [(p, reading) for p in access.paths] + [(p, True) for p in access.reads]
+        for path, read in touched:
             reason = self._protected(self._below_root(path))
-            if reason and (access.kind is not AccessKind.READ or ".env" in reason):
-                return reason
-        for path in access.reads:
-            reason = self._protected(self._below_root(path))
-            if reason and ".env" in reason:
+            if reason and (not read or ".env" in reason):  # reads: only secrets are protected
                 return reason
         return None
 

@@ -9,9 +9,7 @@ with the full output in a private file. A non-zero exit is an error result.
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -86,7 +84,7 @@ class BashTool(Tool[BashInput]):
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
-            reads=tuple(_real(ctx.cwd, raw) for raw in analysis.read_targets),
+            reads=tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets),
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) or (args.command,),
             readonly_command=analysis.readonly and not args.run_in_background,
@@ -162,9 +160,3 @@ class _Throttle:
         if self._pending:
             text, self._pending = self._pending, ""
             self._ctx.progress(text)
-
-
-def _real(cwd: Path, raw: str) -> Path:
-    """Where a command's file argument really is (``~`` expanded, symlinks followed); a glob
-    stays a name in its real directory, which is what decides inside or outside."""
-    return Path(os.path.realpath(os.path.join(cwd, os.path.expanduser(raw))))
