@@ -15,7 +15,6 @@ with the user's permissions, and a determined script can always do what it likes
 
 from __future__ import annotations
 
-import itertools
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -283,9 +282,7 @@ def _note_paths(argv: list[str], dynamic: list[bool], walk: _Walk) -> None:
     if walk.base and not any(not a.startswith("-") for a in args):
         walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
     if program == "find":  # the starting points come before the expression
-        count = sum(
-            1 for _ in itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args)
-        )
+        count = next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
         args, flags = (args[:count], flags[:count]) if count else (["."], [False])
     for value, is_dynamic in file_arguments(program, args, flags):
         if is_dynamic:
