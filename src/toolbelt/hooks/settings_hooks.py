@@ -19,7 +19,7 @@ from toolbelt.hooks.base import (
     ToolHooks,
 )
 from toolbelt.hooks.command import HookOutcome, run_command_hook
-from toolbelt.hooks.config import CommandHookSpec, HookMatcherGroup, hooks_for
+from toolbelt.hooks.config import CommandHookSpec, HookMatcherGroup, hooks_for, validate_hooks
 from toolbelt.hooks.python_hooks import merge_pre_results
 
 __all__ = ["SettingsHooks"]
@@ -39,7 +39,7 @@ class SettingsHooks(ToolHooks):
     """Runs the settings' command hooks for each call."""
 
     def __init__(self, config: HooksConfig, cwd: Path) -> None:
-        self._config = config
+        self._config = validate_hooks(dict(config))  # once here, not by hooks_for per call
         self._cwd = cwd
 
     async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
