@@ -34,7 +34,7 @@ def serve_mcp(
     try:
         session = Session(root, add_dirs=add_dirs)
         settings = load_and_warn(session.root, trusted)
-        build_policy(Session(root, add_dirs=add_dirs), mode, settings=settings)  # fail early
+        build_policy(session, mode, settings=settings)  # a bad mode or directory fails here
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 

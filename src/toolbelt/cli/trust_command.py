@@ -12,7 +12,7 @@ from pathlib import Path
 from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
 from toolbelt.permissions.trust import distrust, trust, trusted_workspaces
 
-__all__ = ["load_and_warn", "manage_trust", "warn_if_untrusted"]
+__all__ = ["load_and_warn", "manage_trust"]
 
 
 def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
@@ -26,10 +26,8 @@ def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
         print(f"toolbelt: {directory} is not a directory.", file=sys.stderr)
         return 2
     if remove:
-        if not distrust(root):
-            print(f"{root.resolve()} was not trusted.")
-            return 0
-        print(f"{root.resolve()} is no longer trusted; its settings may only restrict.")
+        done = distrust(root)
+        print(f"{root.resolve()} {'is no longer' if done else 'was not'} trusted.")
         return 0
     where = trust(root)
     print(
@@ -39,15 +37,10 @@ def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
     return 0
 
 
-def warn_if_untrusted(settings: Settings) -> None:
-    """Print the untrusted-workspace notice to stderr when settings were cut back."""
-    notice = untrusted_notice(settings)
-    if notice:
-        print(f"toolbelt: {notice}", file=sys.stderr)
-
-
 def load_and_warn(root: Path, trusted: bool | None) -> Settings:
     """Settings for ``root``, warning on stderr about what an untrusted workspace lost."""
     settings = load_settings(root, trusted=trusted)
-    warn_if_untrusted(settings)
+    notice = untrusted_notice(settings)
+    if notice:
+        print(f"toolbelt: {notice}", file=sys.stderr)
     return settings
