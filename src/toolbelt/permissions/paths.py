@@ -9,14 +9,17 @@ walk that resolves the deepest existing ancestor and appends the rest. Containme
 real paths per component, so ``/w`` never contains ``/w-evil`` and a link inside the workspace
 that points at ``~/.ssh`` is outside it.
 
-The guarantee: checking a path and then opening it by name leaves a window in which a
-directory on the way can be swapped for a symlink. ``open_for_read`` and ``open_dir_for_write``
-close it by walking the already-resolved path from ``/`` one component at a time with
-``O_NOFOLLOW|O_DIRECTORY``: a real path has no symlinks, so a symlink met on the way appeared
-after the check and the open fails instead of being redirected. A read then opens the name
-``O_NOFOLLOW|O_NONBLOCK|O_NOCTTY`` (FIFOs and terminals cannot block or attach), refuses
-anything that is not a regular file and refuses an inode other than the one resolved. A write
-gets the parent directory's fd; creating a temp file ``O_EXCL|O_NOFOLLOW`` in it and
+The guarantee: checking a path and then opening it by name leaves a window in which the leaf
+or a directory on the way can be swapped for a symlink. Every open goes through ``beneath``,
+which never traverses a symlink (``openat2`` with ``RESOLVE_NO_SYMLINKS``, and
+``RESOLVE_BENEATH`` below the verified parent's fd; an ``O_NOFOLLOW`` walk where the kernel
+lacks it): a real path has no symlinks, so a symlink met on the way appeared after the check
+and the open fails instead of being redirected. The decision is then taken on the descriptor
+itself, never on a second lookup: it must be a regular file, the inode resolved, at the real
+path checked (read back from ``/proc/self/fd``). A read opens ``O_NONBLOCK|O_NOCTTY`` (FIFOs
+and terminals cannot block or attach). A file with a protected name (``.env``, ``.bashrc``...)
+that has other hard links is refused: the other name may be a secret outside the workspace.
+A write gets the parent directory's fd; creating a temp file ``O_EXCL|O_NOFOLLOW`` in it and
 ``os.replace``-ing it over the name, both via ``dir_fd``, replaces whatever sits at the name
 (a swapped-in symlink or a hard link to a file elsewhere) instead of writing through it.
 """
@@ -32,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.errors import PathError
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.beneath import open_beneath, open_directory, opened_path
+from toolbelt.permissions.protected import protected_file_name, protected_reason
 from toolbelt.permissions.realpath import real_path
 
 __all__ = ["PathGuard", "ResolvedPath", "protected_reason"]
@@ -120,13 +124,23 @@ class PathGuard:
             fd = self._open_regular(path, parent_fd)
         finally:
             os.close(parent_fd)
-        info = os.fstat(fd)
-        if stat.S_ISREG(info.st_mode) and identity in (None, (info.st_dev, info.st_ino)):
-            os.set_blocking(fd, True)
+        try:
+            self._vet_opened(fd, path, identity)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.set_blocking(fd, True)
+        return fd
+
+    def open_directory(self, target: ResolvedPath | Path) -> int:
+        """An fd on the directory ``target`` itself, reached without following any symlink."""
+        path = target.path if isinstance(target, ResolvedPath) else target
+        identity = target.identity if isinstance(target, ResolvedPath) else None
+        fd = self._walk(path, path, create=False)
+        info, real = os.fstat(fd), opened_path(fd)
+        if identity in (None, (info.st_dev, info.st_ino)) and real in (None, str(path)):
             return fd
         os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise PathError(self._not_regular(path, info.st_mode))
         raise _changed(path)
 
     def open_dir_for_write(
@@ -158,13 +172,42 @@ class PathGuard:
     def _contains(self, real: str) -> bool:
         return any(real.startswith(p) or real == p[:-1] for p in self._prefixes)
 
+    def _vet_opened(self, fd: int, path: Path, identity: tuple[int, int] | None) -> None:
+        """Decide on the opened descriptor: a regular file, the inode resolved (when one was),
+        at the path checked, and no second name for a protected file."""
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PathError(self._not_regular(path, info.st_mode))
+        if identity not in (None, (info.st_dev, info.st_ino)):
+            raise _changed(path)
+        real = opened_path(fd)
+        if real is not None and real != str(path):
+            raise _changed(path)
+        if info.st_nlink > 1 and protected_file_name(path.name):
+            raise PathError(
+                f"{self.display(path)} has {info.st_nlink} hard links and a protected name, so "
+                "another of its names may be a secret outside the workspace; it is not opened — "
+                "copy the content you need to a file of its own."
+            )
+
     def _walk(self, directory: Path, target: Path, *, create: bool) -> int:
-        """Open ``directory`` component by component from ``/`` with O_NOFOLLOW|O_DIRECTORY."""
+        """An fd on ``directory``, opened from ``/`` without traversing any symlink; with
+        ``create``, missing directories are made inside the fds already held."""
+        try:
+            return open_directory(str(directory))
+        except FileNotFoundError:
+            if not create:
+                raise PathError(
+                    f"The directory {self.display(directory)} does not exist; create it "
+                    "first or check the path."
+                ) from None
+        except OSError as exc:
+            raise _mapped(target, exc) from exc
         fd = os.open("/", _DIR_FLAGS)
         try:
             for part in directory.parts[1:]:
                 try:
-                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                    next_fd = open_beneath(fd, part, _DIR_FLAGS)
                 except FileNotFoundError as exc:
                     if not create:
                         raise PathError(
@@ -195,7 +238,7 @@ class PathGuard:
         if not stat.S_ISREG(before.st_mode):
             raise PathError(self._not_regular(path, before.st_mode))
         try:
-            return os.open(path.name, _READ_FLAGS, dir_fd=parent_fd)
+            return open_beneath(parent_fd, path.name, _READ_FLAGS)
         except OSError as exc:
             raise _mapped(path, exc) from exc
 
@@ -226,7 +269,7 @@ class PathGuard:
 def _make_and_open(part: str, dir_fd: int) -> int:
     with contextlib.suppress(FileExistsError):  # made concurrently: the open below vets it
         os.mkdir(part, 0o777, dir_fd=dir_fd)
-    return os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
+    return open_beneath(dir_fd, part, _DIR_FLAGS)
 
 
 def _missing(shown: str) -> str:
@@ -244,7 +287,7 @@ def _changed(path: Path) -> PathError:
 
 
 def _mapped(path: Path, exc: OSError) -> PathError:
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK, errno.EXDEV):
         return _changed(path)
     if exc.errno == errno.EACCES:
         return PathError(f"The operating system denies access to {path}; choose another path.")

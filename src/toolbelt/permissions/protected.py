@@ -21,7 +21,7 @@ import re
 import unicodedata
 from pathlib import PurePath
 
-__all__ = ["protected_reason"]
+__all__ = ["protected_file_name", "protected_reason"]
 
 _DIRECTORIES = {
     ".git": ".git/ holds repository configuration and hooks that git runs later",
@@ -77,6 +77,12 @@ def protected_reason(path: PurePath | str) -> str | None:
         if index == last:
             return _file_reason(name)
     return None
+
+
+def protected_file_name(name: str) -> str | None:
+    """Why the file name ``name`` itself is protected (``.env``, ``.bashrc``...), or None;
+    protected directories (``.git/``...) are not considered."""
+    return _file_reason(_comparable(name))
 
 
 def _file_reason(name: str) -> str | None:

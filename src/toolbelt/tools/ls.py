@@ -2,7 +2,10 @@
 
 Directories first, then files, each group by name; gitignored entries are left out (asked of
 git in one batch when the directory is in a repository), hidden ones unless ``hidden`` is
-true, ``.git`` always. Symlinks are shown as symlinks and never followed. ``depth`` > 1 walks
+true, ``.git`` always. Symlinks are shown as symlinks and never followed: the directory is
+opened through the path guard (no symlink on the way) and listed through its descriptor, and
+subdirectories are opened beneath it, so a directory swapped for a symlink after the
+permission check is refused instead of listing somewhere else. ``depth`` > 1 walks
 subdirectories, capped at 1,000 entries with a note.
 """
 
@@ -23,6 +26,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.beneath import open_beneath
 from toolbelt.search.ignored import git_ignored
 from toolbelt.tools._files import file_guard, resolve
 
@@ -77,46 +81,34 @@ class LsTool(Tool[LsInput]):
         if not target.path.is_dir():
             return ToolOutput.text(f"{shown} is not a directory.", is_error=True)
         denied = ctx.session.read_denied or (lambda path: False)
-        return await anyio.to_thread.run_sync(_list, target.path, shown, args, denied)
+        root_fd = file_guard(ctx).open_directory(target)
+        try:
+            return await anyio.to_thread.run_sync(_list, root_fd, target.path, shown, args, denied)
+        finally:
+            os.close(root_fd)
 
 
-def _list(root: Path, shown: str, args: LsInput, denied: Callable[[Path], bool]) -> ToolOutput:
+_SUBDIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _list(
+    root_fd: int, root: Path, shown: str, args: LsInput, denied: Callable[[Path], bool]
+) -> ToolOutput:
     lines: list[str] = []
     entries: list[dict[str, object]] = []
     truncated = False
-    queue: list[tuple[Path, int]] = [(root, 0)]
-    while queue and not truncated:
-        directory, level = queue.pop(0)
-        children = [c for c in _children(directory, args) if not denied(c[0])]
-        for entry, info in children:
-            if len(entries) >= MAX_ENTRIES:
-                truncated = True
-                break
-            rel = os.path.relpath(entry, root)
-            kind = (
-                "dir"
-                if stat.S_ISDIR(info.st_mode)
-                else "link"
-                if stat.S_ISLNK(info.st_mode)
-                else "file"
-            )
-            stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.st_mtime))
-            size = "-" if kind == "dir" else str(info.st_size)
-            name = rel + ("/" if kind == "dir" else "")
-            if kind == "link":
-                name += f" -> {os.readlink(entry)}"
-            lines.append(f"{stat.filemode(info.st_mode)} {size:>10} {stamp}  {name}")
-            entries.append(
-                {
-                    "path": rel,
-                    "type": kind,
-                    "size": info.st_size,
-                    "mode": stat.filemode(info.st_mode),
-                    "mtime": info.st_mtime,
-                }
-            )
-            if kind == "dir" and level + 1 < args.depth:
-                queue.append((entry, level + 1))
+    queue: list[tuple[Path, int, int]] = [(root, os.dup(root_fd), 0)]
+    try:
+        while queue and not truncated:
+            directory, dir_fd, level = queue.pop(0)
+            try:
+                children = [c for c in _children(dir_fd, directory, args) if not denied(c[0])]
+                truncated = _add_entries(children, dir_fd, root, level, args, lines, entries, queue)
+            finally:
+                os.close(dir_fd)
+    finally:
+        for _, dir_fd, _ in queue:
+            os.close(dir_fd)
     header = (
         f"{shown}/ ({len(entries)} entries)" if shown != "." else f"./ ({len(entries)} entries)"
     )
@@ -126,9 +118,61 @@ def _list(root: Path, shown: str, args: LsInput, denied: Callable[[Path], bool])
     return ToolOutput.text(text, {"path": shown, "entries": entries, "truncated": truncated})
 
 
-def _children(directory: Path, args: LsInput) -> list[tuple[Path, os.stat_result]]:
+def _add_entries(
+    children: list[tuple[Path, os.stat_result]],
+    dir_fd: int,
+    root: Path,
+    level: int,
+    args: LsInput,
+    lines: list[str],
+    entries: list[dict[str, object]],
+    queue: list[tuple[Path, int, int]],
+) -> bool:
+    """Render ``children`` of the directory ``dir_fd``; True when the entry cap was reached."""
+    for entry, info in children:
+        if len(entries) >= MAX_ENTRIES:
+            return True
+        rel = os.path.relpath(entry, root)
+        kind = (
+            "dir"
+            if stat.S_ISDIR(info.st_mode)
+            else "link"
+            if stat.S_ISLNK(info.st_mode)
+            else "file"
+        )
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.st_mtime))
+        size = "-" if kind == "dir" else str(info.st_size)
+        name = rel + ("/" if kind == "dir" else "")
+        if kind == "link":
+            name += f" -> {_link_target(entry.name, dir_fd)}"
+        lines.append(f"{stat.filemode(info.st_mode)} {size:>10} {stamp}  {name}")
+        entries.append(
+            {
+                "path": rel,
+                "type": kind,
+                "size": info.st_size,
+                "mode": stat.filemode(info.st_mode),
+                "mtime": info.st_mtime,
+            }
+        )
+        if kind == "dir" and level + 1 < args.depth:
+            try:
+                queue.append((entry, open_beneath(dir_fd, entry.name, _SUBDIR_FLAGS), level + 1))
+            except OSError:
+                continue  # swapped for a symlink or removed since it was listed: not followed
+    return False
+
+
+def _link_target(name: str, dir_fd: int) -> str:
     try:
-        names = sorted(os.listdir(directory))
+        return os.readlink(name, dir_fd=dir_fd)
+    except OSError:
+        return "?"
+
+
+def _children(dir_fd: int, directory: Path, args: LsInput) -> list[tuple[Path, os.stat_result]]:
+    try:
+        names = sorted(os.listdir(dir_fd))
     except OSError:
         return []
     names = [n for n in names if n != ".git" and (args.hidden or not n.startswith("."))]
@@ -139,7 +183,7 @@ def _children(directory: Path, args: LsInput) -> list[tuple[Path, os.stat_result
         if name in ignored:
             continue
         try:
-            info = os.lstat(directory / name)
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             continue
         found.append((directory / name, info))

@@ -8,6 +8,7 @@ created; the save is atomic. The diff is shown in the permission prompt and retu
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import anyio
@@ -16,11 +17,13 @@ from pydantic import BaseModel, Field
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.errors import ToolError
+from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import (
+    MAX_EDIT_BYTES,
     describe_change,
     encode_like,
     file_guard,
@@ -78,11 +81,8 @@ class WriteFileTool(Tool[WriteFileInput]):
 
 def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, shown: str) -> Access:
     old = ""
-    if resolved.exists and resolved.path.is_file():
-        try:
-            old = resolved.path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-        except OSError:
-            old = ""
+    if resolved.exists:
+        old = _current_text(ctx, resolved)
     change = describe_change(shown, old, args.content.replace("\r\n", "\n"))
     verb = "overwrite" if resolved.exists else "create"
     return Access(
@@ -91,6 +91,19 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
         preview=change.unified,
         summary=f"{verb} {shown} (+{change.added} -{change.removed})",
     )
+
+
+def _current_text(ctx: ToolContext, resolved: ResolvedPath) -> str:
+    """The file's text for the preview, read through the path guard like every read (so a
+    symlink swapped in after the check shows nothing); empty when it cannot be read as text."""
+    try:
+        with os.fdopen(file_guard(ctx).open_for_read(resolved), "rb") as handle:
+            data = handle.read(MAX_EDIT_BYTES + 1)
+    except (OSError, PathError):
+        return ""
+    if len(data) > MAX_EDIT_BYTES or looks_binary(data[:8192]):
+        return ""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
 def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
