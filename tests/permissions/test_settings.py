@@ -195,7 +195,9 @@ def test_an_unreadable_file_is_an_error(tmp_path: Path) -> None:
     path.mkdir(parents=True)
     with pytest.raises(SettingsError) as info:
         load_settings(tmp_path, home=tmp_path / "home")
-    assert str(info.value).startswith(f"{path}: the settings file cannot be read (")
+    assert str(info.value) == (
+        f"{path}: not a regular file, so it is not read; replace it with a plain JSON file."
+    )
 
 
 def test_add_local_rule_round_trips_without_duplicates(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
-"""Wildcard patterns of permission rules, compiled to regular expressions once (cached).
+"""Wildcard patterns of permission rules, compiled once (cached) to linear-time matchers.
 
 Commands: ``npm run test:*`` (prefix at a word boundary), ``git diff *`` (word-boundary
 wildcard), ``\\*`` (a literal star). Paths: gitignore-style globs over absolute real paths.
-Kept apart from ``rules`` so the rule model reads without the regex plumbing.
+Kept apart from ``rules`` so the rule model reads without the matching plumbing; the matchers
+(``globmatch``) never backtrack, so a hostile rule cannot stall a session.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+
+from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step
 
 __all__ = [
     "GLOB_CHARS",
@@ -35,32 +38,32 @@ def unescaped_stars(spec: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def command_regex(spec: str) -> re.Pattern[str]:
-    """``Bash(...)`` specifier → regex over one squashed simple command: ``:*`` is a prefix
+def command_regex(spec: str) -> GlobMatcher:
+    """``Bash(...)`` specifier → matcher over one squashed simple command: ``:*`` is a prefix
     ending at a word boundary, `` *`` a word-boundary wildcard (optional at the end), ``*``
-    any text, ``\\*`` a literal star."""
+    any text, ``\\*`` a literal star. Matching is linear in the command (``globmatch``)."""
     spec = squash_blanks(spec)
     prefix = unescaped_stars(spec).endswith(":*")
     if prefix:
         spec = spec[:-2]
-    parts, i = [], 0
+    steps: list[Step] = []
+    i = 0
     while i < len(spec):
         if spec.startswith("\\*", i):
-            parts.append(re.escape("*"))
+            steps.append(Step("char", "*"))
             i += 2
         elif spec[i] == "*":
-            boundary = i > 0 and spec[i - 1] == " "
-            if boundary:
-                parts.pop()  # the space, which the boundary group now holds
-            optional = boundary and i == len(spec) - 1
-            parts.append("(?: .*)?" if optional else " .*" if boundary else ".*")
+            if i > 0 and spec[i - 1] == " " and i == len(spec) - 1:
+                steps[-1] = Step("tail", " ")  # `cmd *`: the bare command, or any arguments
+            else:
+                steps.append(Step("star", of=ANY))
             i += 1
         else:
-            parts.append(re.escape(spec[i]))
+            steps.append(Step("char", spec[i]))
             i += 1
     if prefix:
-        parts.append("(?: .*)?")
-    return re.compile("".join(parts), re.DOTALL)
+        steps.append(Step("tail", " "))
+    return GlobMatcher(spec, steps)
 
 
 def real_prefix(pattern: str) -> str:
@@ -73,36 +76,37 @@ def real_prefix(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def path_regex(pattern: str) -> re.Pattern[str]:
-    """An absolute gitignore-style pattern → regex over absolute paths: ``*`` and ``?`` within
+def path_regex(pattern: str) -> GlobMatcher:
+    """An absolute gitignore-style pattern → matcher over absolute paths: ``*`` and ``?`` within
     one directory, ``**`` any depth, ``[...]`` classes, ``\\`` escapes; a last name without
-    wildcards also covers everything below it."""
-    out, i = [], 0
+    wildcards also covers everything below it. Matching is linear in the path."""
+    steps: list[Step] = []
+    i = 0
     while i < len(pattern):
         if pattern.startswith("/**/", i):
-            out.append("(?:/.*)?/")
+            steps += [Step("tail", "/"), Step("char", "/")]  # regex (?:/.*)?/
             i += 4
         elif pattern.startswith("/**", i) and i + 3 == len(pattern):
-            out.append("(?:/.*)?")
+            steps.append(Step("tail", "/"))
             i += 3
         elif pattern.startswith("**", i):
-            out.append(".*")
+            steps.append(Step("star", of=ANY))
             i += 2
         elif pattern[i] in "*?":
-            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
+            steps.append(Step("star" if pattern[i] == "*" else "one", of=NOT_SLASH))
             i += 1
         elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
             body = pattern[i + 1 : end]
             negate = body[:1] in ("!", "^")
             members = "".join("\\" + c if c in "\\[^" else c for c in body[negate:])
-            out.append("[" + ("^" if negate else "") + members + "]")
+            steps.append(Step("one", of="[" + ("^" if negate else "") + members + "]"))
             i = end + 1
         elif pattern[i] == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
+            steps.append(Step("char", pattern[i + 1]))
             i += 2
         else:
-            out.append(re.escape(pattern[i]))
+            steps.append(Step("char", pattern[i]))
             i += 1
     if not GLOB_CHARS.search(pattern.rsplit("/", 1)[-1]):
-        out.append("(?:/.*)?")  # a plain last name also covers what is below it
-    return re.compile("".join(out), re.DOTALL)
+        steps.append(Step("tail", "/"))  # a plain last name also covers what is below it
+    return GlobMatcher(pattern, steps)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from toolbelt.permissions.globmatch import GlobMatcher
 from toolbelt.permissions.patterns import (
     GLOB_CHARS,
     command_regex,
@@ -128,7 +129,7 @@ class Rule:
             return False
         return host == want or host.endswith("." + want)
 
-    def path_regex(self, *, cwd: Path, home: Path) -> re.Pattern[str]:
+    def path_regex(self, *, cwd: Path, home: Path) -> GlobMatcher:
         """The specifier as a regex over absolute real paths, anchored where it says."""
         spec = self.specifier or ""
         if spec.startswith("//"):
@@ -226,7 +227,7 @@ class RuleSet:
         }
         self._cwd: Callable[[], Path] = (lambda: cwd) if isinstance(cwd, Path) else cwd or Path.cwd
         self._home = home or Path(os.path.expanduser("~"))
-        self._regexes: dict[tuple[Rule, Path], re.Pattern[str]] = {}
+        self._regexes: dict[tuple[Rule, Path], GlobMatcher] = {}
 
     def evaluate(
         self,

@@ -24,8 +24,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbelt.core.errors import SettingsError
+from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
+from toolbelt.permissions.config_file import ConfigFileError, read_config_text
 from toolbelt.permissions.rules import Rule, RuleSet, parse_rule
 from toolbelt.permissions.trust import is_trusted, user_config_dir
 
@@ -192,12 +194,11 @@ def untrusted_notice(settings: Settings) -> str | None:
 
 
 def _read_text(path: Path) -> str | None:
+    """The file's text (regular files only, size-capped: ``config_file``), None if missing."""
     try:
-        return path.read_text(encoding="utf-8-sig")  # tolerate a BOM some editors add
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: the settings file cannot be read ({exc}).") from exc
+        return read_config_text(path)
+    except ConfigFileError as exc:
+        raise SettingsError(str(exc)) from exc
 
 
 def _load_file(
@@ -205,9 +206,13 @@ def _load_file(
 ) -> tuple[dict[str, Any], _SettingsFile, dict[ListName, list[Rule]]]:
     """Parse and validate one file; SettingsError naming the file and line when it is bad."""
     try:
-        raw = json.loads(text) if text.strip() else {}
+        raw = strict_loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg}).") from exc
+    except StrictJsonError as exc:
+        raise SettingsError(
+            f"{path}: {exc}; keep one (JSON readers disagree on which one counts)."
+        ) from exc
     if not isinstance(raw, dict):
         raise SettingsError(f"{path}, line 1: the settings must be a JSON object.")
     try:

@@ -21,6 +21,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from toolbelt.permissions.config_file import ConfigFileError, load_json_config
+
 __all__ = ["distrust", "is_trusted", "trust", "trust_file", "trusted_workspaces", "user_config_dir"]
 
 
@@ -42,10 +44,11 @@ def trust_file(home: Path | None = None) -> Path:
 
 
 def trusted_workspaces(home: Path | None = None) -> list[Path]:
-    """The trusted directories, as stored (real paths); a broken file trusts nothing."""
+    """The trusted directories, as stored (real paths); a broken file (not a regular file,
+    oversized, not strict JSON: ``config_file``) trusts nothing."""
     try:
-        data = json.loads(trust_file(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json_config(trust_file(home))
+    except ConfigFileError:
         return []
     entries = data.get("workspaces", []) if isinstance(data, dict) else []
     return [Path(entry) for entry in entries if isinstance(entry, str) and entry.startswith("/")]
