@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import difflib
 import io
+import itertools
 import os
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 from toolbelt.core.errors import ToolError
 from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
 from toolbelt.files.diff import diff_stats, region_diff, snippet, unified_text
-from toolbelt.files.lines import read_line_range, whole_text_window
+from toolbelt.files import lines as lines_module
+from toolbelt.files.line_marks import LineMarks, marks_for
+from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.text import decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness, ReadTracker
 
@@ -226,3 +229,85 @@ def test_the_in_memory_window_equals_the_streamed_one(
     slow = read_line_range(io.BytesIO(data), offset, limit, max_line_chars=50, max_chars=max_chars)
     assert fast == slow
     assert fast.render() == slow.render()
+
+
+def reference_window(
+    data: bytes, offset: int, limit: int, max_line_chars: int, max_chars: int | None
+) -> LineWindow:
+    """The line-by-line reading the block-counting one replaced, as the oracle."""
+    handle = io.BytesIO(data)
+    skipped = sum(1 for _ in itertools.islice(handle, offset - 1))
+    lines: list[str] = []
+    cut = used = consumed = 0
+    stopped = False
+    for raw in itertools.islice(handle, limit):
+        consumed += 1
+        line = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
+        if len(line) > max_line_chars:
+            line = f"{line[:max_line_chars]}… [line cut: {len(line)} characters]"
+            cut += 1
+        cost = len(line) + len(str(offset + len(lines))) + 2
+        if max_chars is not None and used + cost > max_chars and lines:
+            stopped = True
+            break
+        used += cost
+        lines.append(line)
+    total = skipped + consumed + sum(1 for _ in handle)
+    return LineWindow(lines, offset, total, stopped, cut)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "é", "\n", "\r", "\r\n", "x" * 30, "中", "\xff", "\x80\n"]),
+        max_size=120,
+    ),
+    st.integers(1, 60),
+    st.integers(1, 40),
+    st.sampled_from([None, 40, 400]),
+    st.sampled_from([1, 3, 7, 64]),
+)
+def test_block_counting_reads_what_line_iteration_read(
+    parts: list[str], offset: int, limit: int, max_chars: int | None, block: int
+) -> None:
+    """Blocks of a few bytes put every newline, CR and multi-byte character on a boundary."""
+    data = b"".join(p.encode("latin-1") if p in ("\xff", "\x80\n") else p.encode() for p in parts)
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_SKIP_BLOCK", "_LOCATE_BLOCK", "_WINDOW_BLOCK"):
+            patch.setattr(lines_module, name, block)
+        got = read_line_range(
+            io.BytesIO(data), offset, limit, max_line_chars=20, max_chars=max_chars
+        )
+    assert got == reference_window(data, offset, limit, 20, max_chars)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "é", "\n", "\r\n", "x" * 30, "\n\n"]), max_size=120),
+    st.lists(st.tuples(st.integers(1, 60), st.integers(1, 20)), min_size=1, max_size=6),
+    st.sampled_from([1, 5, 64]),
+)
+def test_reads_that_share_line_marks_read_what_a_fresh_read_reads(
+    parts: list[str], windows: list[tuple[int, int]], block: int
+) -> None:
+    """Marks left by one read (at block ends and where it stopped) never shift a later one."""
+    data = "".join(parts).encode()
+    marks = LineMarks()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_SKIP_BLOCK", "_LOCATE_BLOCK", "_WINDOW_BLOCK"):
+            patch.setattr(lines_module, name, block)
+        for offset, limit in windows:
+            got = read_line_range(io.BytesIO(data), offset, limit, max_line_chars=20, marks=marks)
+            assert got == reference_window(data, offset, limit, 20, None)
+    assert marks.lines == sorted(marks.lines)
+
+
+def test_a_file_changed_in_the_last_seconds_gets_no_marks(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.txt"
+    path.write_text("a\n")
+    assert marks_for(os.stat(path)) is None  # its ctime could still be shared by a next change
+    settled = os.stat(path)
+    epoch = {"st_atime_ns": 0, "st_mtime_ns": 0, "st_ctime_ns": 0}
+    old = os.stat_result((*settled[:7], 0, 0, 0), epoch)  # changed long ago: settled
+    assert marks_for(old) is marks_for(old)
+    assert marks_for(old) is not None

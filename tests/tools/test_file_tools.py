@@ -385,3 +385,26 @@ async def test_exact_edit_of_utf8_keeps_every_other_byte(tmp_path: Path, bom: st
         " # 中文",
         " valeur = 1",
     ]
+
+
+async def test_paging_a_big_file_reuses_line_marks_and_sees_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolbelt.files import line_marks
+
+    monkeypatch.setattr(line_marks, "SETTLE_SECONDS", 0.0)  # mark even this fresh file
+    big = tmp_path / "big.log"
+    big.write_text("".join(f"entry {i:06d}\n" for i in range(1, 700_001)))  # 9.1 MB
+    h = Harness(tmp_path)
+    first = await h.call("read_file", path="big.log", offset=600_000, limit=2)
+    assert first.text.startswith("600000\tentry 600000\n600001\tentry 600001\n")
+    again = await h.call("read_file", path="big.log", offset=600_000, limit=2)
+    assert again.text == first.text
+    earlier = await h.call("read_file", path="big.log", offset=123_456, limit=1)
+    assert earlier.text.startswith("123456\tentry 123456\n")
+    with big.open("r+") as handle:  # a new first line: every mark of the old version is wrong
+        rest = handle.read()
+        handle.seek(0)
+        handle.write("new first line\n" + rest)
+    shifted = await h.call("read_file", path="big.log", offset=600_000, limit=2)
+    assert shifted.text.startswith("600000\tentry 599999\n600001\tentry 600000\n")

@@ -22,6 +22,7 @@ from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
@@ -144,13 +145,15 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
                 data, args.offset, args.limit, max_line_chars=MAX_LINE_CHARS, max_chars=budget
             )
         if window is None:
+            source = _text_source(handle, data, sample, info.st_size, shown)
             window = read_line_range(
-                _text_source(handle, data, sample, info.st_size, shown),
+                source,
                 args.offset,
                 args.limit,
                 max_line_chars=MAX_LINE_CHARS,
                 max_chars=budget,
                 count_total=small,  # counting a huge file's lines would cost more than the read
+                marks=marks_for(info) if source is handle else None,  # offsets of this file
             )
     return _text_result(window, args, shown)
 
