@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolbelt.core.errors import ToolError
+from toolbelt.files import lines as lines_module
 from toolbelt.files.atomic import atomic_write, sweep_stale_temp_files
 from toolbelt.files.diff import diff_stats, region_diff, snippet, unified_text
-from toolbelt.files import lines as lines_module
 from toolbelt.files.line_marks import LineMarks, marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.text import decode_text, encode_text, looks_binary

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from toolbelt.core.errors import ToolError
+from toolbelt.search.budget import MAX_FILE_BYTES, SearchBudget
 from toolbelt.search.globs import compile_glob
 
 __all__ = ["python_files", "python_grep"]
@@ -58,8 +59,10 @@ def python_grep(
     case_insensitive: bool,
     glob: str | None,
     wanted: int | None,
+    budget: SearchBudget | None = None,
 ) -> list[str]:
-    """Lines in the same shapes as the rg path produces for ``mode``."""
+    """Lines in the same shapes as the rg path produces for ``mode``; within ``budget`` (then
+    what was found so far) and, walking a directory, skipping files over ``MAX_FILE_BYTES``."""
     try:
         regex = re.compile(
             pattern.encode(), re.MULTILINE | (re.IGNORECASE if case_insensitive else 0)
@@ -70,7 +73,11 @@ def python_grep(
         ) from exc
     out: list[str] = []
     for rel in names or python_files(root, glob):
+        if budget is not None and budget.spent():
+            break
         try:
+            if not names and os.path.getsize(root / rel) > MAX_FILE_BYTES:
+                continue
             data = (root / rel).read_bytes()
         except OSError:
             continue

@@ -4,7 +4,8 @@ rg comes from the ``ripgrep`` wheel (next to the Python executable), so a fresh 
 it; ``TOOLBELT_RG`` overrides, then ``PATH``. It runs with an argument list (never a shell),
 ``--no-config`` (a repository's .ripgreprc cannot inject ``--pre``), and its output is read
 line by line as it arrives: when the caller has enough, or the call is cancelled or times
-out, rg is killed and reaped before the function returns.
+out, rg is killed and reaped before the function returns. With a ``SearchBudget`` a watchdog
+kills rg when the time is up; what rg printed until then is returned as usual.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import anyio
 from anyio.abc import Process
 
 from toolbelt.core.errors import ToolError
+from toolbelt.search.budget import SearchBudget, watchdog
 from toolbelt.search.order import newest_first
 
 __all__ = ["RgResult", "find_rg", "rg_collect", "rg_lines", "rg_newest_first"]
@@ -54,7 +56,12 @@ class RgResult:
 
 @asynccontextmanager
 async def rg_lines(
-    rg: str, args: Sequence[str], *, cwd: Path, result: RgResult
+    rg: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    result: RgResult,
+    budget: SearchBudget | None = None,
 ) -> AsyncIterator[AsyncIterator[bytes]]:
     """Yield rg's stdout lines (without the newline); kill rg on exit, however it is left.
 
@@ -70,7 +77,8 @@ async def rg_lines(
         start_new_session=True,
     )
     try:
-        yield _lines(process, result)
+        async with watchdog(budget, lambda: _kill(process)):
+            yield _lines(process, result, budget)
     finally:
         with anyio.CancelScope(shield=True):
             await _finish(process, result)
@@ -83,7 +91,9 @@ async def rg_lines(
         )
 
 
-async def _lines(process: Process, result: RgResult) -> AsyncIterator[bytes]:
+async def _lines(
+    process: Process, result: RgResult, budget: SearchBudget | None
+) -> AsyncIterator[bytes]:
     assert process.stdout is not None
     pending = b""
     async for chunk in process.stdout:
@@ -91,9 +101,15 @@ async def _lines(process: Process, result: RgResult) -> AsyncIterator[bytes]:
         *complete, pending = pending.split(b"\n")
         for line in complete:
             yield line
-    if pending:
+    if pending and not (budget and budget.expired):  # rg killed mid-line: drop the torn line
         yield pending
     result.exhausted = True
+
+
+def _kill(process: Process | subprocess.Popen[bytes]) -> None:
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
 
 
 async def _finish(process: Process, result: RgResult) -> None:
@@ -114,10 +130,15 @@ async def _finish(process: Process, result: RgResult) -> None:
 
 @asynccontextmanager
 async def _spawned(
-    rg: str, args: Sequence[str], *, cwd: Path, stderr: int | IO[bytes]
+    rg: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    stderr: int | IO[bytes],
+    budget: SearchBudget | None = None,
 ) -> AsyncIterator[subprocess.Popen[bytes]]:
     """rg started for a worker thread to read; however the block is left (a cancellation
-    included), rg is killed and reaped before it returns."""
+    included), rg is killed and reaped before it returns — or when ``budget`` runs out."""
     process = subprocess.Popen(  # noqa: ASYNC220 - a fork+exec, ~1 ms; reading is threaded
         [rg, *BASE_ARGS, *args],
         cwd=cwd,
@@ -127,7 +148,8 @@ async def _spawned(
         start_new_session=True,
     )
     try:
-        yield process
+        async with watchdog(budget, lambda: _kill(process)):
+            yield process
     finally:
         if process.poll() is None:
             process.kill()
@@ -135,24 +157,31 @@ async def _spawned(
                 await anyio.to_thread.run_sync(process.wait)
 
 
-async def rg_collect(rg: str, args: Sequence[str], *, cwd: Path) -> list[bytes]:
+async def rg_collect(
+    rg: str, args: Sequence[str], *, cwd: Path, budget: SearchBudget | None = None
+) -> list[bytes]:
     """Run rg to the end and return its output lines — the fast path when every result is
     needed anyway (count mode, unpaged content).
 
     rg runs from a worker thread with a plain ``Popen.communicate`` (cheaper than an asyncio
     subprocess and a line-by-line stream).
     """
-    async with _spawned(rg, args, cwd=cwd, stderr=subprocess.PIPE) as process:
+    async with _spawned(rg, args, cwd=cwd, stderr=subprocess.PIPE, budget=budget) as process:
         out, err = await anyio.to_thread.run_sync(process.communicate, abandon_on_cancel=True)
     _check(process.returncode, err.decode("utf-8", errors="replace"))
     lines = out.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
+    if lines and (not lines[-1] or (budget and budget.expired)):
+        lines.pop()  # the empty piece after the last newline, or a line torn by the kill
     return lines
 
 
 async def rg_newest_first(
-    rg: str, args: Sequence[str], *, cwd: Path, keep: Callable[[bytes], bool] | None = None
+    rg: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    keep: Callable[[bytes], bool] | None = None,
+    budget: SearchBudget | None = None,
 ) -> list[str]:
     """The paths rg prints (``--files`` or ``-l``) that ``keep`` accepts, newest first.
 
@@ -161,12 +190,13 @@ async def rg_newest_first(
     ``--sortr modified`` (which walks on one thread) 18 ms.
     """
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: rg can never block on it
-        async with _spawned(rg, args, cwd=cwd, stderr=errors) as process:
+        async with _spawned(rg, args, cwd=cwd, stderr=errors, budget=budget) as process:
             stdout = process.stdout
             assert stdout is not None
 
             def stamp() -> list[str]:
-                lines = (line.rstrip(b"\n") for line in stdout)
+                # rg ends every line with a newline: one without was torn by a kill
+                lines = (line[:-1] for line in stdout if line.endswith(b"\n"))
                 ordered = newest_first(cwd, (p for p in lines if p and (keep is None or keep(p))))
                 process.wait()
                 return ordered

@@ -4,7 +4,8 @@ Output modes: ``files_with_matches`` (paths, newest first), ``content`` (``path:
 context lines as ``path-line-text``) and ``count`` (``path:N``). rg's output is parsed as it
 streams and rg is stopped as soon as ``offset + head_limit`` lines are in hand, so a pattern
 that matches everything costs what the page costs. Hidden files are searched, ``.git`` never;
-symlinks are not followed out of the tree.
+symlinks are not followed out of the tree. A search has a time budget and skips huge files
+when it walks a directory (``search.budget``): when cut, it returns what it found and says so.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
@@ -38,7 +40,8 @@ literal braces and parentheses). Respects .gitignore; searches hidden files but 
 surrounding lines) or count (matches per file). Filter with `glob` (e.g. "*.py", \
 "src/**/*.ts") or `type` (e.g. "py", "rust"). `case_insensitive` ignores case; `multiline` lets \
 a pattern span lines. Results are capped at `head_limit` (default 250; 0 for no cap); use \
-`offset` to page. Use this instead of running grep or rg through bash."""
+`offset` to page. A search stops after 20 s with what it found, and skips files over 200 MB \
+unless `path` names the file. Use this instead of running grep or rg through bash."""
 
 
 class GrepInput(ToolInput):
@@ -100,6 +103,7 @@ class GrepTool(Tool[GrepInput]):
         wanted = None if limit is None else args.offset + limit + 1
         rg = find_rg()
         slow = rg is None
+        budget = SearchBudget()
         if rg is None:
             lines = await anyio.to_thread.run_sync(
                 python_grep,
@@ -110,14 +114,15 @@ class GrepTool(Tool[GrepInput]):
                 args.case_insensitive,
                 args.glob,
                 wanted,
+                budget,
             )
         elif args.output_mode == "files_with_matches":
-            lines = await rg_newest_first(rg, _rg_args(args, names), cwd=cwd)
+            lines = await rg_newest_first(rg, _rg_args(args, names), cwd=cwd, budget=budget)
         elif wanted is None or args.output_mode == "count":  # count: one short line a file
-            raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd)
+            raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd, budget=budget)
             lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
-            lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
+            lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted, budget)
         if not slow and not names and _glob_overrides_ignores(args):
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         denied = ctx.session.read_denied
@@ -128,7 +133,7 @@ class GrepTool(Tool[GrepInput]):
             ]
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
-        return _render(args, lines, slow=slow)
+        return _render(args, lines, slow=slow, budget=budget)
 
 
 def _search_root(path: Path) -> tuple[Path, list[str]]:
@@ -164,13 +169,18 @@ def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
             argv += ["-B", str(before)]
         if after:
             argv += ["-A", str(after)]
+    if not names:  # a directory walk skips huge files; a file named on its own is searched
+        argv += ["--max-filesize", MAX_FILE_SIZE_ARG]
+    argv.append("--line-buffered")  # what rg found survives the kill when the budget ends
     return [*argv, "-e", args.pattern, "--", *names]
 
 
-async def _run_rg(rg: str, argv: list[str], cwd: Path, wanted: int | None) -> list[str]:
+async def _run_rg(
+    rg: str, argv: list[str], cwd: Path, wanted: int | None, budget: SearchBudget
+) -> list[str]:
     out: list[str] = []
     result = RgResult()
-    async with rg_lines(rg, argv, cwd=cwd, result=result) as lines:
+    async with rg_lines(rg, argv, cwd=cwd, result=result, budget=budget) as lines:
         async for raw in lines:
             out.append(raw.decode("utf-8", errors="replace"))
             if wanted is not None and _counted(out) >= wanted:
@@ -215,7 +225,10 @@ def _counted(lines: list[str]) -> int:
     return len(lines) - lines.count("--")
 
 
-def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
+def _render(
+    args: GrepInput, lines: list[str], *, slow: bool, budget: SearchBudget | None = None
+) -> ToolOutput:
+    cut = budget is not None and budget.expired
     results = [line for line in lines if line != "--"]
     total_known = len(results)
     start = args.offset
@@ -241,7 +254,7 @@ def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
         "mode": args.output_mode,
         "results": taken,
         "offset": start,
-        "truncated": more,
+        "truncated": more or cut,
     }
     if not taken:
         empty = "No files found" if args.output_mode == "files_with_matches" else "No matches found"
@@ -255,6 +268,8 @@ def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
             f"\n\n[Showing results {start + 1}–{start + taken}; there are more. Pass "
             f"offset={start + taken} for the next page, or narrow the pattern, path or glob.]"
         )
+    if budget is not None and budget.expired:
+        text += "\n\n" + cut_note(budget)
     if slow:
         text += "\n\n[ripgrep was not found, so this used the slow pure-Python search.]"
     return ToolOutput.text(text, structured)

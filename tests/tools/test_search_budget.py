@@ -1,0 +1,104 @@
+"""grep's limits through the real tool and real rg: a search stopped by its time budget
+returns what it found with a note and leaves no rg behind; huge files are skipped when a
+directory is walked, searched when named."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tests.tools.helpers import Harness
+
+from toolbelt.core.events import CallState
+from toolbelt.search import budget as budget_module
+from toolbelt.search.budget import SearchBudget
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
+from toolbelt.tools import grep as grep_tool
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(find_rg() is None, reason="these limits are rg's"),
+]
+
+NOTE = "[The search was stopped after 1 s, so these results are incomplete. Narrow it:"
+
+
+def processes_under(directory: Path) -> list[str]:
+    """Command lines of live processes that mention ``directory`` (rg runs with it as cwd)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if cwd.startswith(str(directory)) or str(directory) in cmdline:
+            found.append(cmdline)
+    return found
+
+
+@pytest.fixture
+def one_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(budget_module, "SEARCH_SECONDS", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [("files_with_matches", {}), ("count", {}), ("content", {"head_limit": 10})],
+)
+async def test_a_named_huge_sparse_file_is_cut_by_the_budget(
+    tmp_path: Path, one_second: None, mode: str, extra: dict[str, int]
+) -> None:
+    sparse = tmp_path / "sparse.bin"
+    with sparse.open("wb") as handle:
+        handle.truncate(50 * 1024**3)  # 50 GB of holes: rg would read zeros for minutes
+    result = await Harness(tmp_path).call(
+        "grep", pattern="zzz", path="sparse.bin", output_mode=mode, **extra
+    )
+    assert result.state is CallState.SUCCESS
+    empty = "No files found." if mode == "files_with_matches" else "No matches found."
+    assert result.text.startswith(f"{empty}\n\n{NOTE}")
+    assert "Files over 200 MB are skipped when a directory is searched" in result.text
+    assert result.output.structured is not None
+    assert result.output.structured["truncated"] is True
+    assert processes_under(tmp_path) == []
+
+
+async def test_huge_files_are_skipped_in_a_directory_but_searched_when_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep_tool, "MAX_FILE_SIZE_ARG", "1K")
+    (tmp_path / "small.txt").write_text("needle\n")
+    (tmp_path / "big.txt").write_text("needle\n" + "x" * 4000 + "\n")
+    h = Harness(tmp_path)
+    walked = await h.call("grep", pattern="needle")
+    assert walked.text == "Found 1 file\nsmall.txt"
+    named = await h.call("grep", pattern="needle", path="big.txt", output_mode="content")
+    assert named.text == "big.txt:1:needle"
+
+
+async def test_what_rg_found_before_the_budget_ended_is_kept(tmp_path: Path) -> None:
+    """rg prints a.txt, then blocks on a FIFO nobody writes: every reader returns a.txt."""
+    rg = find_rg()
+    assert rg is not None
+    (tmp_path / "a.txt").write_text("needle\n")
+    os.mkfifo(tmp_path / "pipe")
+    files = ["--", "a.txt", "pipe"]
+    budget = SearchBudget(1.0)
+    listed = await rg_newest_first(
+        rg, ["--line-buffered", "-l", "needle", *files], cwd=tmp_path, budget=budget
+    )
+    assert (listed, budget.expired) == (["a.txt"], True)
+    budget = SearchBudget(1.0)
+    counted = await rg_collect(
+        rg, ["--line-buffered", "-c", "needle", *files], cwd=tmp_path, budget=budget
+    )
+    assert (counted, budget.expired) == ([b"a.txt:1"], True)
+    budget, result, streamed = SearchBudget(1.0), RgResult(), []
+    argv = ["--line-buffered", "-n", "needle", *files]
+    async with rg_lines(rg, argv, cwd=tmp_path, result=result, budget=budget) as lines:
+        streamed = [line async for line in lines]
+    assert (streamed, budget.expired) == ([b"a.txt:1:needle"], True)
+    assert processes_under(tmp_path) == []
