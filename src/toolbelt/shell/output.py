@@ -5,7 +5,8 @@ saying how much was left out and where the whole output is. Everything is decode
 incrementally (a multi-byte character split across two reads decodes right; invalid bytes
 become U+FFFD, never an exception), and memory stays bounded however much a command prints:
 once past the cap, chunks go straight to a 0600 file and only the head and a tail window stay
-in memory.
+in memory. Mostly-binary output is summarised (``binary``) and always spilled, and what is sent
+is also held to ``MAX_SENT_BYTES`` as JSON, where each control character costs six bytes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import os
 from collections import deque
 from pathlib import Path
 
+from toolbelt.shell.binary import BinarySniffer, json_size
+
 __all__ = ["OutputBuffer", "spill_dir"]
 
 DEFAULT_CAP = 30_000
+MAX_SENT_BYTES = 2 * DEFAULT_CAP
 
 
 def spill_dir(session_id: str) -> Path:
@@ -42,35 +46,57 @@ class OutputBuffer:
         self._tail_len = 0
         self._file: int | None = None
         self._pending: list[bytes] = []
+        self._sniffer = BinarySniffer()
+        self._replaced = 0
+        self._escaped_too_big = False
         self.total_chars = 0
         self.total_bytes = 0
 
     def feed(self, data: bytes) -> str:
         """Add raw output; returns the newly decoded text (for progress events)."""
         self.total_bytes += len(data)
+        self._sniffer.feed(data)
         self._store(data)
         text = self._decoder.decode(data)
+        self._replaced += text.count("\ufffd")
         self._keep(text)
         return text
 
     def finish(self) -> None:
-        """Flush the decoder and close the spill file."""
+        """Flush the decoder and close the spill file; output that will not be shown whole
+        (binary, or too big once JSON-escaped) is spilled even when it is short."""
         self._keep(self._decoder.decode(b"", final=True))
+        if self.total_chars <= self._cap and not self._escaped_too_big:
+            self._escaped_too_big = (
+                json_size("".join(self._head + list(self._tail))) > MAX_SENT_BYTES
+            )
+        if self._file is None and self._pending and self.spilled is not None:
+            self._store(b"", force=True)
         if self._file is not None:
             os.close(self._file)
             self._file = None
 
     @property
+    def binary(self) -> bool:
+        """Whether the output is mostly control bytes or not UTF-8: summarised, not shown."""
+        return self._sniffer.is_binary(self._replaced)
+
+    @property
     def spilled(self) -> Path | None:
-        """The file holding the full output, when it was too long to show whole."""
-        return self._spill_path if self.total_chars > self._cap else None
+        """The file holding the full output, when it is not shown whole."""
+        whole = self.total_chars <= self._cap and not self._escaped_too_big and not self.binary
+        return None if whole else self._spill_path
 
     def text(self) -> str:
-        """What the model sees: all of it, or head + note + tail."""
-        head = "".join(self._head)
-        if self.total_chars <= self._cap:
-            return head + "".join(self._tail)
-        tail = "".join(self._tail)[-(self._cap // 2) :]
+        """What the model sees: all of it, head + note + tail, or a binary summary."""
+        if self.binary:
+            return self._sniffer.summary(str(self._spill_path))
+        head, tail = "".join(self._head), "".join(self._tail)
+        if self.spilled is None:
+            return head + tail
+        tail = tail[-(self._cap // 2) :]
+        while json_size(head) + json_size(tail) > MAX_SENT_BYTES - 400:
+            head, tail = head[: len(head) // 2], tail[len(tail) // 2 :]
         omitted = self.total_chars - len(head) - len(tail)
         note = (
             f"\n[... {omitted:,} characters omitted; the full output ({self.total_bytes:,} "
@@ -94,10 +120,10 @@ class OutputBuffer:
             while self._tail and self._tail_len - len(self._tail[0]) >= half:
                 self._tail_len -= len(self._tail.popleft())
 
-    def _store(self, data: bytes) -> None:
+    def _store(self, data: bytes, *, force: bool = False) -> None:
         if self._file is None:
             self._pending.append(data)
-            if self.total_bytes <= self._cap:
+            if self.total_bytes <= self._cap and not force:
                 return
             self._file = os.open(
                 self._spill_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600
