@@ -160,3 +160,46 @@ def test_the_mcp_server_honours_trust_too(hostile: Path) -> None:
     reply, said = serve("--trust-workspace")
     assert "not trusted" not in said
     assert (hostile / "pwned").exists()
+
+
+def test_trusting_the_file_system_or_home_needs_force(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for directory, why in [
+        ("/", "/ is the whole file system"),
+        (str(home), f"{home} is your home directory"),
+        (str(tmp_path), f"{tmp_path} holds your home directory"),
+    ]:
+        refused = toolbelt("trust", directory, cwd=home, home=home)
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            f"toolbelt: {why}: trusting it would let every repository below it, including ones "
+            "cloned there later, run its own hooks and allow its own commands. Trust the "
+            "project's directory instead, or add --force if you mean it.\n"
+        )
+    assert not trust_file(home).exists()
+    forced = toolbelt("trust", "/", "--force", cwd=home, home=home)
+    assert forced.returncode == 0
+    assert forced.stdout.startswith("Trusted / (and the directories below it)")
+    assert forced.stderr == (
+        "toolbelt: warning: / is the whole file system, so this trust also covers every "
+        "repository below it, including ones cloned there later: their hooks and allow rules "
+        "will apply without asking. `toolbelt trust --remove /` undoes it.\n"
+    )
+    assert is_trusted(tmp_path / "anything", home=home)
+
+
+def test_trusting_a_directory_that_is_not_a_repository_says_what_it_covers(
+    tmp_path: Path,
+) -> None:
+    home, projects, repo = tmp_path / "home", tmp_path / "projects", tmp_path / "projects" / "r"
+    home.mkdir()
+    (repo / ".git").mkdir(parents=True)
+    parent = toolbelt("trust", str(projects), cwd=home, home=home)
+    assert parent.returncode == 0
+    assert parent.stderr.startswith(
+        f"toolbelt: warning: {projects} is not a repository of its own, so this trust also "
+        "covers every repository below it, including ones cloned there later"
+    )
+    own = toolbelt("trust", str(repo), cwd=home, home=home)
+    assert (own.returncode, own.stderr) == (0, "")

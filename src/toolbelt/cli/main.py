@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
 
-        return manage_trust(args.directory, remove=args.remove, show=args.list)
+        return manage_trust(args.directory, remove=args.remove, show=args.list, force=args.force)
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -139,6 +139,11 @@ def _parser() -> argparse.ArgumentParser:
     trusted.add_argument("directory", nargs="?", default=".", help="workspace (default: .)")
     trusted.add_argument("--remove", action="store_true", help="stop trusting it")
     trusted.add_argument("--list", action="store_true", help="list trusted workspaces")
+    trusted.add_argument(
+        "--force",
+        action="store_true",
+        help="trust a directory as broad as /, your home or a top-level directory anyway",
+    )
 
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")

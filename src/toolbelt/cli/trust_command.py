@@ -10,13 +10,14 @@ import sys
 from pathlib import Path
 
 from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
-from toolbelt.permissions.trust import distrust, trust, trusted_workspaces
+from toolbelt.permissions.trust import distrust, too_broad, trust, trusted_workspaces
 
 __all__ = ["load_and_warn", "manage_trust"]
 
 
-def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
-    """Add (default), remove or list trusted workspaces; prints what it did."""
+def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = False) -> int:
+    """Add (default), remove or list trusted workspaces; prints what it did. A directory far
+    broader than one project (``too_broad``) needs ``force``."""
     if show:
         entries = trusted_workspaces()
         print("\n".join(map(str, entries)) if entries else "No workspace is trusted.")
@@ -29,11 +30,29 @@ def manage_trust(directory: str, *, remove: bool, show: bool) -> int:
         done = distrust(root)
         print(f"{root.resolve()} {'is no longer' if done else 'was not'} trusted.")
         return 0
+    broad = too_broad(root)
+    if broad and not force:
+        print(
+            f"toolbelt: {broad}: trusting it would let every repository below it, including "
+            "ones cloned there later, run its own hooks and allow its own commands. Trust the "
+            "project's directory instead, or add --force if you mean it.",
+            file=sys.stderr,
+        )
+        return 2
     where = trust(root)
+    real = root.resolve()
     print(
-        f"Trusted {root.resolve()} (and the directories below it): its .toolbelt settings now "
+        f"Trusted {real} (and the directories below it): its .toolbelt settings now "
         f"apply in full, hooks and allow rules included. Listed in {where}."
     )
+    if broad or not (real / ".git").exists():
+        reason = broad or f"{real} is not a repository of its own"
+        print(
+            f"toolbelt: warning: {reason}, so this trust also covers every repository below "
+            "it, including ones cloned there later: their hooks and allow rules will apply "
+            f"without asking. `toolbelt trust --remove {real}` undoes it.",
+            file=sys.stderr,
+        )
     return 0
 
 

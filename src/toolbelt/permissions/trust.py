@@ -23,7 +23,15 @@ from pathlib import Path
 
 from toolbelt.permissions.config_file import ConfigFileError, load_json_config
 
-__all__ = ["distrust", "is_trusted", "trust", "trust_file", "trusted_workspaces", "user_config_dir"]
+__all__ = [
+    "distrust",
+    "is_trusted",
+    "too_broad",
+    "trust",
+    "trust_file",
+    "trusted_workspaces",
+    "user_config_dir",
+]
 
 
 def user_config_dir(home: Path | None = None) -> Path:
@@ -58,6 +66,27 @@ def is_trusted(root: Path, *, home: Path | None = None) -> bool:
     """Whether ``root`` (resolved) is a trusted directory or lies below one."""
     real = Path(os.path.realpath(root))
     return any(real == entry or entry in real.parents for entry in trusted_workspaces(home))
+
+
+def too_broad(root: Path, *, home: Path | None = None) -> str | None:
+    """Why trusting ``root`` would trust far more than one project, or None.
+
+    A trust covers every directory below it, repositories cloned there later included, so the
+    file system root, the home directory, a directory holding the home directory and any
+    top-level directory (``/tmp``, ``/srv``...) would let code nobody has read loosen the
+    policy.
+    """
+    real = Path(os.path.realpath(root))
+    user_home = Path(os.path.realpath(home or Path.home()))
+    if real == Path("/"):
+        return f"{real} is the whole file system"
+    if real == user_home:
+        return f"{real} is your home directory"
+    if real in user_home.parents:
+        return f"{real} holds your home directory"
+    if len(real.parts) == 2:
+        return f"{real} is a top-level directory"
+    return None
 
 
 def trust(root: Path, *, home: Path | None = None) -> Path:
