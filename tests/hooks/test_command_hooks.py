@@ -146,6 +146,11 @@ async def test_continue_false_denies_and_asks_to_stop(tmp_path: Path) -> None:
         ("echo 'formatted 3 files'", None, ""),
         ("echo '{\"hookSpecificOutput\": '", "ask", "the hook printed invalid JSON"),
         (answer({"decision": "maybe"}), "ask", "the hook gave an unknown decision 'maybe'"),
+        (
+            """printf '{"decision": "block", "decision": "approve"}'""",
+            "ask",
+            "the hook printed ambiguous JSON",
+        ),
     ],
 )
 async def test_exit_0_other_output(
@@ -439,3 +444,19 @@ async def test_always_approving_a_file_with_a_star_in_its_name_allows_only_that_
     assert not (root / "abc.txt").exists()
     await h.session.aclose()
     await again.session.aclose()
+
+
+@pytest.mark.anyio
+async def test_timeout_kills_children_that_left_the_group(tmp_path: Path) -> None:
+    """``setsid`` and a double fork put children in other sessions; a group kill misses them,
+    the run-id marker in their environment does not."""
+    command = (
+        "setsid sh -c 'echo $$ > setsid.pid; exec sleep 300' & "
+        "(sh -c 'echo $$ > orphan.pid; exec sleep 300' &) ; "
+        "while [ ! -s setsid.pid ] || [ ! -s orphan.pid ]; do :; done; echo started; wait"
+    )
+    outcome = await run(command, tmp_path, limit=1)
+    assert outcome.timed_out
+    assert outcome.stdout == "started\n"
+    assert gone(int((tmp_path / "setsid.pid").read_text()))
+    assert gone(int((tmp_path / "orphan.pid").read_text()))

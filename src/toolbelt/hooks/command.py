@@ -20,7 +20,9 @@ The answer:
 
 Failing safe: a hook that cannot start, times out, or prints broken JSON (it meant to say
 something) yields "ask", never an approval. On timeout or cancellation the whole group gets
-SIGTERM, then SIGKILL after a short grace, so a child the hook started dies with it.
+SIGTERM, then SIGKILL after a short grace, so a child the hook started dies with it; a child
+that left the group (``setsid``, a double fork) is found by the ``TOOLBELT_RUN_ID`` marker every
+descendant inherits in its environment and ended the same way (``shell.procs.sweep``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import subprocess
 from collections.abc import Mapping
@@ -37,6 +40,9 @@ from typing import Any, Literal
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+
+from toolbelt.core.strict_json import StrictJsonError, strict_loads
+from toolbelt.shell.procs import RUN_ID_VAR, sweep
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 
@@ -88,6 +94,7 @@ async def run_command_hook(
 ) -> HookOutcome:
     """Run one hook command with ``payload`` on stdin and interpret its answer."""
     data = json.dumps(payload, ensure_ascii=False, default=str).encode()
+    run_id = secrets.token_hex(8)
     try:
         # Shielded: cancelled mid-spawn, asyncio would kill the shell but not the group it
         # may already have started; past this point the ``finally`` below kills the group.
@@ -98,7 +105,7 @@ async def run_command_hook(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=_environment(env, cwd),
+                env={**_environment(env, cwd), RUN_ID_VAR: run_id},
                 start_new_session=True,
             )
     except OSError as exc:
@@ -121,6 +128,8 @@ async def run_command_hook(
         with anyio.CancelScope(shield=True):
             if process.returncode is None:  # timed out, or the caller cancelled us
                 await _stop_group(process)
+                # what left the group (setsid, double fork) still carries the marker
+                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=KILL_GRACE))
             await process.aclose()
     if deadline.cancelled_caught and not exited:
         return HookOutcome(
@@ -146,9 +155,12 @@ def interpret_hook_output(exit_code: int | None, stdout: str, stderr: str) -> Ho
     if not stdout.lstrip().startswith("{"):
         return HookOutcome(exit_code, stdout, stderr)
     try:
-        data = json.loads(stdout)
+        data = strict_loads(stdout)  # a second "permissionDecision" must not pass unseen
     except json.JSONDecodeError as exc:
         error = f"the hook printed invalid JSON ({exc.msg}, line {exc.lineno})"
+        return HookOutcome(exit_code, stdout, stderr, decision="ask", error=error)
+    except StrictJsonError as exc:
+        error = f"the hook printed ambiguous JSON ({exc})"
         return HookOutcome(exit_code, stdout, stderr, decision="ask", error=error)
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
