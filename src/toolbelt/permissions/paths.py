@@ -27,7 +27,6 @@ A write gets the parent directory's fd; creating a temp file ``O_EXCL|O_NOFOLLOW
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from pathlib import Path
 
 from toolbelt.core.errors import PathError
 from toolbelt.permissions.beneath import open_beneath, open_directory, opened_path
+from toolbelt.permissions.path_errors import changed, mapped, missing, not_regular
 from toolbelt.permissions.protected import protected_file_name, protected_reason
 from toolbelt.permissions.realpath import real_path
 
@@ -43,7 +43,6 @@ __all__ = ["PathGuard", "ResolvedPath", "protected_reason"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-_KINDS = {stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}  # else: a device
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +140,7 @@ class PathGuard:
         if identity in (None, (info.st_dev, info.st_ino)) and real in (None, str(path)):
             return fd
         os.close(fd)
-        raise _changed(path)
+        raise changed(path)
 
     def open_dir_for_write(
         self, target: ResolvedPath | Path, *, create_parents: bool = False
@@ -177,12 +176,12 @@ class PathGuard:
         at the path checked, and no second name for a protected file."""
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise PathError(self._not_regular(path, info.st_mode))
+            raise PathError(not_regular(self.display(path), info.st_mode))
         if identity not in (None, (info.st_dev, info.st_ino)):
-            raise _changed(path)
+            raise changed(path)
         real = opened_path(fd)
         if real is not None and real != str(path):
-            raise _changed(path)
+            raise changed(path)
         if info.st_nlink > 1 and protected_file_name(path.name):
             raise PathError(
                 f"{self.display(path)} has {info.st_nlink} hard links and a protected name, so "
@@ -202,7 +201,7 @@ class PathGuard:
                     "first or check the path."
                 ) from None
         except OSError as exc:
-            raise _mapped(target, exc) from exc
+            raise mapped(target, exc) from exc
         fd = os.open("/", _DIR_FLAGS)
         try:
             for part in directory.parts[1:]:
@@ -216,7 +215,7 @@ class PathGuard:
                         ) from exc
                     next_fd = _make_and_open(part, fd)
                 except OSError as exc:
-                    raise _mapped(target, exc) from exc
+                    raise mapped(target, exc) from exc
                 os.close(fd)
                 fd = next_fd
         except BaseException:
@@ -226,30 +225,21 @@ class PathGuard:
 
     def _open_regular(self, path: Path, parent_fd: int) -> int:
         if not path.name:
-            raise PathError(self._not_regular(path, stat.S_IFDIR))
+            raise PathError(not_regular(self.display(path), stat.S_IFDIR))
         try:
             before = os.stat(path.name, dir_fd=parent_fd, follow_symlinks=False)
         except FileNotFoundError as exc:
-            raise PathError(_missing(self.display(path))) from exc
+            raise PathError(missing(self.display(path))) from exc
         except OSError as exc:
-            raise _mapped(path, exc) from exc
+            raise mapped(path, exc) from exc
         if stat.S_ISLNK(before.st_mode):
-            raise _changed(path)
+            raise changed(path)
         if not stat.S_ISREG(before.st_mode):
-            raise PathError(self._not_regular(path, before.st_mode))
+            raise PathError(not_regular(self.display(path), before.st_mode))
         try:
             return open_beneath(parent_fd, path.name, _READ_FLAGS)
         except OSError as exc:
-            raise _mapped(path, exc) from exc
-
-    def _not_regular(self, path: Path, mode: int) -> str:
-        shown = self.display(path)
-        if stat.S_ISDIR(mode):
-            return (
-                f"{shown} is a directory, not a file; list it with `ls` or search it with `glob`."
-            )
-        kind = _KINDS.get(stat.S_IFMT(mode), "a device")
-        return f"{shown} is {kind}, not a regular file, so it cannot be read as a file."
+            raise mapped(path, exc) from exc
 
     def _raise_missing(self, raw: str, path: Path, *, parent_only: bool) -> None:
         ancestor = path.parent
@@ -258,7 +248,7 @@ class PathGuard:
         if ancestor == path.parent:
             if parent_only:
                 return
-            raise PathError(_missing(self.display(path)))
+            raise PathError(missing(self.display(path)))
         first_missing = path.relative_to(ancestor).parts[0]
         raise PathError(
             f"{raw} cannot be used: {self.display(ancestor)} has no {first_missing}/ directory; "
@@ -270,27 +260,3 @@ def _make_and_open(part: str, dir_fd: int) -> int:
     with contextlib.suppress(FileExistsError):  # made concurrently: the open below vets it
         os.mkdir(part, 0o777, dir_fd=dir_fd)
     return open_beneath(dir_fd, part, _DIR_FLAGS)
-
-
-def _missing(shown: str) -> str:
-    return (
-        f"{shown} does not exist. Check the name (use `glob` to find files); relative paths "
-        "start at the working directory."
-    )
-
-
-def _changed(path: Path) -> PathError:
-    return PathError(
-        f"{path} changed while it was being opened (a symlink or another file appeared on the "
-        "way), so it was not used; resolve the path again and retry."
-    )
-
-
-def _mapped(path: Path, exc: OSError) -> PathError:
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK, errno.EXDEV):
-        return _changed(path)
-    if exc.errno == errno.EACCES:
-        return PathError(f"The operating system denies access to {path}; choose another path.")
-    if exc.errno == errno.ENXIO:
-        return PathError(f"{path} is a socket or device without a reader; it cannot be read.")
-    return PathError(f"{path} cannot be opened ({exc.strerror}); check the path and retry.")
