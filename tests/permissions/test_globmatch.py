@@ -4,11 +4,22 @@ every pattern and text hypothesis finds, and stay fast on the patterns that made
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolbelt.permissions.globmatch import GlobMatcher
 from toolbelt.permissions.patterns import command_regex, path_regex
+
+
+def both_engines(check: Callable[[], None]) -> None:
+    """Run ``check`` with the regex shortcut and with the bit-parallel engine alone."""
+    for use_regex in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(GlobMatcher, "use_regex", use_regex)
+            check()
 
 
 def oracle_command(spec: str) -> re.Pattern[str]:
@@ -87,7 +98,7 @@ paths = st.lists(st.sampled_from(["/", "a", "b", "*", ".", "ab"]), max_size=10)
 def test_command_matcher_agrees_with_the_regex(spec: str, parts: list[str]) -> None:
     text = " ".join("".join(parts).split())
     expected = oracle_command(spec).fullmatch(text) is not None
-    assert (command_regex(spec).fullmatch(text) is not None) == expected
+    both_engines(lambda: _same(command_regex(spec).fullmatch(text) is not None, expected))
 
 
 @settings(max_examples=600, deadline=None)
@@ -95,10 +106,18 @@ def test_command_matcher_agrees_with_the_regex(spec: str, parts: list[str]) -> N
 def test_path_matcher_agrees_with_the_regex(pattern: str, parts: list[str]) -> None:
     text = "/" + "".join(parts)
     expected = oracle_path(pattern).fullmatch(text) is not None
-    assert (path_regex(pattern).fullmatch(text) is not None) == expected
+    both_engines(lambda: _same(path_regex(pattern).fullmatch(text) is not None, expected))
+
+
+def _same(got: bool, expected: bool) -> None:
+    assert got == expected
 
 
 def test_known_answers() -> None:
+    both_engines(_known_answers)
+
+
+def _known_answers() -> None:
     assert command_regex("git diff *").fullmatch("git diff") == "git diff"
     assert command_regex("git diff *").fullmatch("git diff --stat x") is not None
     assert command_regex("git diff *").fullmatch("git diffx") is None
@@ -123,3 +142,5 @@ def test_hostile_patterns_finish_on_long_texts() -> None:
     path = path_regex("/**/*a*a*a*a*a*a*a*a*a*a*a*a*b/**")
     assert path.fullmatch(("/" + component) * 16) is None
     assert path.fullmatch(("/" + component) * 16 + "b/x") is not None
+    two_stars = command_regex("*a*b")  # quadratic for a regex: long texts skip it
+    assert two_stars.fullmatch("a" * 200_000) is None

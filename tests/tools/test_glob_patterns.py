@@ -1,0 +1,99 @@
+"""Path globs match in linear time and exactly as the regex translation they replaced."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.tools.helpers import Harness
+
+from toolbelt.core.errors import ToolError
+from toolbelt.core.events import CallState
+from toolbelt.permissions.globmatch import GlobMatcher
+from toolbelt.search.globs import compile_glob
+
+
+def oracle(pattern: str) -> re.Pattern[str]:
+    """The regex ``compile_glob`` built before (right answers, exponential on some patterns)."""
+    anchored = "/" in pattern.rstrip("/")
+    body = pattern.lstrip("/") if anchored else pattern
+    out: list[str] = []
+    i, n, depth = 0, len(body), 0
+    while i < n:
+        char = body[i]
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif body.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            end = body.find("]", i + 2 if body[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if end == -1:
+                out.append(re.escape(char))
+                i += 1
+            else:
+                inner = body[i + 1 : end]
+                if inner.startswith("!"):
+                    inner = "^" + inner[1:]
+                out.append(f"[{inner.replace(chr(92), chr(92) * 2)}]")
+                i = end + 1
+        elif char == "{":
+            out.append("(?:")
+            depth += 1
+            i += 1
+        elif char == "}" and depth:
+            out.append(")")
+            depth -= 1
+            i += 1
+        elif char == "," and depth:
+            out.append("|")
+            i += 1
+        elif char == "\\" and i + 1 < n:
+            out.append(re.escape(body[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(char))
+            i += 1
+    prefix = "" if anchored else "(?:.*/)?"
+    return re.compile(prefix + "".join(out) + ")" * depth, re.DOTALL)
+
+
+pieces = ["a", "b", "/", "*", "**", "**/", "?", "[ab]", "[!a]", "{a,b}", "{a,{b,/}}", ",", "}"]
+patterns = st.lists(st.sampled_from(pieces), min_size=1, max_size=7).map("".join)
+paths = st.lists(st.sampled_from(["a", "b", "/", "ab", ",", "}", "c"]), max_size=9).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(patterns, paths)
+def test_globs_agree_with_the_regex_translation(pattern: str, path: str) -> None:
+    expected = oracle(pattern).fullmatch(path) is not None
+    for use_regex in (True, False):  # the regex shortcut and the bit-parallel engine
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(GlobMatcher, "use_regex", use_regex)
+            assert (compile_glob(pattern).fullmatch(path) is not None) == expected
+
+
+def test_too_many_brace_alternatives_are_refused() -> None:
+    with pytest.raises(ToolError, match="expands to more than 256 alternatives"):
+        compile_glob("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")
+
+
+@pytest.mark.anyio
+async def test_a_hostile_glob_finishes_through_the_tool(tmp_path: Path) -> None:
+    """With a backtracking regex this pattern tries ~10^17 ways on this one name."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / ("a" * 200)).write_text("x")
+    (tmp_path / "src" / ("a" * 20 + "b")).write_text("x")
+    result = await Harness(tmp_path).call("glob", pattern="src/*a*a*a*a*a*a*a*a*a*a*a*a*b")
+    assert result.state is CallState.SUCCESS
+    assert result.text == "src/" + "a" * 20 + "b"
