@@ -102,3 +102,20 @@ async def test_what_rg_found_before_the_budget_ended_is_kept(tmp_path: Path) -> 
         streamed = [line async for line in lines]
     assert (streamed, budget.expired) == ([b"a.txt:1:needle"], True)
     assert processes_under(tmp_path) == []
+
+
+async def test_glob_cut_by_the_budget_keeps_what_the_walk_listed(
+    tmp_path: Path, one_second: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walker that lists one file and then hangs (as on a stalled network mount)."""
+    (tmp_path / "a.txt").write_text("x")
+    walker = tmp_path / "slow-rg"
+    walker.write_text("#!/bin/sh\nprintf 'a.txt\\n'\nexec sleep 300\n")
+    walker.chmod(0o755)
+    monkeypatch.setenv("TOOLBELT_RG", str(walker))
+    result = await Harness(tmp_path).call("glob", pattern="*.txt")
+    assert result.text == (
+        "a.txt\n\n[The search was stopped after 1 s, so these results are incomplete. Narrow "
+        "it: search a subdirectory (`path`) or make the pattern more specific.]"
+    )
+    assert processes_under(tmp_path) == []

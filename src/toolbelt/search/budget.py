@@ -68,11 +68,22 @@ async def watchdog(budget: SearchBudget | None, stop: Callable[[], None]) -> Asy
             group.cancel_scope.cancel()
 
 
-def cut_note(budget: SearchBudget) -> str:
-    """What the model reads when a search was cut by its time budget."""
-    return (
-        f"[The search was stopped after {budget.seconds:g} s, so these results are incomplete. "
-        "Narrow it: search a subdirectory (`path`), filter files with `glob` or `type`, or make "
-        f"the pattern more specific. Files over {MAX_FILE_BYTES // (1024 * 1024)} MB are skipped "
-        "when a directory is searched; name a large file as `path` to search it alone.]"
+def cut_note(budget: SearchBudget, *, file_sizes: bool = True) -> str:
+    """What the model reads when a search was cut by its time budget (``file_sizes``: a
+    content search, which can also filter by file and skips huge files)."""
+    narrow = (
+        "search a subdirectory (`path`), filter files with `glob` or `type`, or make the "
+        "pattern more specific"
+        if file_sizes
+        else "search a subdirectory (`path`) or make the pattern more specific"
     )
+    note = (
+        f"[The search was stopped after {budget.seconds:g} s, so these results are incomplete. "
+        f"Narrow it: {narrow}."
+    )
+    if file_sizes:
+        note += (
+            f" Files over {MAX_FILE_BYTES // (1024 * 1024)} MB are skipped when a directory is "
+            "searched; name a large file as `path` to search it alone."
+        )
+    return note + "]"

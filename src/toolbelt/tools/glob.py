@@ -16,6 +16,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.search.budget import SearchBudget, cut_note
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
@@ -76,6 +77,7 @@ class GlobTool(Tool[GlobInput]):
                 is_error=True,
             )
         rg = find_rg()
+        budget = SearchBudget()
         if rg is None:
             paths = await anyio.to_thread.run_sync(
                 lambda: python_files(
@@ -83,16 +85,16 @@ class GlobTool(Tool[GlobInput]):
                 )
             )
         else:
-            paths = await _rg_glob(rg, args, target.path)
+            paths = await _rg_glob(rg, args, target.path, budget)
         denied = ctx.session.read_denied
         if denied is not None:
             paths = [rel for rel in paths if not denied(target.path / rel)]
         if rg is None:
             paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)
-        return _render(paths, args, slow=rg is None)
+        return _render(paths, args, slow=rg is None, budget=budget)
 
 
-async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
+async def _rg_glob(rg: str, args: GlobInput, root: Path, budget: SearchBudget) -> list[str]:
     """Matching files, newest first, from one rg walk that honours the ignore files.
 
     ``--glob`` cannot filter (rg lets a glob override ignore files), but a file *type* does
@@ -106,22 +108,24 @@ async def _rg_glob(rg: str, args: GlobInput, root: Path) -> list[str]:
     name_glob = name_only_glob(args.pattern)
     if name_glob is not None:
         argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
-        return await rg_newest_first(rg, argv, cwd=root)
+        return await rg_newest_first(rg, argv, cwd=root, budget=budget)
     matcher = compile_glob(args.pattern).fullmatch
 
     def keep(raw: bytes) -> bool:
         return matcher(raw.decode("utf-8", errors="replace")) is not None
 
-    return await rg_newest_first(rg, argv, cwd=root, keep=keep)
+    return await rg_newest_first(rg, argv, cwd=root, keep=keep, budget=budget)
 
 
-def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:
+def _render(
+    paths: list[str], args: GlobInput, *, slow: bool, budget: SearchBudget | None = None
+) -> ToolOutput:
     shown = paths[: args.limit]
     structured = {
         "pattern": args.pattern,
         "count": len(paths),
         "files": shown,
-        "truncated": len(paths) > len(shown),
+        "truncated": len(paths) > len(shown) or bool(budget and budget.expired),
     }
     if not paths:
         text = "No files found."
@@ -132,6 +136,8 @@ def _render(paths: list[str], args: GlobInput, *, slow: bool) -> ToolOutput:
                 f"\n\n[Showing {len(shown)} of {len(paths)} files; narrow the pattern or path "
                 "to see the rest.]"
             )
+    if budget is not None and budget.expired:
+        text += "\n\n" + cut_note(budget, file_sizes=False)
     if slow:
         text += "\n\n[ripgrep was not found, so this used the slow pure-Python walk.]"
     return ToolOutput.text(text, structured)
