@@ -16,6 +16,7 @@ from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.permissions import beneath, paths
 from toolbelt.permissions.decision import Answer, Approval, Ask, PermissionRequest
+from toolbelt.search import ripgrep
 
 pytestmark = pytest.mark.anyio
 
@@ -255,3 +256,74 @@ def test_open_beneath_refuses_anything_but_one_component(space: tuple[Path, Path
                 beneath.open_beneath(fd, name, os.O_RDONLY)
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+async def test_grep_never_searches_a_leaf_swapped_for_a_symlink(
+    space: tuple[Path, Path], kernel: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, outside = space
+    h = Harness(root)
+    fired = swap_before(monkeypatch, "open_beneath", leaf_to_symlink(root, outside))
+    result = await h.call("grep", pattern="TOPSECRET", path="src/a.txt", output_mode=mode)
+    assert fired == ["open_beneath"]
+    assert result.state is CallState.ERROR
+    assert "changed while it was being opened" in result.text
+    assert SECRET not in result.text
+
+
+async def test_grep_never_searches_a_directory_swapped_for_a_symlink(
+    space: tuple[Path, Path], kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, outside = space
+    h = Harness(root)
+
+    def swap() -> None:
+        (root / "src").rename(root / "src-old")
+        (root / "src").symlink_to(outside)
+
+    swap_before(monkeypatch, "open_directory", swap)
+    result = await h.call("grep", pattern="TOPSECRET", path="src", output_mode="content")
+    assert result.state is CallState.ERROR
+    assert SECRET not in result.text
+
+
+async def test_grep_searches_the_directory_it_opened(space: tuple[Path, Path], kernel: str) -> None:
+    root, _ = space
+    result = await Harness(root).call("grep", pattern="harm", path="src", output_mode="content")
+    assert result.text == "a.txt:1:harmless"
+
+
+async def test_grep_keeps_searching_the_directory_it_opened_after_a_swap(
+    space: tuple[Path, Path], kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The directory is swapped after the guard opened and vetted it, right before rg starts:
+    rg starts in the directory the guard holds, not at the name."""
+    root, outside = space
+    (outside / "a.txt").write_text(SECRET + "\n")
+    real = ripgrep._start_in
+
+    def swap_then_start(cwd: Path, cwd_fd: int | None) -> tuple[str | Path, tuple[int, ...]]:
+        (root / "src").rename(root / "src-old")
+        (root / "src").symlink_to(outside)
+        return real(cwd, cwd_fd)
+
+    monkeypatch.setattr(ripgrep, "_start_in", swap_then_start)
+    result = await Harness(root).call("grep", pattern=".", path="src", output_mode="content")
+    assert result.text == "a.txt:1:harmless"
+
+
+async def test_glob_never_lists_a_directory_swapped_for_a_symlink(
+    space: tuple[Path, Path], kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, outside = space
+    h = Harness(root)
+
+    def swap() -> None:
+        (root / "src").rename(root / "src-old")
+        (root / "src").symlink_to(outside)
+
+    swap_before(monkeypatch, "open_directory", swap)
+    result = await h.call("glob", pattern="*.txt", path="src")
+    assert result.state is CallState.ERROR
+    assert "secret.txt" not in result.text

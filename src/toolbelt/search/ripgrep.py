@@ -6,6 +6,11 @@ it; ``TOOLBELT_RG`` overrides, then ``PATH``. It runs with an argument list (nev
 line by line as it arrives: when the caller has enough, or the call is cancelled or times
 out, rg is killed and reaped before the function returns. With a ``SearchBudget`` a watchdog
 kills rg when the time is up; what rg printed until then is returned as usual.
+
+rg never re-resolves a checked path by name: given ``cwd_fd`` (a directory the path guard
+opened) it starts in that very directory (``/proc/self/fd/N``), and given ``stdin`` (a file
+the guard opened) it searches that descriptor, so a symlink swapped in after the permission
+check cannot point it elsewhere.
 """
 
 from __future__ import annotations
@@ -62,19 +67,23 @@ async def rg_lines(
     cwd: Path,
     result: RgResult,
     budget: SearchBudget | None = None,
+    cwd_fd: int | None = None,
+    stdin: int | None = None,
 ) -> AsyncIterator[AsyncIterator[bytes]]:
     """Yield rg's stdout lines (without the newline); kill rg on exit, however it is left.
 
     After the block, ``result.returncode`` and ``result.stderr`` are set. Exit status 2 with a
     message on stderr (bad regex, bad glob) becomes a ToolError quoting rg.
     """
+    start, keep = _start_in(cwd, cwd_fd)
     process = await anyio.open_process(
         [rg, *BASE_ARGS, *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        cwd=start,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        pass_fds=keep,
     )
     try:
         async with watchdog(budget, lambda: _kill(process)):
@@ -136,16 +145,20 @@ async def _spawned(
     cwd: Path,
     stderr: int | IO[bytes],
     budget: SearchBudget | None = None,
+    cwd_fd: int | None = None,
+    stdin: int | None = None,
 ) -> AsyncIterator[subprocess.Popen[bytes]]:
     """rg started for a worker thread to read; however the block is left (a cancellation
     included), rg is killed and reaped before it returns — or when ``budget`` runs out."""
+    start, keep = _start_in(cwd, cwd_fd)
     process = subprocess.Popen(  # noqa: ASYNC220 - a fork+exec, ~1 ms; reading is threaded
         [rg, *BASE_ARGS, *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        cwd=start,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE,
         stderr=stderr,
         start_new_session=True,
+        pass_fds=keep,
     )
     try:
         async with watchdog(budget, lambda: _kill(process)):
@@ -158,7 +171,13 @@ async def _spawned(
 
 
 async def rg_collect(
-    rg: str, args: Sequence[str], *, cwd: Path, budget: SearchBudget | None = None
+    rg: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    budget: SearchBudget | None = None,
+    cwd_fd: int | None = None,
+    stdin: int | None = None,
 ) -> list[bytes]:
     """Run rg to the end and return its output lines — the fast path when every result is
     needed anyway (count mode, unpaged content).
@@ -166,7 +185,9 @@ async def rg_collect(
     rg runs from a worker thread with a plain ``Popen.communicate`` (cheaper than an asyncio
     subprocess and a line-by-line stream).
     """
-    async with _spawned(rg, args, cwd=cwd, stderr=subprocess.PIPE, budget=budget) as process:
+    async with _spawned(
+        rg, args, cwd=cwd, stderr=subprocess.PIPE, budget=budget, cwd_fd=cwd_fd, stdin=stdin
+    ) as process:
         out, err = await anyio.to_thread.run_sync(process.communicate, abandon_on_cancel=True)
     _check(process.returncode, err.decode("utf-8", errors="replace"))
     lines = out.split(b"\n")
@@ -182,6 +203,7 @@ async def rg_newest_first(
     cwd: Path,
     keep: Callable[[bytes], bool] | None = None,
     budget: SearchBudget | None = None,
+    cwd_fd: int | None = None,
 ) -> list[str]:
     """The paths rg prints (``--files`` or ``-l``) that ``keep`` accepts, newest first.
 
@@ -190,7 +212,9 @@ async def rg_newest_first(
     ``--sortr modified`` (which walks on one thread) 18 ms.
     """
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: rg can never block on it
-        async with _spawned(rg, args, cwd=cwd, stderr=errors, budget=budget) as process:
+        async with _spawned(
+            rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd
+        ) as process:
             stdout = process.stdout
             assert stdout is not None
 
@@ -206,6 +230,14 @@ async def rg_newest_first(
         errors.seek(0)
         _check(process.returncode, errors.read(8192).decode("utf-8", errors="replace"))
     return paths
+
+
+def _start_in(cwd: Path, cwd_fd: int | None) -> tuple[str | Path, tuple[int, ...]]:
+    """Where rg starts: the directory ``cwd_fd`` holds (through the child's own
+    ``/proc/self/fd``, so no name is resolved again), else ``cwd``; and the fds it keeps."""
+    if cwd_fd is None or not os.path.isdir("/proc/self/fd"):
+        return cwd, ()
+    return f"/proc/self/fd/{cwd_fd}", (cwd_fd,)
 
 
 def _check(returncode: int | None, stderr: str) -> None:

@@ -7,6 +7,7 @@ sorted by modification time so the files most likely to matter come first.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import anyio
@@ -85,7 +86,11 @@ class GlobTool(Tool[GlobInput]):
                 )
             )
         else:
-            paths = await _rg_glob(rg, args, target.path, budget)
+            dir_fd = file_guard(ctx).open_directory(target)  # rg starts in what was checked
+            try:
+                paths = await _rg_glob(rg, args, target.path, budget, dir_fd)
+            finally:
+                os.close(dir_fd)
         denied = ctx.session.read_denied
         if denied is not None:
             paths = [rel for rel in paths if not denied(target.path / rel)]
@@ -94,7 +99,9 @@ class GlobTool(Tool[GlobInput]):
         return _render(paths, args, slow=rg is None, budget=budget)
 
 
-async def _rg_glob(rg: str, args: GlobInput, root: Path, budget: SearchBudget) -> list[str]:
+async def _rg_glob(
+    rg: str, args: GlobInput, root: Path, budget: SearchBudget, dir_fd: int
+) -> list[str]:
     """Matching files, newest first, from one rg walk that honours the ignore files.
 
     ``--glob`` cannot filter (rg lets a glob override ignore files), but a file *type* does
@@ -108,13 +115,13 @@ async def _rg_glob(rg: str, args: GlobInput, root: Path, budget: SearchBudget) -
     name_glob = name_only_glob(args.pattern)
     if name_glob is not None:
         argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
-        return await rg_newest_first(rg, argv, cwd=root, budget=budget)
+        return await rg_newest_first(rg, argv, cwd=root, budget=budget, cwd_fd=dir_fd)
     matcher = compile_glob(args.pattern).fullmatch
 
     def keep(raw: bytes) -> bool:
         return matcher(raw.decode("utf-8", errors="replace")) is not None
 
-    return await rg_newest_first(rg, argv, cwd=root, keep=keep, budget=budget)
+    return await rg_newest_first(rg, argv, cwd=root, keep=keep, budget=budget, cwd_fd=dir_fd)
 
 
 def _render(

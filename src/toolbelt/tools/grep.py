@@ -10,6 +10,7 @@ when it walks a directory (``search.budget``): when cut, it returns what it foun
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +21,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.paths import PathGuard, ResolvedPath
 from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
@@ -116,13 +118,8 @@ class GrepTool(Tool[GrepInput]):
                 wanted,
                 budget,
             )
-        elif args.output_mode == "files_with_matches":
-            lines = await rg_newest_first(rg, _rg_args(args, names), cwd=cwd, budget=budget)
-        elif wanted is None or args.output_mode == "count":  # count: one short line a file
-            raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd, budget=budget)
-            lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
-            lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted, budget)
+            lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget)
         if not slow and not names and _glob_overrides_ignores(args):
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         denied = ctx.session.read_denied
@@ -134,6 +131,58 @@ class GrepTool(Tool[GrepInput]):
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow, budget=budget)
+
+
+async def _search(
+    rg: str,
+    args: GrepInput,
+    guard: PathGuard,
+    target: ResolvedPath,
+    names: list[str],
+    wanted: int | None,
+    budget: SearchBudget,
+) -> list[str]:
+    """rg over what the guard opened: a file as rg's stdin, a directory as its start (see
+    ``search.ripgrep``), so nothing swapped in after the permission check is searched."""
+    if names:
+        fd = guard.open_for_read(target)
+        argv = _rg_args(args, ["-"])  # "-": the descriptor given as stdin
+        try:
+            if args.output_mode != "content" or wanted is None:
+                raw = await rg_collect(rg, argv, cwd=target.path.parent, budget=budget, stdin=fd)
+                lines = _decoded(raw)
+            else:
+                lines = await _run_rg(rg, argv, target.path.parent, wanted, budget, stdin=fd)
+        finally:
+            os.close(fd)
+        return _relabel(lines, names[0])
+    dir_fd = guard.open_directory(target)
+    try:
+        cwd, argv = target.path, _rg_args(args, names)
+        if args.output_mode == "files_with_matches":
+            return await rg_newest_first(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd)
+        if wanted is None or args.output_mode == "count":  # count: one short line a file
+            return _decoded(await rg_collect(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd))
+        return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _decoded(raw: list[bytes]) -> list[str]:
+    return b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
+
+
+def _relabel(lines: list[str], name: str) -> list[str]:
+    """rg names what it read from stdin ``<stdin>``: put the file's name back."""
+    out = []
+    for line in lines:
+        if line == "<stdin>":
+            out.append(name)
+        elif line.startswith("<stdin>\x00"):
+            out.append(name + line[len("<stdin>") :])
+        else:
+            out.append(line)
+    return out
 
 
 def _search_root(path: Path) -> tuple[Path, list[str]]:
@@ -176,11 +225,20 @@ def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
 
 
 async def _run_rg(
-    rg: str, argv: list[str], cwd: Path, wanted: int | None, budget: SearchBudget
+    rg: str,
+    argv: list[str],
+    cwd: Path,
+    wanted: int | None,
+    budget: SearchBudget,
+    *,
+    cwd_fd: int | None = None,
+    stdin: int | None = None,
 ) -> list[str]:
     out: list[str] = []
     result = RgResult()
-    async with rg_lines(rg, argv, cwd=cwd, result=result, budget=budget) as lines:
+    async with rg_lines(
+        rg, argv, cwd=cwd, result=result, budget=budget, cwd_fd=cwd_fd, stdin=stdin
+    ) as lines:
         async for raw in lines:
             out.append(raw.decode("utf-8", errors="replace"))
             if wanted is not None and _counted(out) >= wanted:
