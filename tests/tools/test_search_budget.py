@@ -18,7 +18,7 @@ from toolbelt.tools import grep as grep_tool
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(find_rg() is None, reason="these limits are rg's"),
+    pytest.mark.skipif(find_rg() is None, reason="most of these limits are rg's"),
 ]
 
 NOTE = "[The search was stopped after 1 s, so these results are incomplete. Narrow it:"
@@ -119,3 +119,27 @@ async def test_glob_cut_by_the_budget_keeps_what_the_walk_listed(
         "it: search a subdirectory (`path`) or make the pattern more specific.]"
     )
     assert processes_under(tmp_path) == []
+
+
+async def test_the_python_fallback_reads_no_symlink_fifo_or_huge_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without rg, grep walks in Python: like rg's walk it never reads through a symlink, a
+    FIFO cannot block it, and a file over the size limit is skipped unless named."""
+    root, outside = tmp_path / "w", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("needle TOPSECRET\n")
+    (root / "a.txt").write_text("needle here\n")
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    os.mkfifo(root / "pipe.txt")
+    (root / "big.txt").write_text("needle big\n" + "x" * 3000)
+    monkeypatch.setenv("TOOLBELT_RG", str(tmp_path / "no-rg-here"))
+    monkeypatch.setattr("toolbelt.search.fallback.MAX_FILE_BYTES", 1000)
+    h = Harness(root)
+    walked = await h.call("grep", pattern="needle", output_mode="content")
+    assert walked.text == (
+        "a.txt:1:needle here\n\n[ripgrep was not found, so this used the slow pure-Python search.]"
+    )
+    named = await h.call("grep", pattern="needle", path="big.txt", output_mode="content")
+    assert named.text.startswith("big.txt:1:needle big\n")

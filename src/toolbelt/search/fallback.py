@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from pathlib import Path
 
 from toolbelt.core.errors import ToolError
@@ -51,6 +52,23 @@ def _match(patterns: list[str], name: str, rel_dir: str) -> bool:
     return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p.lstrip("/")) for p in patterns)
 
 
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def _read_regular(path: Path, *, limit: int | None) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (never through a symlink, as rg's walk
+    never follows one) of at most ``limit`` bytes; None otherwise."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+            return None
+        return handle.read()
+
+
 def python_grep(
     root: Path,
     names: list[str],
@@ -75,11 +93,8 @@ def python_grep(
     for rel in names or python_files(root, glob):
         if budget is not None and budget.spent():
             break
-        try:
-            if not names and os.path.getsize(root / rel) > MAX_FILE_BYTES:
-                continue
-            data = (root / rel).read_bytes()
-        except OSError:
+        data = _read_regular(root / rel, limit=None if names else MAX_FILE_BYTES)
+        if data is None:
             continue
         if b"\x00" in data[:8192]:
             continue
