@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import Harness
 
-from toolbelt.core.events import CallState
+from toolbelt.core.events import CallState, ProgressEvent
 from toolbelt.shell.output import MAX_SENT_BYTES
 
 pytestmark = pytest.mark.anyio
@@ -68,3 +68,12 @@ async def test_ordinary_text_is_shown_whole(h: Harness) -> None:
     assert result.text == "\n".join(str(i) for i in range(1, 2001))
     assert result.output.structured is not None
     assert result.output.structured["output_path"] is None
+
+
+async def test_progress_events_carry_no_control_characters(h: Harness) -> None:
+    seen: list[str] = []
+    h.executor.events.subscribe(
+        lambda e: seen.append(e.message) if isinstance(e, ProgressEvent) else None
+    )
+    await h.call("bash", command="head -c 3000 /dev/zero; printf 'done\\t\\033[1mbold\\n'")
+    assert "".join(seen) == "done\t\x1b[1mbold\n"  # NULs dropped; tab, ESC and newline kept

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BinarySniffer", "json_size"]
+__all__ = ["PROGRESS_DROPS", "BinarySniffer", "json_size"]
 
 # C0 controls that do not occur in ordinary text (tab, newline, CR, form feed, backspace and
 # ESC for colours do), plus DEL
 _CONTROL = bytes([*range(0x08), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
 _TEXT = bytes(sorted(set(range(256)) - set(_CONTROL)))
+PROGRESS_DROPS = dict.fromkeys(_CONTROL)
+"""``str.translate`` table deleting those control characters (from progress text)."""
 _BINARY_SHARE = 0.3
 _SMALL = 512  # shorter output is shown as it is: a few escapes cost less than a summary
 _KEEP = 4096

@@ -16,7 +16,7 @@ import os
 from collections import deque
 from pathlib import Path
 
-from toolbelt.shell.binary import BinarySniffer, json_size
+from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
 
 __all__ = ["OutputBuffer", "spill_dir"]
 
@@ -53,14 +53,15 @@ class OutputBuffer:
         self.total_bytes = 0
 
     def feed(self, data: bytes) -> str:
-        """Add raw output; returns the newly decoded text (for progress events)."""
+        """Add raw output; returns the newly decoded text for progress events, without the
+        control characters that would only bloat them (NULs of binary output)."""
         self.total_bytes += len(data)
         self._sniffer.feed(data)
         self._store(data)
         text = self._decoder.decode(data)
         self._replaced += text.count("\ufffd")
         self._keep(text)
-        return text
+        return text.translate(PROGRESS_DROPS)
 
     def finish(self) -> None:
         """Flush the decoder and close the spill file; output that will not be shown whole
