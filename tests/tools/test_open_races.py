@@ -327,3 +327,27 @@ async def test_glob_never_lists_a_directory_swapped_for_a_symlink(
     result = await h.call("glob", pattern="*.txt", path="src")
     assert result.state is CallState.ERROR
     assert "secret.txt" not in result.text
+
+
+async def test_write_refuses_a_directory_moved_while_it_was_opened(
+    space: tuple[Path, Path], kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The directory is opened, then renamed away and replaced: the fd held is no longer at
+    the checked path, so nothing is written anywhere."""
+    root, outside = space
+    h = Harness(root, mode="accept_edits", require_read_before_write=False)
+    real = beneath.open_directory
+
+    def open_then_move(path: str) -> int:
+        fd = real(path)
+        if path == str(root / "src"):
+            (root / "src").rename(root / "src-old")
+            (root / "src").symlink_to(outside)
+        return fd
+
+    monkeypatch.setattr(paths, "open_directory", open_then_move)
+    result = await h.call("write_file", path="src/new.txt", content="mine\n")
+    assert result.state is CallState.ERROR
+    assert "changed while it was being opened" in result.text
+    assert not (root / "src-old" / "new.txt").exists()
+    assert not (outside / "new.txt").exists()

@@ -152,6 +152,9 @@ class PathGuard:
         """
         path = target.path if isinstance(target, ResolvedPath) else target
         fd = self._walk(path.parent, path, create=create_parents)
+        if opened_path(fd) not in (None, str(path.parent)):  # decided on the fd held
+            os.close(fd)
+            raise changed(path)
         try:
             info = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
