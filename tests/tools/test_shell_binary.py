@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 from tests.tools.helpers import Harness
 
@@ -77,3 +78,18 @@ async def test_progress_events_carry_no_control_characters(h: Harness) -> None:
     )
     await h.call("bash", command="head -c 3000 /dev/zero; printf 'done\\t\\033[1mbold\\n'")
     assert "".join(seen) == "done\t\x1b[1mbold\n"  # NULs dropped; tab, ESC and newline kept
+
+
+async def test_background_binary_output_is_summarised_when_polled(h: Harness) -> None:
+    await h.call("bash", command="head -c 20000 /dev/zero > zeros.bin")
+    # cat writes the file in one write(2), so a poll sees none or all of it
+    started = await h.call("bash", command="cat zeros.bin", run_in_background=True)
+    assert started.output.structured is not None
+    job = str(started.output.structured["id"])
+    bodies: list[str] = []
+    with anyio.fail_after(10):
+        while not bodies or "exited" not in bodies[-1].split("\n", 1)[0]:
+            bodies.append((await h.call("bash_output", id=job)).text)
+    assert not any("\x00" in body for body in bodies)
+    summaries = [body for body in bodies if "[binary output: 20,000 bytes, 20,000 of them" in body]
+    assert len(summaries) == 1, bodies

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["PROGRESS_DROPS", "BinarySniffer", "json_size"]
+__all__ = ["PROGRESS_DROPS", "BinarySniffer", "binary_text_summary", "json_size"]
 
 # C0 controls that do not occur in ordinary text (tab, newline, CR, form feed, backspace and
 # ESC for colours do), plus DEL
@@ -69,3 +69,11 @@ def json_size(text: str) -> int:
     """Bytes ``text`` takes in a JSON string: control characters escape to ``\\u00XX``."""
     size = len(text.encode("utf-8", errors="surrogatepass"))
     return size + 5 * len(_ESCAPED.findall(text)) + len(_SHORT_ESCAPED.findall(text))
+
+
+def binary_text_summary(text: str, where: str) -> str | None:
+    """A summary instead of ``text`` (already decoded, e.g. a background job's new output)
+    when it is mostly binary; None when it is text to show as it is."""
+    sniffer = BinarySniffer()
+    sniffer.feed(text.encode("utf-8", errors="surrogatepass"))
+    return sniffer.summary(where) if sniffer.is_binary(text.count("\ufffd")) else None

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.shell.binary import binary_text_summary
 from toolbelt.tools._shell import job_manager
 
 __all__ = ["BashOutputInput", "BashOutputTool"]
@@ -51,6 +52,7 @@ class BashOutputTool(Tool[BashOutputInput]):
         text, more = jobs.read_new(job)
         header = f"[{job.id}: {status.describe()}]"
         body = text.rstrip("\n") if text else "(no new output)"
+        body = binary_text_summary(body, str(job.output_path)) or body
         if more:
             body += "\n[more output is waiting; call bash_output again]"
         return ToolOutput.text(
