@@ -45,8 +45,8 @@ NAME_BUILTINS = frozenset(
         "printenv",
     ]
 )
-_LITERAL = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)")
-_PLAIN_ARITHMETIC = re.compile(r"[\s0-9xXa-fA-F#+\-*/%()<>=!&|^~?:,]*")
+_NUMBER = re.compile(r"\b(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)\b")
+_PLAIN_ARITHMETIC = re.compile(r"[\s0-9+\-*/%()<>=!&|^~?:,]*")
 _CODE = ("$(", "`", "<(", ">(")
 CODE_REASON = "bash evaluates an array subscript or arithmetic expression here as code"
 
@@ -63,10 +63,8 @@ def arithmetic_text(text: str) -> tuple[bool, bool]:
     """
     if hidden_code(text):
         return False, True
-    stripped = text.strip()
-    if _LITERAL.fullmatch(stripped) or (
-        _PLAIN_ARITHMETIC.fullmatch(stripped) and not re.search(r"[a-fA-F]", stripped)
-    ):
+    numbers = _NUMBER.sub("0", text)
+    if not re.search(r"[A-Za-z_$'\"\\\[]", numbers) and _PLAIN_ARITHMETIC.fullmatch(numbers):
         return True, False
     return False, False
 

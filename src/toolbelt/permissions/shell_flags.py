@@ -120,6 +120,7 @@ PROGRAMS: dict[str, _Program] = {
         {"-o": "write", "-O": "write", "--log-file": "write", "--LOG-FILE": "write",
          "-k": "read", "--lesskey-file": "read", "-T": "read", "--tag-file": "read"},
     ),
+    "ps": _Program(_spec("oOpqstuUgGCN", format=R, pid=R, ppid=R, user=R, sort=R), {}, "none"),
     "head": _Program(_spec("nc", lines=R, bytes=R), {}),
     "tail": _Program(_spec("ncs", lines=R, bytes=R, pid=R, sleep_interval=R), {}),
     "cut": _Program(_spec("bcdf", bytes=R, characters=R, delimiter=R, fields=R,

@@ -225,7 +225,7 @@ class _Reader:
         elif command in ("r", "R", "w", "W"):
             self.blanks()
             name = self.rest_of_line()
-            self.file(command in ("w", "W"), name)
+            self.file(name, write=command in ("w", "W"))
         elif command == "e":
             self.found.runs = True
             self.rest_of_line()
@@ -239,7 +239,7 @@ class _Reader:
         else:
             raise _Unparsable
 
-    def file(self, write: bool, name: str) -> None:
+    def file(self, name: str, *, write: bool) -> None:
         if not name:
             raise _Unparsable
         if write:
@@ -268,6 +268,6 @@ class _Reader:
                 self.found.runs = True
             elif flag == "w":
                 self.blanks()
-                self.file(True, self.rest_of_line())
+                self.file(self.rest_of_line(), write=True)
                 return
         self.end_of_command()

@@ -8,16 +8,18 @@ reads; a word only known at run time is marked dynamic.
 
 from __future__ import annotations
 
+import glob
 import os
 import posixpath
 import pwd
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from toolbelt.permissions.shell_contexts import CODE_REASON
 
-__all__ = ["Walk", "expand_word", "process_secret_reason", "ps_env"]
+__all__ = ["Walk", "expand_globs", "expand_word", "process_secret_reason", "ps_env"]
 
 _DYNAMIC = {
     "simple_expansion",
@@ -88,10 +90,9 @@ def expand_word(node: Any, walk: Walk) -> list[tuple[str, bool]]:
     words = _braces(pattern) if "{" in pattern else [pattern]
     if words is None or len(words) > _MAX_WORDS:
         return [(value, True)]
-    if len(words) == 1 and "{" not in pattern:
-        words = [value]
-    else:
-        words = [_unescape(w) for w in words]
+    if len(words) > 1 or "{" in pattern:
+        value = ""
+    words = [value] if value else [_unescape(w) for w in words]
     return [(_tilde(w, node, walk), dynamic or w.startswith(("~+", "~-"))) for w in words]
 
 
@@ -225,3 +226,28 @@ def ps_env(args: list[str]) -> bool:
                 return True
             skip = arg[-1:] in ("o", "O", "p", "t", "U")
     return False
+
+
+_MAX_MATCHES = 1000
+
+
+def expand_globs(targets: tuple[str, ...], cwd: Path) -> list[str] | None:
+    """``targets`` with each glob replaced by the directory it lists and what it matches, as
+    bash would expand it against ``cwd`` (hidden names too: ``dotglob`` may be on); None when
+    a glob matches too many names to judge."""
+    out: list[str] = []
+    for target in targets:
+        if not _GLOB.search(target):
+            out.append(target)
+            continue
+        pattern = os.path.expanduser(target)
+        parts = pattern.split("/")
+        first = next(i for i, part in enumerate(parts) if _GLOB.search(part))
+        out.append("/".join(parts[:first]) or ("/" if pattern.startswith("/") else "."))
+        matches = []
+        for match in glob.iglob(pattern, root_dir=cwd, recursive=True, include_hidden=True):
+            matches.append(match)
+            if len(matches) > _MAX_MATCHES:
+                return None
+        out += matches
+    return out
