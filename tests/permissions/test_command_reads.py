@@ -38,6 +38,22 @@ pytestmark = pytest.mark.anyio
         ("cat $HOME/.bashrc", ("$HOME/.bashrc",), False),  # known only at run time
         ('cd "$dir" && ls', (), False),  # where ls looks is only known at run time
         ("echo /etc/passwd", (), True),  # echo reads nothing
+        ("echo /etc/*", ("/etc/*",), True),  # the glob lists /etc (the tool expands it)
+        ("echo 'src/*'", (), True),  # quoted: no glob
+        ("cat {.e,x}nv", (".env", "xnv"), True),  # brace expansion
+        ("cat x{1..3}", ("x1", "x2", "x3"), True),
+        ("cat '{.e,x}nv'", ("{.e,x}nv",), True),
+        ("cat ~root/.profile", ("/root/.profile",), True),  # another user's home
+        ("date -f /etc/shadow", ("/etc/shadow",), True),
+        ("date --reference=/etc/shadow", ("/etc/shadow",), True),
+        ("git blame --contents /etc/shadow a.txt", ("/etc/shadow",), True),
+        ("git blame --cont=/etc/shadow a.txt", ("/etc/shadow",), True),
+        ("sed 1r/etc/hostname f", ("/etc/hostname", "f"), True),
+        ("sed -n 'R /etc/shadow' f", ("/etc/shadow", "f"), True),
+        ("grep -f/etc/patterns f", ("/etc/patterns", "f"), True),
+        ("diff --from-file=/etc/a b", ("/etc/a", "b"), True),
+        ("jq --slurpfile x /etc/j.json . f", ("/etc/j.json", "f"), True),
+        ("find . -newer /etc/shadow", (".", "/etc/shadow"), True),
         ("cd /etc && echo x > passwd", (), False),
     ],
 )

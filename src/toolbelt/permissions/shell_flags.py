@@ -98,9 +98,8 @@ PROGRAMS: dict[str, _Program] = {
         {"-X": "read", "--exclude-from": "read", "--from-file": "read", "--to-file": "read"},
     ),
     "jq": _Program(
-        _spec("fL", from_file=R, indent=R, arg=R, argjson=R, slurpfile=R, rawfile=R),
-        {"-f": "read", "--from-file": "read", "-L": "read", "--slurpfile": "read",
-         "--rawfile": "read"},
+        _spec("fL", from_file=R, indent=R),
+        {"-f": "read", "--from-file": "read", "-L": "read"},
         "pattern", ("-f", "--from-file"),
     ),
     "file": _Program(
@@ -188,6 +187,8 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
         effects.writes += [a[3:] for a in args if a.startswith("of=")]
         effects.reads += [(a[3:], d) for a, d in zip(args, dynamic, strict=False) if a[:3] == "if="]
         return effects
+    if program == "jq":
+        args, dynamic = _jq_pairs(args, dynamic, effects)
     known = PROGRAMS.get(program) or (_READER if program in FILE_READERS else None)
     if known is None:
         return effects
@@ -201,6 +202,35 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
         effects.writes.append(parsed.operands[1][1])
         effects.reads = effects.reads[:1]
     return effects
+
+
+_JQ_PAIRS = {"--slurpfile": True, "--rawfile": True, "--arg": False, "--argjson": False}
+
+
+def _jq_pairs(
+    args: list[str], dynamic: list[bool], effects: Effects
+) -> tuple[list[str], list[bool]]:
+    """jq's options with two values (``--slurpfile NAME FILE``): the file is a read."""
+    kept: list[tuple[str, bool]] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        full = next((n for n in _JQ_PAIRS if n == arg), None) or next(
+            (
+                n
+                for n in ("--slurpfile", "--rawfile", "--argjson")
+                if len(arg) > 6 and n.startswith(arg)
+            ),
+            None,
+        )
+        if full is not None and index + 2 < len(args):
+            if _JQ_PAIRS[full]:
+                effects.reads.append((args[index + 2], dynamic[index + 2]))
+            index += 3
+            continue
+        kept.append((arg, dynamic[index]))
+        index += 1
+    return [a for a, _ in kept], [d for _, d in kept]
 
 
 def _option(role: str, value: str | None, is_dynamic: bool, effects: Effects) -> None:

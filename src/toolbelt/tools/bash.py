@@ -88,7 +88,7 @@ class BashTool(Tool[BashInput]):
         ]
         if not analysis.parse_ok:
             dangerous.append("the command could not be parsed")
-        summary = args.description or args.command
+        summary = args.command  # the real command: a description is the model's claim
         if args.run_in_background:
             summary = f"start in the background: {summary}"
         return Access(
