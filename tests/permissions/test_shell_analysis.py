@@ -152,7 +152,7 @@ CASES = [
     ("env -u GIT_CONFIG_COUNT git status", W),  # undoes toolbelt's git settings
     ("env -i git diff", W),
     ("env --chdir=/ ls", W),
-    ("env -S'env -S\'rm x\''", D),  # nested splitting
+    ("env -S'env -S'rm x''", D),  # nested splitting
     ("timeout -s KILL 5 rm x", D),  # a signal value is not the program
     ("timeout --kill-after=1 5 shred f", D),
     ("nice -n5 rm x", D),
@@ -163,10 +163,10 @@ CASES = [
     ("test -v 'arr[$(touch p)]'", D),
     ("[ -v 'arr[`id`]' ]", D),
     ("[[ -v 'x[$(id)]' ]]", D),
-    ("[[ 2 -gt \"k[$(id)]\" ]]", D),
+    ('[[ 2 -gt "k[$(id)]" ]]', D),
     ("[[ $n -le 3 ]]", W),  # n may hold such a subscript
     ("[[ 4 -ge 3 ]]", R),
-    ("(( \"q[$(id)]\" ))", D),
+    ('(( "q[$(id)]" ))', D),
     ("((i = 2 * 3))", W),
     ("(( 7 % 3 ))", R),
     ("echo $(( 'k[$(id)]' + 1 ))", D),

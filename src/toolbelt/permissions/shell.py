@@ -27,6 +27,7 @@ from toolbelt.permissions.shell_contexts import (
     ARITHMETIC_TEST_OPERATORS,
     arithmetic_text,
     expansion_verdict,
+    hidden_code,
 )
 from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
@@ -42,6 +43,7 @@ from toolbelt.permissions.shell_wrappers import unwrap
 
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
 
+_CODE = (False, True)  # (read-only, dangerous) for code bash evaluates outside any command
 _WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _WORDS = {
@@ -85,6 +87,9 @@ class ShellAnalysis:
     the workspace ask and read rules apply."""
     git_dirs: tuple[str, ...] = ()
     """Directories (after ``cd``) in which the command runs git, "" for the cwd."""
+    hidden_code: tuple[str, ...] = ()
+    """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
+    among the command's parts, so an allow rule for the command around it does not cover it."""
 
 
 @lru_cache(maxsize=1)
@@ -116,6 +121,7 @@ def analyze_command(command: str) -> ShellAnalysis:
         tuple(dict.fromkeys(walk.writes)),
         tuple(dict.fromkeys(walk.reads)),
         tuple(dict.fromkeys(walk.git_dirs)),
+        tuple(dict.fromkeys(walk.hidden)),
     )
 
 
@@ -131,11 +137,18 @@ def _visit(node: Any, walk: Walk) -> None:
         _heredoc(node, walk)
     elif kind == "variable_assignment":
         _assignment(walk.text(node.children[0]) if node.children else "", walk)
+        for quoted in _descendants(node):
+            if quoted.type in ("raw_string", "ansi_c_string") and hidden_code(walk.text(quoted)):
+                # a value holding `$( )` is code once bash evaluates it ($((x)), ${x@P})
+                walk.verdict(*_CODE, walk.text(node))
+        if node.parent is not None and node.parent.type not in ("command", "declaration_command"):
+            # `x=… ; echo` — its own part, so a rule for `echo` does not cover it
+            walk.commands.append(SimpleCommand(walk.text(node), (), "", dynamic=False))
     elif kind in ("function_definition",):
         walk.readonly = False
     elif kind == "expansion":
         readonly, dangerous, assigned = expansion_verdict(node, walk.text(node))
-        walk.verdict(readonly, dangerous)
+        walk.verdict(readonly, dangerous, walk.text(node))
         if assigned:
             _assignment(assigned, walk)
     elif kind == "arithmetic_expansion" or (
@@ -162,7 +175,7 @@ def _arithmetic(node: Any, walk: Walk) -> None:
         text = (
             text[3:-2] if text.startswith("$((") else text[2:-2] if text[:2] != "$[" else text[2:-1]
         )
-    walk.verdict(*arithmetic_text(text))
+    walk.verdict(*arithmetic_text(text), text)
 
 
 def _test_command(node: Any, walk: Walk) -> None:
@@ -175,7 +188,7 @@ def _test_command(node: Any, walk: Walk) -> None:
         if op in ARITHMETIC_TEST_OPERATORS or op in ("-v", "-R"):
             for operand in child.children:
                 if operand.type != "test_operator" and operand.type not in ("&&", "||"):
-                    walk.verdict(*arithmetic_text(walk.text(operand)))
+                    walk.verdict(*arithmetic_text(walk.text(operand)), walk.text(operand))
 
 
 def _names(node: Any, walk: Walk) -> None:
@@ -192,11 +205,11 @@ def _names(node: Any, walk: Walk) -> None:
             "concatenation",
         ) and not text.startswith("-"):
             if "[" in text or "$" in text or "`" in text:
-                walk.verdict(*arithmetic_text(text))
+                walk.verdict(*arithmetic_text(text), text)
             if node.type == "unset_command":
                 _assignment(text.strip("'\""), walk)
         elif child.type == "variable_assignment" and integer:
-            walk.verdict(*arithmetic_text(text.partition("=")[2]))
+            walk.verdict(*arithmetic_text(text.partition("=")[2]), text)
 
 
 def _descendants(node: Any) -> list[Any]:
@@ -299,7 +312,7 @@ def _builtin_names(program: str, args: list[str], walk: Walk) -> None:
             or ("[" in arg and program not in ("test", "["))
             or (program == "printf" and before == "-v")
         ):
-            walk.verdict(*arithmetic_text(arg))
+            walk.verdict(*arithmetic_text(arg), arg)
 
 
 def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
@@ -322,7 +335,7 @@ def _assignment(name: str, walk: Walk) -> None:
     from toolbelt.permissions.shell_rules import SAFE_VARIABLES
 
     if "[" in name:
-        walk.verdict(*arithmetic_text(name))
+        walk.verdict(*arithmetic_text(name), name)
     if name not in SAFE_VARIABLES and not name.startswith("LC_"):
         walk.readonly = False
 

@@ -41,6 +41,9 @@ class Walk:
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
+    """Text bash evaluates as code where no command is written (``'a[$(…)]'``): no rule for
+    the command around it covers it."""
     readonly: bool = True
     base: str = ""
     """Where relative paths point after the ``cd`` commands seen so far ("" = the cwd)."""
@@ -54,10 +57,11 @@ class Walk:
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode(errors="replace")
 
-    def verdict(self, readonly: bool, dangerous: bool) -> None:
+    def verdict(self, readonly: bool, dangerous: bool, text: str = "") -> None:
         self.readonly = self.readonly and readonly
         if dangerous:
             self.dangerous.append(CODE_REASON)
+            self.hidden.append(text or CODE_REASON)
 
     def word(self, node: Any) -> tuple[str, bool]:
         """The static value of a word after quote removal, and whether it is dynamic."""

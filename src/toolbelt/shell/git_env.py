@@ -7,8 +7,10 @@ calls read-only. Until the user trusts the workspace, every command the bash too
 with ``GIT_CONFIG_COUNT`` overrides (they win over every config file): the keys that start a
 program get a harmless value, the drivers the repositories define (found with ``git config``
 itself, which starts none of them) are overridden by name, and ``safe.bareRepository=explicit``
-stops a bare-looking directory from being used as a repository. A driver set to "" makes git
-report "cannot run" instead of running it. In a trusted workspace git behaves as the user's.
+stops a bare-looking directory from being used as a repository. A driver or ``diff.external``
+the repository sets is overridden with "" (git then reports "cannot run" instead of running
+it) or with ``cat`` where that gives git's plain output (clean, smudge, textconv).
+In a trusted workspace git behaves as the user's.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("safe.bareRepository", "explicit"),
     ("core.fsmonitor", ""),
     ("core.hooksPath", "/dev/null"),
-    ("diff.external", ""),
     ("core.pager", "cat"),
     ("core.sshCommand", "ssh"),
     ("core.gitProxy", ""),
@@ -37,10 +38,9 @@ FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("gpg.x509.program", "gpgsm"),
     ("gpg.ssh.defaultKeyCommand", ""),
     ("protocol.ext.allow", "never"),
-    ("uploadpack.packObjectsHook", ""),
 )
 _DRIVERS = (
-    r"^((filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver)"
+    r"^(diff\.external|(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver)"
     r"|remote\..+\.(uploadpack|receivepack|proxy)|pager\..+|alias\..+)$"
 )
 _SAFE_VALUE = {"clean": "cat", "smudge": "cat", "textconv": "cat", "driver": "false"}

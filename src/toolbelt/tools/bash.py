@@ -96,7 +96,8 @@ class BashTool(Tool[BashInput]):
             paths=targets,
             reads=read_paths,
             command=args.command,
-            commands=tuple(c.text for c in analysis.commands) or (args.command,),
+            commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
+            or (args.command,),
             readonly_command=analysis.readonly and not args.run_in_background,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
