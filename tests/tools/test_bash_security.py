@@ -126,6 +126,10 @@ async def test_plain_ps_still_runs(world: dict[str, Path]) -> None:
     assert (state, text) == (CallState.SUCCESS, "bash")
 
 
+def git(*args: str) -> None:
+    subprocess.run(["git", *args], check=True)
+
+
 def hostile_config(repo: Path, marker: Path) -> None:
     """The repository's own config starts programs on git status and git diff."""
     (repo / ".gitattributes").write_text("*.txt diff=evil\n")
@@ -141,7 +145,7 @@ async def test_an_untrusted_repository_runs_none_of_its_own_programs(
     world: dict[str, Path],
 ) -> None:
     work, marker = world["work"], world["out"] / "marker"
-    subprocess.run(["git", "-C", str(work), "add", "a.txt"], check=True)
+    git("-C", str(work), "add", "a.txt")
     hostile_config(work, marker)
     (work / "a.txt").write_text("changed\n")
     h = harness(world, "plan")
@@ -171,7 +175,7 @@ async def test_an_untrusted_repository_runs_none_of_its_own_programs(
 async def test_an_embedded_bare_looking_repository_is_not_used(world: dict[str, Path]) -> None:
     sub, marker = world["work"] / "sub", world["out"] / "embedded"
     sub.mkdir()
-    subprocess.run(["git", "init", "-q", "--bare", str(sub)], check=True)
+    git("init", "-q", "--bare", str(sub))
     with (sub / "config").open("a") as config:
         config.write(f'[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch {marker}"\n')
     h = harness(world, "plan")
