@@ -239,6 +239,12 @@ CASES = [
     ("git blame --contents /tmp/other a.txt", R),  # a read, judged as one (targets test)
     ("grep -rfpatterns.txt src", R),
     ("date --fil=dates.txt", R),
+    ("echo $DIR/*", W),  # which directory the glob lists is only known at run time
+    ("git blame -S /etc/revs a.txt", R),  # a read (see the read targets)
+    ("hostname", R),
+    ("hostname evil", W),
+    ("alias ls='rm -rf'", W),
+    ("x='$(id)'; echo done", D),  # a value bash may later evaluate
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

@@ -263,6 +263,8 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
         walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
     if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
         _builtin_names(program, args, walk)
+    if program == "alias" and any("=" in a for a in args):
+        walk.readonly = False  # defines what a later word runs
     if program == "ps" and ps_env(args):
         walk.dangerous.append("ps with e shows other processes' environment, secrets included")
     if program == "git":

@@ -39,7 +39,8 @@ class _Program:
     data), "change" (changes something: not read-only)."""
     operands: str = "read"
     """"read" (files), "none" (text), "pattern" (first is a pattern/script, then files),
-    "write" (files it writes), "last" (the last is the destination)."""
+    "write" (files it writes), "last" (the last is the destination), "change" (any operand
+    changes something: ``hostname NAME``)."""
     pattern_options: tuple[str, ...] = ()
     """Options that give the pattern, so the first operand is a file after all."""
 
@@ -133,7 +134,7 @@ PROGRAMS: dict[str, _Program] = {
                          time_style=R, quoting_style=R, sort=R, time=R, block_size=R,
                          indicator_style=R), {}),
     "stat": _Program(_spec("c", format=R, printf=R), {}),
-    "hostname": _Program(_spec("F", file=R), {"-F": "change", "--file": "change"}, "none"),
+    "hostname": _Program(_spec("F", file=R), {"-F": "change", "--file": "change"}, "change"),
     "cksum": _Program(_spec("al", algorithm=R, length=R, check=0),
                       {"-c": "list", "--check": "list"}),
     **dict.fromkeys(("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum"), _SUMS),
@@ -250,7 +251,9 @@ def _operands(known: _Program, parsed: Parsed, dynamic: list[bool], effects: Eff
         return
     if known.operands == "pattern" and not parsed.has(*known.pattern_options):
         operands = operands[1:]
-    if known.operands == "write":
+    if known.operands == "change":
+        effects.readonly = effects.readonly and not operands
+    elif known.operands == "write":
         effects.readonly = False
         effects.writes += [value for _, value in operands]
     elif known.operands == "last":

@@ -58,6 +58,12 @@ def git_effects(args: list[str]) -> GitEffects:
         effects.readonly = False  # -c, --config-env, --exec-path, -C, --git-dir…
     sub, rest = (args[at], args[at + 1 :]) if at < len(args) else ("", [])
     _files(rest, effects)
+    if sub == "blame":  # blame -S REVS-FILE (elsewhere -S is a search string)
+        effects.reads += [
+            rest[i + 1] if a == "-S" else a[2:]
+            for i, a in enumerate(rest)
+            if a.startswith("-S") and (a != "-S" or i + 1 < len(rest))
+        ]
     if sub in GIT_READONLY and any(_unsafe(a) for a in rest):
         effects.readonly = False
     if sub == "config":

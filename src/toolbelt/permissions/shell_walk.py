@@ -91,6 +91,7 @@ def expand_word(node: Any, walk: Walk) -> list[tuple[str, bool]]:
     pattern = _pattern(node, walk)
     if _GLOB.search(pattern):
         walk.reads.append(walk.at(_unescape(pattern)))
+        walk.readonly = walk.readonly and not dynamic  # which directory it lists is unknown
     words = _braces(pattern) if "{" in pattern else [pattern]
     if words is None or len(words) > _MAX_WORDS:
         return [(value, True)]
@@ -237,8 +238,9 @@ _MAX_MATCHES = 1000
 
 def expand_globs(targets: tuple[str, ...], cwd: Path) -> list[str] | None:
     """``targets`` with each glob replaced by the directory it lists and what it matches, as
-    bash would expand it against ``cwd`` (hidden names too: ``dotglob`` may be on); None when
-    a glob matches too many names to judge."""
+    bash would expand it against ``cwd`` (hidden names only where the pattern starts with a
+    dot, as bash does: turning ``dotglob`` on takes ``shopt``, which asks); None when a glob
+    matches too many names to judge."""
     out: list[str] = []
     for target in targets:
         if not _GLOB.search(target):
@@ -249,7 +251,7 @@ def expand_globs(targets: tuple[str, ...], cwd: Path) -> list[str] | None:
         first = next(i for i, part in enumerate(parts) if _GLOB.search(part))
         out.append("/".join(parts[:first]) or ("/" if pattern.startswith("/") else "."))
         matches = []
-        for match in glob.iglob(pattern, root_dir=cwd, recursive=True, include_hidden=True):
+        for match in glob.iglob(pattern, root_dir=cwd, recursive=True):
             matches.append(match)
             if len(matches) > _MAX_MATCHES:
                 return None
