@@ -23,14 +23,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from toolbelt.permissions.shell_code import (
+    arithmetic,
+    builtin_names,
+    descendants,
+    names,
+    test_command,
+)
 from toolbelt.permissions.shell_contexts import (
-    ARITHMETIC_TEST_OPERATORS,
-    arithmetic_text,
     expansion_verdict,
     hidden_code,
 )
 from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
+from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
 from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
     FILE_READERS,
@@ -44,8 +50,6 @@ from toolbelt.permissions.shell_wrappers import unwrap
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
 
 _CODE = (False, True)  # (read-only, dangerous) for code bash evaluates outside any command
-_WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
-_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _WORDS = {
     "word",
     "string",
@@ -130,14 +134,14 @@ def _visit(node: Any, walk: Walk) -> None:
     if kind == "command":
         _judge(node, walk)
     elif kind == "file_redirect":
-        _redirect(node, walk)
+        redirect(node, walk)
     elif kind == "pipeline":
-        _pipeline(node, walk)
+        pipeline(node, walk)
     elif kind == "heredoc_redirect":
-        _heredoc(node, walk)
+        heredoc(node, walk)
     elif kind == "variable_assignment":
-        _assignment(walk.text(node.children[0]) if node.children else "", walk)
-        for quoted in _descendants(node):
+        walk.assign(walk.text(node.children[0]) if node.children else "")
+        for quoted in descendants(node):
             if quoted.type in ("raw_string", "ansi_c_string") and hidden_code(walk.text(quoted)):
                 # a value holding `$( )` is code once bash evaluates it ($((x)), ${x@P})
                 walk.verdict(*_CODE, walk.text(node))
@@ -150,74 +154,18 @@ def _visit(node: Any, walk: Walk) -> None:
         readonly, dangerous, assigned = expansion_verdict(node, walk.text(node))
         walk.verdict(readonly, dangerous, walk.text(node))
         if assigned:
-            _assignment(assigned, walk)
+            walk.assign(assigned)
     elif kind == "arithmetic_expansion" or (
         kind in ("compound_statement", "c_style_for_statement")
         and any(c.type == "((" for c in node.children[:2])
     ):
-        _arithmetic(node, walk)
+        arithmetic(node, walk)
     elif kind == "test_command":
-        _test_command(node, walk)
+        test_command(node, walk)
     elif kind in ("unset_command", "declaration_command"):
-        _names(node, walk)
+        names(node, walk)
     for child in node.children:
         _visit(child, walk)
-
-
-def _arithmetic(node: Any, walk: Walk) -> None:
-    if node.type == "c_style_for_statement":
-        body = next((c for c in node.children if c.type == "do_group"), None)
-        end = body.start_byte if body is not None else node.end_byte
-        text = walk.source[node.start_byte : end].decode(errors="replace")
-        text = text[text.find("((") + 2 : text.rfind("))")]
-    else:
-        text = walk.text(node)
-        text = (
-            text[3:-2] if text.startswith("$((") else text[2:-2] if text[:2] != "$[" else text[2:-1]
-        )
-    walk.verdict(*arithmetic_text(text), text)
-
-
-def _test_command(node: Any, walk: Walk) -> None:
-    """``[[ x -eq y ]]`` evaluates both sides as arithmetic; ``-v name`` evaluates a subscript."""
-    for child in _descendants(node):
-        if child.type not in ("binary_expression", "unary_expression"):
-            continue
-        operators = [c for c in child.children if c.type == "test_operator"]
-        op = walk.text(operators[0]) if operators else ""
-        if op in ARITHMETIC_TEST_OPERATORS or op in ("-v", "-R"):
-            for operand in child.children:
-                if operand.type != "test_operator" and operand.type not in ("&&", "||"):
-                    walk.verdict(*arithmetic_text(walk.text(operand)), walk.text(operand))
-
-
-def _names(node: Any, walk: Walk) -> None:
-    """``unset X`` / ``declare 'a[$(…)]'``: names are judged like assignments and subscripts."""
-    integer = any(walk.text(c).startswith("-") and "i" in walk.text(c) for c in node.children)
-    for child in node.children[1:]:
-        text = walk.text(child)
-        if child.type == "variable_name" and node.type == "unset_command":
-            _assignment(text, walk)
-        elif child.type in (
-            "raw_string",
-            "string",
-            "word",
-            "concatenation",
-        ) and not text.startswith("-"):
-            if "[" in text or "$" in text or "`" in text:
-                walk.verdict(*arithmetic_text(text), text)
-            if node.type == "unset_command":
-                _assignment(text.strip("'\""), walk)
-        elif child.type == "variable_assignment" and integer:
-            walk.verdict(*arithmetic_text(text.partition("=")[2]), text)
-
-
-def _descendants(node: Any) -> list[Any]:
-    out = []
-    for child in node.children:
-        out.append(child)
-        out += _descendants(child)
-    return out
 
 
 def _judge(node: Any, walk: Walk) -> None:
@@ -242,7 +190,7 @@ def _judge(node: Any, walk: Walk) -> None:
     walk.dangerous += inner.dangerous
     walk.reads += [walk.at(r) for r in inner.reads]
     for name in inner.assigned:
-        _assignment(name, walk)
+        walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
     walk.commands.append(SimpleCommand(walk.text(node), tuple(words), program, dynamic))
     if dynamic or (argv and flags[0]):
@@ -262,7 +210,7 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     if program in INTERPRETERS and INTERPRETERS[program] in args:
         walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
     if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
-        _builtin_names(program, args, walk)
+        builtin_names(program, args, walk)
     if program == "alias" and any("=" in a for a in args):
         walk.readonly = False  # defines what a later word runs
     if program == "ps" and ps_env(args):
@@ -302,21 +250,6 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
             walk.reads.append(walk.at(value))
 
 
-def _builtin_names(program: str, args: list[str], walk: Walk) -> None:
-    """Arguments these builtins evaluate as arithmetic or as variable names (subscripts)."""
-    for index, arg in enumerate(args):
-        before = args[index - 1] if index else ""
-        if (
-            program == "let"
-            or before in ARITHMETIC_TEST_OPERATORS
-            or before in ("-v", "-R")
-            or (index + 1 < len(args) and args[index + 1] in ARITHMETIC_TEST_OPERATORS)
-            or ("[" in arg and program not in ("test", "["))
-            or (program == "printf" and before == "-v")
-        ):
-            walk.verdict(*arithmetic_text(arg), arg)
-
-
 def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
     """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
     operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
@@ -330,16 +263,6 @@ def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
         walk.base = "\0unknown"
         return
     walk.base = walk.at(target)
-
-
-def _assignment(name: str, walk: Walk) -> None:
-    """Setting a variable that can change what runs is not read-only (see SAFE_VARIABLES)."""
-    from toolbelt.permissions.shell_rules import SAFE_VARIABLES
-
-    if "[" in name:
-        walk.verdict(*arithmetic_text(name), name)
-    if name not in SAFE_VARIABLES and not name.startswith("LC_"):
-        walk.readonly = False
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
@@ -370,48 +293,3 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
             walk.readonly = False
         elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
             walk.reads.append(walk.at(args[index + 1]))
-
-
-def _redirect(node: Any, walk: Walk) -> None:
-    operator = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", ">&", "<&"}), "")
-    target_node = node.children[-1] if node.children else None
-    if target_node is None:
-        return
-    if operator in (">&", "<&") and target_node.type == "number":
-        return
-    expanded = expand_word(target_node, walk)
-    target, dynamic = expanded[0] if len(expanded) == 1 else ("", True)
-    if operator == "<":  # `cat < file` reads it
-        walk.readonly = walk.readonly and not dynamic
-        walk.reads.append(walk.at(target))
-        return
-    if operator not in _WRITE_OPS | {">&"}:
-        return
-    if target in _HARMLESS_TARGETS or target.isdigit() or target == "-":
-        return
-    walk.readonly = False
-    if dynamic:
-        walk.dangerous.append("a redirection writes to a file only known at run time")
-    walk.writes.append(walk.at(target))
-
-
-def _pipeline(node: Any, walk: Walk) -> None:
-    commands = [c for c in node.children if c.type in ("command", "redirected_statement")]
-    for later in commands[1:]:
-        if later.type == "redirected_statement":
-            later = next((c for c in later.children if c.type == "command"), later)
-        words = [walk.word(c.children[0])[0] for c in later.children if c.type == "command_name"]
-        program = os.path.basename(words[0]) if words and words[0] else ""
-        if program in SHELLS or program in INTERPRETERS:
-            walk.dangerous.append(f"output is piped into {program}, which runs it as code")
-
-
-def _heredoc(node: Any, walk: Walk) -> None:
-    parent = node.parent
-    command = next((c for c in parent.children if c.type == "command"), None) if parent else None
-    if command is None:
-        return
-    name = next((c for c in command.children if c.type == "command_name"), None)
-    program = os.path.basename(walk.word(name.children[0])[0]) if name and name.children else ""
-    if program in SHELLS or program in INTERPRETERS:
-        walk.dangerous.append(f"{program} reads a script from a here-document")

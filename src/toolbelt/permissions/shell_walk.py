@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolbelt.permissions.shell_contexts import CODE_REASON
+from toolbelt.permissions.shell_contexts import CODE_REASON, arithmetic_text
+from toolbelt.permissions.shell_rules import SAFE_VARIABLES
 
 __all__ = ["Walk", "expand_globs", "expand_word", "process_secret_reason", "ps_env"]
 
@@ -56,6 +57,13 @@ class Walk:
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode(errors="replace")
+
+    def assign(self, name: str) -> None:
+        """Setting a variable that can change what runs is not read-only (SAFE_VARIABLES)."""
+        if "[" in name:
+            self.verdict(*arithmetic_text(name), name)
+        if name not in SAFE_VARIABLES and not name.startswith("LC_"):
+            self.readonly = False
 
     def verdict(self, readonly: bool, dangerous: bool, text: str = "") -> None:
         self.readonly = self.readonly and readonly
