@@ -245,6 +245,11 @@ CASES = [
     ("hostname evil", W),
     ("alias ls='rm -rf'", W),
     ("x='$(id)'; echo done", D),  # a value bash may later evaluate
+    ("printf -v PATH /tmp/evil", W),  # printf -v assigns
+    ("printf -vIFS x", W),
+    ("for PATH in /tmp/evil; do ls; done", W),
+    ("for f in a b; do echo $f; done", R),
+    ("export PATH=/tmp/evil:$PATH; ls", W),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

@@ -265,3 +265,22 @@ def test_the_cli_refuses_env_split_string_in_plan_mode(world: dict[str, Path]) -
     assert out.returncode == 3
     assert "Plan mode is on" in out.stdout
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export BASH_ENV={out}/p1; echo hi",
+        "PATH={out}; echo hi",
+        "unset GIT_CONFIG_COUNT; echo hi",
+        "echo $(( 'a[$(touch {out}/p1)]' ))",
+    ],
+)
+async def test_a_rule_for_a_command_does_not_cover_what_stands_beside_it(
+    world: dict[str, Path], command: str
+) -> None:
+    h = harness(world, "default", trusted=True)  # `Bash(echo:*)` is allowed
+    state, _, reason = await bash(h, command.format(out=world["out"]))
+    assert state is not CallState.SUCCESS
+    assert reason
+    assert not (world["out"] / "p1").exists()

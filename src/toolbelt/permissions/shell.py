@@ -146,8 +146,7 @@ def _visit(node: Any, walk: Walk) -> None:
                 # a value holding `$( )` is code once bash evaluates it ($((x)), ${x@P})
                 walk.verdict(*_CODE, walk.text(node))
         if node.parent is not None and node.parent.type not in ("command", "declaration_command"):
-            # `x=… ; echo` — its own part, so a rule for `echo` does not cover it
-            walk.commands.append(SimpleCommand(walk.text(node), (), "", dynamic=False))
+            _own_part(node, walk)
     elif kind in ("function_definition",):
         walk.readonly = False
     elif kind == "expansion":
@@ -164,8 +163,21 @@ def _visit(node: Any, walk: Walk) -> None:
         test_command(node, walk)
     elif kind in ("unset_command", "declaration_command"):
         names(node, walk)
+        _own_part(node, walk)
+    elif kind in ("for_statement", "select_statement"):
+        variable = next((c for c in node.children if c.type == "variable_name"), None)
+        name = walk.text(variable) if variable is not None else ""
+        if not (name.islower() and name not in ("histchars", "auto_resume")):
+            walk.assign(name)  # `for PATH in /tmp; do ls; done` sets PATH
     for child in node.children:
         _visit(child, walk)
+
+
+def _own_part(node: Any, walk: Walk) -> None:
+    """List ``x=…``, ``export X=…`` or ``unset X`` as a part of its own, so an allow rule for
+    the command beside it (``Bash(ls:*)`` in ``export PATH=/tmp/evil; ls``) does not cover it."""
+    text = walk.text(node)
+    walk.commands.append(SimpleCommand(text, (), text.split(" ", 1)[0], dynamic=False))
 
 
 def _judge(node: Any, walk: Walk) -> None:
@@ -218,6 +230,9 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     if program == "git":
         git = git_effects(args)
         walk.git_dirs.append(walk.base)
+        walk.git_dirs += [
+            walk.at(a[2:] or b) for a, b in zip(args, [*args[1:], ""], strict=True) if a[:2] == "-C"
+        ]
         walk.readonly = walk.readonly and git.readonly
         walk.dangerous += git.dangerous
         walk.reads += [walk.at(r) for r in git.reads]

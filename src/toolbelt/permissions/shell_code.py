@@ -85,3 +85,5 @@ def builtin_names(program: str, args: list[str], walk: Walk) -> None:
             or (program == "printf" and before == "-v")
         ):
             walk.verdict(*arithmetic_text(arg), arg)
+        if program == "printf" and (before == "-v" or (arg.startswith("-v") and len(arg) > 2)):
+            walk.assign(arg if before == "-v" else arg[2:])  # printf -v NAME sets NAME

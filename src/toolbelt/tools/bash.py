@@ -105,9 +105,8 @@ class BashTool(Tool[BashInput]):
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
-            job = job_manager(ctx).start(
-                _with_git_guard(args.command, ctx), ctx.cwd, command_environment()
-            )
+            command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
+            job = job_manager(ctx).start(command, ctx.cwd, command_environment())
             text = (
                 f"Started in the background as {job.id} (output in {job.output_path}). Check it "
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
