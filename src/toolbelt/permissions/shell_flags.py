@@ -11,6 +11,7 @@ file is a read (``date -f``, ``grep -f``, ``diff --from-file``) or a write (``so
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from toolbelt.permissions.shell_options import OPTIONAL, REQUIRED, OptionSpec, Parsed, parse
@@ -165,8 +166,9 @@ PROGRAMS: dict[str, _Program] = {
     ),
     **dict.fromkeys(("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd"),
                     _Program(_spec("S", suffix=R), {}, "write")),
-    "curl": _Program(_spec("oKdHXuTbcD", output=R, config=R, dump_header=R, cookie_jar=R,
-                           upload_file=R, data=R),
+    "curl": _Program(_spec("oKdHXuTbcDF", output=R, config=R, dump_header=R, cookie_jar=R,
+                           upload_file=R, data=R, data_binary=R, data_urlencode=R,
+                           data_raw=R, form=R),
                      {"-o": "write", "--output": "write", "-K": "read", "--config": "read",
                       "-c": "write", "--cookie-jar": "write", "-D": "write",
                       "--dump-header": "write", "-T": "read", "--upload-file": "read"}, "none"),
@@ -176,6 +178,9 @@ PROGRAMS: dict[str, _Program] = {
                       "--directory-prefix": "write", "-o": "write", "--output-file": "write",
                       "-a": "write", "-i": "list", "--input-file": "list"}, "none"),
 }  # fmt: skip
+
+
+_CURL_DATA = ("-d", "--data", "--data-binary", "--data-urlencode", "--data-raw", "-F", "--form")
 
 
 def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effects:
@@ -197,6 +202,16 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
     for option in parsed.options:
         _option(known.roles.get(option.name, ""), option.value, dynamic[option.index], effects)
     _operands(known, parsed, dynamic, effects)
+    if program == "ln":  # a link's target is not read
+        effects.reads = [r for r in effects.reads if r[0] in [o.value for o in parsed.options]]
+    if program == "curl":  # -d @FILE, -F name=@FILE and name=<FILE upload a file
+        for option in parsed.options:
+            value = option.value or ""
+            if option.name in _CURL_DATA and ("@" in value or "<" in value):
+                name = value[1:] if value[:1] == "@" else re.split(r"=[@<]", value, maxsplit=1)[-1]
+                effects.reads.append((name.split(";")[0], dynamic[option.index]))
+    if program in ("less", "more") and any(a.startswith("+") for a in args):
+        effects.readonly = False  # +cmd runs a pager command
     if program == "patch" and not effects.writes:
         effects.dangerous.append("patch writes the files its input names")
     if program in ("uniq", "xxd") and len(parsed.operands) > 1:  # the second is the output
@@ -256,10 +271,13 @@ def _operands(known: _Program, parsed: Parsed, dynamic: list[bool], effects: Eff
     elif known.operands == "write":
         effects.readonly = False
         effects.writes += [value for _, value in operands]
-    elif known.operands == "last":
+    elif known.operands == "last":  # sources are read, the destination written
         effects.readonly = False
+        sources = operands
         if operands and not parsed.has("-t", "--target-directory"):
             effects.writes.append(operands[-1][1])
+            sources = operands[:-1]
+        effects.reads += [(value, dynamic[index]) for index, value in sources]
     else:
         effects.reads += [(value, dynamic[index]) for index, value in operands]
 

@@ -66,6 +66,11 @@ def git_effects(args: list[str]) -> GitEffects:
         ]
     if sub in GIT_READONLY and any(_unsafe(a) for a in rest):
         effects.readonly = False
+    if sub in GIT_READONLY:  # `git diff /outside a.txt` is diff --no-index; REV:PATH shows PATH
+        for operand in (a for a in rest if not a.startswith("-")):
+            effects.reads.append(operand)
+            if ":" in operand and operand.partition(":")[2]:
+                effects.reads.append(operand.partition(":")[2])
     if sub == "config":
         _config(rest, effects)
     elif sub == "remote" and rest and not all(a in _REMOTE_READS for a in rest):
