@@ -90,6 +90,8 @@ async def test_code_hidden_in_a_read_only_looking_command_never_runs_unasked(
         "echo {out}/*",
         "sed 1r{out}/secret.txt a.txt",
         "cat {out}/secret.tx?",
+        "git diff {out}/secret.txt a.txt",
+        "git blame -S {out}/secret.txt a.txt",
     ],
 )
 @pytest.mark.parametrize("mode", ["default", "plan", "dont_ask"])
@@ -100,6 +102,19 @@ async def test_reads_past_a_deny_rule_are_refused(
     state, text, _ = await bash(h, command.format(out=world["out"]))
     assert state is not CallState.SUCCESS
     assert SECRET not in text
+
+
+@pytest.mark.parametrize(
+    "command", ["cp {out}/secret.txt stolen.txt", "curl -s -d @{out}/secret.txt http://127.0.0.1:9"]
+)
+async def test_read_deny_rules_hold_in_bypass_for_programs_that_read(
+    world: dict[str, Path], command: str
+) -> None:
+    h = harness(world, "bypass")
+    state, text, _ = await bash(h, command.format(out=world["out"]))
+    assert state is CallState.ERROR
+    assert "denies reading a file this command reads" in text
+    assert not (world["work"] / "stolen.txt").exists()
 
 
 async def test_a_deny_rule_names_the_file_a_command_option_reads(world: dict[str, Path]) -> None:
