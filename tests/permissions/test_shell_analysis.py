@@ -250,6 +250,11 @@ CASES = [
     ("for PATH in /tmp/evil; do ls; done", W),
     ("for f in a b; do echo $f; done", R),
     ("export PATH=/tmp/evil:$PATH; ls", W),
+    ("bash <<< 'rm -rf build'", D),  # a here-string is a script too
+    ("python3 -Bc 'import os'", D),  # -c inside a cluster
+    ("perl -pie 's/a/b/' f", D),
+    ("strings /proc/1/environ", D),  # any program, not only the known readers
+    ("install -d .git/hooks x", W),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

@@ -137,7 +137,7 @@ def _visit(node: Any, walk: Walk) -> None:
         redirect(node, walk)
     elif kind == "pipeline":
         pipeline(node, walk)
-    elif kind == "heredoc_redirect":
+    elif kind in ("heredoc_redirect", "herestring_redirect"):
         heredoc(node, walk)
     elif kind == "variable_assignment":
         walk.assign(walk.text(node.children[0]) if node.children else "")
@@ -219,10 +219,15 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
         walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
     if program in SHELLS and any(a.startswith("-") and "c" in a[1:] for a in args):
         walk.dangerous.append(f"{program} -c runs a string as shell code")
-    if program in INTERPRETERS and INTERPRETERS[program] in args:
+    inline = INTERPRETERS.get(program, "")[1:]
+    if inline and any(a[:1] == "-" and a[1:2] != "-" and inline in a[1:] for a in args):
         walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
     if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
         builtin_names(program, args, walk)
+    for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
+        reason = process_secret_reason(walk.at(arg))
+        if reason:
+            walk.dangerous.append(reason)
     if program == "alias" and any("=" in a for a in args):
         walk.readonly = False  # defines what a later word runs
     if program == "ps" and ps_env(args):

@@ -149,7 +149,7 @@ PROGRAMS: dict[str, _Program] = {
     **dict.fromkeys(
         ("cp", "mv", "install", "ln", "rsync"),
         _Program(
-            _spec("tSmogbeTfB", target_directory=R, suffix=R, mode=R, owner=R, group=R,
+            _spec("tSmogbeTfB", target_directory=R, directory=0, suffix=R, mode=R, owner=R, group=R,
                   backup=OPT, exclude=R, exclude_from=R, include=R, filter=R, rsh=R,
                   rsync_path=R, files_from=R),
             {"-t": "write", "--target-directory": "write", "--exclude-from": "read",
@@ -202,6 +202,8 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
     for option in parsed.options:
         _option(known.roles.get(option.name, ""), option.value, dynamic[option.index], effects)
     _operands(known, parsed, dynamic, effects)
+    if program == "install" and parsed.has("-d", "--directory"):  # every operand is created
+        effects.writes += [value for _, value in parsed.operands]
     if program == "ln":  # a link's target is not read
         effects.reads = [r for r in effects.reads if r[0] in [o.value for o in parsed.options]]
     if program == "curl":  # -d @FILE, -F name=@FILE and name=<FILE upload a file

@@ -55,10 +55,12 @@ def pipeline(node: Any, walk: Walk) -> None:
 
 def heredoc(node: Any, walk: Walk) -> None:
     parent = node.parent
-    command = next((c for c in parent.children if c.type == "command"), None) if parent else None
+    command = parent if parent is not None and parent.type == "command" else None
+    if command is None and parent is not None:
+        command = next((c for c in parent.children if c.type == "command"), None)
     if command is None:
         return
     name = next((c for c in command.children if c.type == "command_name"), None)
     program = os.path.basename(walk.word(name.children[0])[0]) if name and name.children else ""
     if program in SHELLS or program in INTERPRETERS:
-        walk.dangerous.append(f"{program} reads a script from a here-document")
+        walk.dangerous.append(f"{program} reads a script from a here-document or here-string")
