@@ -243,7 +243,7 @@ CASES = [
     ("git blame -S /etc/revs a.txt", R),  # a read (see the read targets)
     ("hostname", R),
     ("hostname evil", W),
-    ("alias ls='rm -rf'", W),
+    ("alias ll='ls -la'", W),
     ("x='$(id)'; echo done", D),  # a value bash may later evaluate
     ("printf -v PATH /tmp/evil", W),  # printf -v assigns
     ("printf -vIFS x", W),
@@ -255,6 +255,16 @@ CASES = [
     ("perl -pie 's/a/b/' f", D),
     ("strings /proc/1/environ", D),  # any program, not only the known readers
     ("install -d .git/hooks x", W),
+    # what the persistent shell keeps and a later "read-only" command would run
+    ("trap 'touch x' DEBUG", D),
+    ("trap -p", W),
+    ("ls() { touch x; }", D),
+    ("function git { :; }", D),
+    ("helper() { echo hi; }; helper", W),
+    ("alias cat='rm'", D),
+    ("hash -p /tmp/evil ls", D),
+    ("complete -C 'touch x' git", D),
+    ("bind -x '\\C-a: touch x'", D),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

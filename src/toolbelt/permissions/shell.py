@@ -43,6 +43,7 @@ from toolbelt.permissions.shell_rules import (
     INTERPRETERS,
     READONLY_PROGRAMS,
     SHELLS,
+    WRAPPERS,
 )
 from toolbelt.permissions.shell_walk import Walk, expand_word, process_secret_reason, ps_env
 from toolbelt.permissions.shell_wrappers import unwrap
@@ -94,6 +95,22 @@ class ShellAnalysis:
     hidden_code: tuple[str, ...] = ()
     """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
     among the command's parts, so an allow rule for the command around it does not cover it."""
+
+
+# builtins that store a string the shell runs later (a trap, a completion, a key binding…)
+_EVAL_LIKE = {
+    "trap": ("-\0",),
+    "complete": ("-C", "-F"),
+    "compgen": ("-C", "-F"),
+    "bind": ("-x",),
+    "enable": ("-f",),
+    "mapfile": ("-C",),
+    "readarray": ("-C",),
+    "fc": ("-e", "-s"),
+    "hash": ("-p",),
+}
+# names a function or alias must not take over: what the analysis trusts a later call to run
+_SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 @lru_cache(maxsize=1)
@@ -149,6 +166,11 @@ def _visit(node: Any, walk: Walk) -> None:
             _own_part(node, walk)
     elif kind in ("function_definition",):
         walk.readonly = False
+        name = next((c for c in node.children if c.type == "word"), None)
+        if name is not None and walk.text(name) in _SHADOWED:
+            walk.dangerous.append(
+                f"defines a function `{walk.text(name)}` that later commands run instead"
+            )
     elif kind == "expansion":
         readonly, dangerous, assigned = expansion_verdict(node, walk.text(node))
         walk.verdict(readonly, dangerous, walk.text(node))
@@ -230,6 +252,19 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
             walk.dangerous.append(reason)
     if program == "alias" and any("=" in a for a in args):
         walk.readonly = False  # defines what a later word runs
+        if any(a.partition("=")[0] in _SHADOWED for a in args):
+            walk.dangerous.append("an alias replaces a program later commands run")
+    flags_given = [a for a in args if a.startswith("-")]
+    code_flags = _EVAL_LIKE.get(program)
+    if code_flags is not None and (
+        any(a.startswith(code_flags) for a in flags_given)
+        or (program == "trap" and args and not args[0].startswith("-"))
+    ):
+        walk.dangerous.append(
+            "hash -p makes a later command name run another file"
+            if program == "hash"
+            else f"{program} makes the shell run a string as code later"
+        )
     if program == "ps" and ps_env(args):
         walk.dangerous.append("ps with e shows other processes' environment, secrets included")
     if program == "git":

@@ -40,7 +40,9 @@ FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("protocol.ext.allow", "never"),
 )
 _DRIVERS = (
-    r"^(diff\.external|(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver)"
+    r"^(diff\.external|core\.alternateRefsCommand"
+    r"|(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver)"
+    r"|(difftool|mergetool|browser)\..+\.cmd|credential\..+\.helper|submodule\..+\.update"
     r"|remote\..+\.(uploadpack|receivepack|proxy)|pager\..+|alias\..+)$"
 )
 _SAFE_VALUE = {"clean": "cat", "smudge": "cat", "textconv": "cat", "driver": "false"}
