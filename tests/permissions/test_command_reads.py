@@ -21,7 +21,8 @@ pytestmark = pytest.mark.anyio
     ("command", "reads", "readonly"),
     [
         ("cat /etc/hostname", ("/etc/hostname",), True),
-        ("cd /etc && cat passwd", ("/etc/passwd",), True),
+        ("cd /etc && cat passwd", ("/etc", "/etc/passwd"), True),  # cd reads where it goes
+        ("cd /srv/repo && git log -p", ("/srv/repo",), True),  # git reads the repo there
         ("cd /etc && ls", ("/etc",), True),
         ("cat < /etc/hosts", ("/etc/hosts",), True),
         ("find / -name x", ("/",), True),
@@ -58,7 +59,7 @@ pytestmark = pytest.mark.anyio
         ("diff --from-file=/etc/a b", ("/etc/a", "b"), True),
         ("jq --slurpfile x /etc/j.json . f", ("/etc/j.json", "f"), True),
         ("find . -newer /etc/shadow", (".", "/etc/shadow"), True),
-        ("cd /etc && echo x > passwd", (), False),
+        ("cd /etc && echo x > passwd", ("/etc",), False),
     ],
 )
 def test_read_targets(command: str, reads: tuple[str, ...], readonly: bool) -> None:

@@ -318,6 +318,7 @@ def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
         walk.base = "\0unknown"
         return
     walk.base = walk.at(target)
+    walk.reads.append(walk.base)  # what runs after it reads there (git, pwd, grep -r …)
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:

@@ -241,25 +241,26 @@ def ps_env(args: list[str]) -> bool:
     return False
 
 
-_MAX_MATCHES = 1000
+_MAX_MATCHES = 10_000
 
 
 def expand_globs(targets: tuple[str, ...], cwd: Path) -> list[str] | None:
     """``targets`` with each glob replaced by the directory it lists and what it matches, as
-    bash would expand it against ``cwd`` (hidden names only where the pattern starts with a
-    dot, as bash does: turning ``dotglob`` on takes ``shopt``, which asks); None when a glob
-    matches too many names to judge."""
+    bash would expand it against ``cwd``: hidden names only where the pattern starts with a
+    dot, and ``**`` as ``*`` (``dotglob`` and ``globstar`` are off unless a ``shopt``, which
+    asks, turns them on), so expanding costs one directory listing per level. None when a
+    glob matches too many names to judge."""
     out: list[str] = []
     for target in targets:
         if not _GLOB.search(target):
             out.append(target)
             continue
-        pattern = os.path.expanduser(target)
+        pattern = re.sub(r"\*\*+", "*", os.path.expanduser(target))
         parts = pattern.split("/")
         first = next(i for i, part in enumerate(parts) if _GLOB.search(part))
         out.append("/".join(parts[:first]) or ("/" if pattern.startswith("/") else "."))
         matches = []
-        for match in glob.iglob(pattern, root_dir=cwd, recursive=True):
+        for match in glob.iglob(pattern, root_dir=cwd):
             matches.append(match)
             if len(matches) > _MAX_MATCHES:
                 return None

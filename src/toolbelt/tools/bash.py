@@ -78,8 +78,8 @@ class BashTool(Tool[BashInput]):
         writes = expand_globs(analysis.write_targets, ctx.cwd)
         reads = expand_globs(analysis.read_targets, ctx.cwd)
         dangerous = list(analysis.dangerous)
-        if writes is None or reads is None:
-            dangerous.append("a glob in it matches too many files to judge")
+        if writes is None or reads is None:  # more names than can be judged one by one
+            dangerous.append("a glob in it matches more than 10,000 files")
         targets = tuple(guard.resolve(t, ctx.cwd).path for t in writes or ())
         read_paths = tuple(guard.resolve(t, ctx.cwd).path for t in reads or ())
         dangerous += [r for p in read_paths if (r := process_secret_reason(str(p)))]
