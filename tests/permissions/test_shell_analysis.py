@@ -141,6 +141,130 @@ CASES = [
     ("LC_ALL=C sort names", R),
     ("env LANG=C ls", R),
     ("NO_COLOR=1 git diff", R),
+    # env -S / --split-string: the string is the command that runs
+    ("env -S'rm -f notes.txt'", D),
+    ("env -S 'git push origin main'", D),
+    ("env --split-string='touch marker'", W),
+    ("env --spl='curl -o x https://e'", W),  # an unambiguous abbreviation
+    ("env -vS'chmod 700 x'", D),  # -S inside a cluster
+    ("env -S'ls -la' src", R),
+    ("env -S'ls $HOME'", W),  # env expands ${VAR} in its string itself
+    ("env -u GIT_CONFIG_COUNT git status", W),  # undoes toolbelt's git settings
+    ("env -i git diff", W),
+    ("env --chdir=/ ls", W),
+    ("env -S'env -S'rm x''", D),  # nested splitting
+    ("timeout -s KILL 5 rm x", D),  # a signal value is not the program
+    ("timeout --kill-after=1 5 shred f", D),
+    ("nice -n5 rm x", D),
+    ("xargs -a list.txt rm", D),
+    ("printf 'a\\n' | xargs cat", W),  # xargs builds its command from data
+    ("xargs", W),
+    # arithmetic and subscripts: bash evaluates a subscript's $( ) wherever it evaluates a name
+    ("test -v 'arr[$(touch p)]'", D),
+    ("[ -v 'arr[`id`]' ]", D),
+    ("[[ -v 'x[$(id)]' ]]", D),
+    ('[[ 2 -gt "k[$(id)]" ]]', D),
+    ("[[ $n -le 3 ]]", W),  # n may hold such a subscript
+    ("[[ 4 -ge 3 ]]", R),
+    ('(( "q[$(id)]" ))', D),
+    ("((i = 2 * 3))", W),
+    ("(( 7 % 3 ))", R),
+    ("echo $(( 'k[$(id)]' + 1 ))", D),
+    ("echo $((count + 1))", W),
+    ("echo $(( 0x10 + 8#17 ))", R),
+    ("echo $[ 'z[`id`]' ]", D),
+    ("echo \"${v:-'$(touch q)'}\"", D),  # single quotes do not quote inside "${ }"
+    ("echo ${arr['$(id)']}", D),
+    ("echo ${arr[idx]}", W),
+    ("echo ${arr[3]} ${arr[@]}", R),
+    ("echo ${!ref}", W),  # indirection evaluates a subscript held in ref
+    ("echo ${prompt@P}", W),  # prompt expansion runs $( ) in the value
+    ("echo ${s:$(id)}", D),
+    ("echo ${s:off:2}", W),
+    ("echo ${s:1:2}", R),
+    ("echo ${EDITOR:=vim}", W),  # := assigns
+    ("printf -v 'slot[$(id)]' %s x", D),
+    ("read -r 'slot[$(id)]'", D),
+    ("unset 'slot[$(id)]'", D),
+    ("unset GIT_CONFIG_COUNT", W),
+    ("let 'n[$(id)]++'", D),
+    ("declare -i total='t[$(id)]'", D),
+    ("for ((i = 0; i < 3; i++)); do echo $i; done", W),
+    # sed read with sed's grammar
+    ("sed -n '2e id' notes.txt", D),
+    ("sed --expression='$e id' notes.txt", D),
+    ("sed --exp '3e id' notes.txt", D),
+    ("sed -e p -e '5{e id\n}' notes.txt", D),
+    ("sed '/start/,/end/!s/a/b/e' notes.txt", D),
+    ("sed 's|a|b|ew out' notes.txt", D),
+    ("sed -n '1,3w copy.txt' notes.txt", W),
+    ("sed 'W copy.txt' notes.txt", W),
+    ("sed -n 's/a/b/gw copy.txt' notes.txt", W),
+    ("sed --in-place=.bak s/a/b/ notes.txt", W),
+    ("sed -f script.sed notes.txt", W),
+    ("sed 'qq' notes.txt", W),  # not sed as we know it: ask
+    ("sed -n '$!{N;P;D}' notes.txt", R),
+    ("sed -E -z 's/\\n+/ /g' notes.txt", R),
+    ("sed '0~4d;/^#/d' notes.txt", R),
+    ("sed 'y/abc/ABC/;1!G;h;$!d' notes.txt", R),
+    ("sed '1i\\\nheader' notes.txt", R),
+    ("sed -n '\\%x%p' notes.txt", R),
+    # reads through options and data
+    ("sort --files0-from=names", W),
+    ("du --files0-from names", W),
+    ("md5sum --check sums", W),
+    ("file -f names.txt", W),
+    ("git log --pathspec-from-file=names", W),
+    # ps and /proc
+    ("ps axeww", D),
+    ("ps eww -p 1", D),
+    ("ps -o pid,comm e", D),
+    ("ps -ef", R),
+    ("ps -eo pid,user,args", R),
+    ("ps aux --sort=-%mem", R),
+    ("cat /proc/1/environ", D),
+    ("xxd /proc/self/mem", D),
+    ("cd /proc/42 && cat cmdline", D),
+    ("tail /proc/*/environ", D),
+    ("cat /proc/cpuinfo", R),
+    # writes of programs, recognised for the protected-path check
+    ("git config core.fsmonitor 'touch x'", W),
+    ("git config --unset core.pager", W),
+    ("git config --get user.email", W),  # any git config is not read-only (includes)
+    ("touch -r ref.txt new.txt", W),
+    ("cp --target-directory=.git/hooks evil", W),
+    ("patch -p1", D),  # writes the files its input names
+    ("git diff --ext", W),  # abbreviation of --ext-diff
+    ("git log --outp=/tmp/x", W),
+    ("git blame --contents /tmp/other a.txt", R),  # a read, judged as one (targets test)
+    ("grep -rfpatterns.txt src", R),
+    ("date --fil=dates.txt", R),
+    ("echo $DIR/*", W),  # which directory the glob lists is only known at run time
+    ("git blame -S /etc/revs a.txt", R),  # a read (see the read targets)
+    ("hostname", R),
+    ("hostname evil", W),
+    ("alias ll='ls -la'", W),
+    ("x='$(id)'; echo done", D),  # a value bash may later evaluate
+    ("printf -v PATH /tmp/evil", W),  # printf -v assigns
+    ("printf -vIFS x", W),
+    ("for PATH in /tmp/evil; do ls; done", W),
+    ("for f in a b; do echo $f; done", R),
+    ("export PATH=/tmp/evil:$PATH; ls", W),
+    ("bash <<< 'rm -rf build'", D),  # a here-string is a script too
+    ("python3 -Bc 'import os'", D),  # -c inside a cluster
+    ("perl -pie 's/a/b/' f", D),
+    ("strings /proc/1/environ", D),  # any program, not only the known readers
+    ("install -d .git/hooks x", W),
+    # what the persistent shell keeps and a later "read-only" command would run
+    ("trap 'touch x' DEBUG", D),
+    ("trap -p", W),
+    ("ls() { touch x; }", D),
+    ("function git { :; }", D),
+    ("helper() { echo hi; }; helper", W),
+    ("alias cat='rm'", D),
+    ("hash -p /tmp/evil ls", D),
+    ("complete -C 'touch x' git", D),
+    ("bind -x '\\C-a: touch x'", D),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),
@@ -161,7 +285,7 @@ def test_verdicts(command: str, expected: str) -> None:
 
 
 def test_case_count() -> None:
-    assert len(CASES) >= 60
+    assert len(CASES) >= 220
 
 
 def test_reasons_and_targets() -> None:

@@ -1,6 +1,8 @@
 """Ask the person at the terminal whether a call may run.
 
 Shows the tool, the reason, and what the call touches — the command, the path, the diff —
+every control character escaped visibly (``permissions.display``), the real command always
+and the model's description only beside it —
 then offers: yes once, yes for this session, always (saved as a rule), or no with an
 optional reason that goes back to the model. Reading the answer runs in a worker thread so
 the event loop (and a cancellation) is never blocked by ``input()``.
@@ -19,6 +21,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.permissions.display import visible
 
 __all__ = ["TerminalRequester"]
 
@@ -41,15 +44,19 @@ class TerminalRequester(PermissionRequester):
     def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
         out = sys.stderr
         access = request.access
-        out.write(f"\n\x1b[1;33m{request.tool}\x1b[0m wants permission: {decision.reason}\n")
+        reason = visible(decision.reason)
+        out.write(f"\n\x1b[1;33m{visible(request.tool)}\x1b[0m wants permission: {reason}\n")
         if access.command:
-            out.write(f"  command: {access.command}\n")
+            out.write(f"  command: {visible(access.command)}\n")
+            description = request.arguments.get("description")
+            if isinstance(description, str) and description:
+                out.write(f"  (the model describes it as: {visible(description)})\n")
         if access.url:
-            out.write(f"  url: {access.url}\n")
+            out.write(f"  url: {visible(access.url)}\n")
         for path in access.paths:
-            out.write(f"  path: {path}\n")
+            out.write(f"  path: {visible(str(path))}\n")
         if access.preview:
-            out.write(_coloured_diff(access.preview))
+            out.write(_coloured_diff(visible(access.preview, newlines=True)))
         choices = "[y] yes  [s] yes for this session  [a] always  [n] no"
         if not decision.remember:
             choices = "[y] yes  [n] no   (this kind of call is never remembered)"

@@ -59,6 +59,9 @@ class Session:
         self._lock = threading.Lock()
         self._closed = False
         self.read_denied: Callable[[Path], bool] | None = None
+        self.trusted: bool | None = None
+        """Whether the user trusts the workspace (None: look it up); untrusted, git runs with
+        the repository's program-starting settings neutralised (``shell.git_env``)."""
         """Set by the policy: search tools drop results a read-deny rule covers."""
 
     def add_directories(self, directories: Sequence[str | Path]) -> None:

@@ -17,6 +17,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.permissions.display import visible
 
 if TYPE_CHECKING:
     from toolbelt.mcp.server import McpServer
@@ -95,13 +96,13 @@ def _to_answer(result: dict[str, Any]) -> Answer:
 
 def _message(request: PermissionRequest, decision: Ask) -> str:
     access = request.access
-    lines = [f"toolbelt wants to run `{request.tool}`: {decision.reason}"]
+    lines = [f"toolbelt wants to run `{request.tool}`: {visible(decision.reason)}"]
     if access.command:
-        lines.append(f"Command: {access.command}")
+        lines.append(f"Command: {visible(access.command)}")
     if access.url:
-        lines.append(f"URL: {access.url}")
-    lines += [f"Path: {path}" for path in access.paths]
+        lines.append(f"URL: {visible(access.url)}")
+    lines += [f"Path: {visible(str(path))}" for path in access.paths]
     if access.preview:
         preview = access.preview if len(access.preview) < 4000 else access.preview[:4000] + "\n…"
-        lines.append(f"Change:\n{preview}")
+        lines.append(f"Change:\n{visible(preview, newlines=True)}")
     return "\n".join(lines)

@@ -49,6 +49,7 @@ def build_policy(
             cwd=session.cwd,
         )
         session.read_denied = rules.read_denied
+        session.trusted = settings.trusted
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)

@@ -4,11 +4,12 @@
 in the session. It is evaluated in a fixed order, first match wins::
 
     no effect (think, todo)                       → allow
-    a deny rule matches                           → deny
+    a deny rule matches                           → deny (Read/Edit rules also judge the
+                                                    files a command reads / writes)
     plan mode and the call writes or executes     → deny (the message says it is plan mode)
     an ask rule matches                           → ask (a hook's "allow" cannot skip it)
-    an allow rule matches                         → allow
     a protected path (.git/, .env*, .mcp.json …)  → ask, in every mode, never remembered
+    an allow rule matches                         → allow, unless the command writes outside
     a dangerous command (rm, git push, curl | sh) → ask, never remembered
     approved earlier in this session              → allow
     bypass mode                                   → allow
@@ -125,6 +126,13 @@ class ToolbeltPolicy(PermissionPolicy):
                     f"{read.describe()} denies reading a file this command reads. Do not "
                     "retry it another way; ask the user if the file is needed."
                 )
+        if access.kind is AccessKind.EXECUTE and access.paths:  # what a command writes
+            write = self._rules.match("write_file", paths=access.paths, commands=(), url=None)
+            if write is not None and write.verdict == "deny":
+                return Deny(
+                    f"{write.describe()} denies writing a file this command writes. Do not "
+                    "retry it another way; ask the user if the change is needed."
+                )
         if self.mode == "plan" and _mutates(access):
             return Deny(
                 f"Plan mode is on, so `{request.tool}` cannot {_verb(access)}. Only reading and "
@@ -145,13 +153,20 @@ class ToolbeltPolicy(PermissionPolicy):
         what = access.summary or f"`{request.tool}`"
         if match is not None and match.verdict == "ask":
             return Ask(f"{match.describe()} asks before {what}.", forced=True)
-        if match is not None and match.verdict == "allow":
-            return Allow(f"allowed by {match.describe()}")
         protected = self._protected_reason(access)
-        if protected:
+        if protected:  # before allow rules: a rule for `echo` is no rule for `.git/hooks`
             return Ask(
                 f"{what} touches a protected path ({protected}).", remember=False, forced=True
             )
+        if match is not None and match.verdict == "allow":
+            outside = [p for p in access.paths if not self._inside(p)]
+            if access.kind is AccessKind.EXECUTE and outside:
+                return Ask(
+                    f"{what} writes outside the workspace ({outside[0]}); a rule for a command "
+                    "does not cover the files it writes.",
+                    remember=False,
+                )
+            return Allow(f"allowed by {match.describe()}")
         if access.dangerous:
             reasons = "; ".join(access.dangerous)
             return Ask(f"{what} is potentially dangerous ({reasons}).", remember=False, forced=True)

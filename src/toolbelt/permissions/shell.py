@@ -2,48 +2,68 @@
 
 The command is parsed with tree-sitter-bash into every simple command — inside ``&&``,
 ``||``, ``;``, pipes, subshells, ``{ }``, ``$( )``, backticks, process substitutions,
-here-documents, functions and loops — after quote removal (``r''m`` is ``rm``) and unwrapping
-of ``command``, ``env``, ``nohup``, ``timeout``, ``xargs``, ``find -exec``, … down to the
-program that really runs. A command is read-only only if every part is on the read-only list
-with harmless flags and no redirection writes a file; dangerous parts (see ``shell_rules``)
-are listed with a reason; anything tree-sitter cannot parse, or a program name known only at
-run time (``$(echo rm)``), makes the whole command ask.
+here-documents, functions and loops — after quote removal (``r''m`` is ``rm``), brace and
+tilde expansion, and unwrapping of ``command``, ``env`` (``-S`` too), ``nohup``, ``timeout``,
+``xargs``, ``find -exec``, … down to the program that really runs (``shell_wrappers``). Each
+program's options are parsed as it parses them (``shell_flags``, ``shell_sed``, ``shell_git``):
+what it reads, writes or runs. Places where bash evaluates text as code without a command
+being written there — arithmetic, subscripts, ``${!x}``, ``${x@P}`` — are judged by
+``shell_contexts``. A command is read-only only if every part is; anything tree-sitter cannot
+parse, or a program name known only at run time (``$(echo rm)``), makes the whole command ask.
 
-**This analysis only decides whether to ask.** It is not a sandbox: an approved command runs
-with the user's permissions, and a determined script can always do what it likes.
+**This analysis only decides whether to ask.** What it misses, the OS sandbox holds; an
+approved command runs with the user's permissions.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from toolbelt.permissions.shell_flags import file_arguments, flags_readonly, unsafe_git_flag
+from toolbelt.permissions.shell_code import (
+    arithmetic,
+    builtin_names,
+    descendants,
+    names,
+    test_command,
+)
+from toolbelt.permissions.shell_contexts import (
+    expansion_verdict,
+    hidden_code,
+)
+from toolbelt.permissions.shell_flags import program_effects
+from toolbelt.permissions.shell_git import git_effects
+from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
 from toolbelt.permissions.shell_rules import (
     DANGEROUS_PROGRAMS,
     FILE_READERS,
-    GIT_DANGEROUS,
-    GIT_READONLY,
-    GIT_SAFE_GLOBALS,
     INTERPRETERS,
     READONLY_PROGRAMS,
-    SAFE_VARIABLES,
     SHELLS,
     WRAPPERS,
 )
+from toolbelt.permissions.shell_walk import Walk, expand_word, process_secret_reason, ps_env
+from toolbelt.permissions.shell_wrappers import unwrap
 
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
 
-_WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
-_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
-_DYNAMIC = {
+_CODE = (False, True)  # (read-only, dangerous) for code bash evaluates outside any command
+_WORDS = {
+    "word",
+    "string",
+    "raw_string",
+    "concatenation",
+    "number",
     "simple_expansion",
     "expansion",
     "command_substitution",
+    "ansi_c_string",
     "process_substitution",
     "arithmetic_expansion",
+    "brace_expression",
 }
 
 
@@ -67,26 +87,30 @@ class ShellAnalysis:
     dangerous: tuple[str, ...]
     write_targets: tuple[str, ...]
     read_targets: tuple[str, ...] = ()
-    """Files read-only programs read, as written (after any ``cd`` in the command); the tool
-    resolves them against its cwd so reads outside the workspace ask and read rules apply."""
+    """Files read-only programs read and directories globs list, as written (after any ``cd``
+    in the command); the tool resolves them against its cwd (expanding globs) so reads outside
+    the workspace ask and read rules apply."""
+    git_dirs: tuple[str, ...] = ()
+    """Directories (after ``cd``) in which the command runs git, "" for the cwd."""
+    hidden_code: tuple[str, ...] = ()
+    """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
+    among the command's parts, so an allow rule for the command around it does not cover it."""
 
 
-@dataclass
-class _Walk:
-    source: bytes
-    commands: list[SimpleCommand] = field(default_factory=list)
-    dangerous: list[str] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)
-    reads: list[str] = field(default_factory=list)
-    readonly: bool = True
-    base: str = ""
-    """Where relative paths point after the ``cd`` commands seen so far ("" = the cwd)."""
-
-    def at(self, path: str) -> str:
-        """``path`` as seen from the command's starting directory."""
-        if not self.base or path.startswith(("/", "~")):
-            return path
-        return os.path.join(self.base, path)
+# builtins that store a string the shell runs later (a trap, a completion, a key binding…)
+_EVAL_LIKE = {
+    "trap": ("-\0",),
+    "complete": ("-C", "-F"),
+    "compgen": ("-C", "-F"),
+    "bind": ("-x",),
+    "enable": ("-f",),
+    "mapfile": ("-C",),
+    "readarray": ("-C",),
+    "fc": ("-e", "-s"),
+    "hash": ("-p",),
+}
+# names a function or alias must not take over: what the analysis trusts a later call to run
+_SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 @lru_cache(maxsize=1)
@@ -102,222 +126,207 @@ def analyze_command(command: str) -> ShellAnalysis:
     """Parse ``command`` and judge each part (cached: the policy and the tool both ask)."""
     source = command.encode()
     tree = _parser().parse(source)
-    walk = _Walk(source)
+    walk = Walk(source)
     _visit(tree.root_node, walk)
     parse_ok = not tree.root_node.has_error
+    for target in walk.reads:
+        reason = process_secret_reason(target)
+        if reason:
+            walk.dangerous.append(reason)
     dangerous = tuple(dict.fromkeys(walk.dangerous))
-    if not parse_ok:
-        walk.readonly = False
     return ShellAnalysis(
         tuple(walk.commands),
         parse_ok,
-        walk.readonly and not dangerous,
+        walk.readonly and parse_ok and not dangerous,
         dangerous,
         tuple(dict.fromkeys(walk.writes)),
         tuple(dict.fromkeys(walk.reads)),
+        tuple(dict.fromkeys(walk.git_dirs)),
+        tuple(dict.fromkeys(walk.hidden)),
     )
 
 
-def _visit(node: Any, walk: _Walk) -> None:
+def _visit(node: Any, walk: Walk) -> None:
     kind = node.type
     if kind == "command":
         _judge(node, walk)
     elif kind == "file_redirect":
-        _redirect(node, walk)
+        redirect(node, walk)
     elif kind == "pipeline":
-        _pipeline(node, walk)
-    elif kind == "heredoc_redirect":
-        _heredoc(node, walk)
+        pipeline(node, walk)
+    elif kind in ("heredoc_redirect", "herestring_redirect"):
+        heredoc(node, walk)
     elif kind == "variable_assignment":
-        _assignment(_text(node.children[0], walk) if node.children else "", walk)
+        walk.assign(walk.text(node.children[0]) if node.children else "")
+        for quoted in descendants(node):
+            if quoted.type in ("raw_string", "ansi_c_string") and hidden_code(walk.text(quoted)):
+                # a value holding `$( )` is code once bash evaluates it ($((x)), ${x@P})
+                walk.verdict(*_CODE, walk.text(node))
+        if node.parent is not None and node.parent.type not in ("command", "declaration_command"):
+            _own_part(node, walk)
     elif kind in ("function_definition",):
         walk.readonly = False
+        name = next((c for c in node.children if c.type == "word"), None)
+        if name is not None and walk.text(name) in _SHADOWED:
+            walk.dangerous.append(
+                f"defines a function `{walk.text(name)}` that later commands run instead"
+            )
+    elif kind == "expansion":
+        readonly, dangerous, assigned = expansion_verdict(node, walk.text(node))
+        walk.verdict(readonly, dangerous, walk.text(node))
+        if assigned:
+            walk.assign(assigned)
+    elif kind == "arithmetic_expansion" or (
+        kind in ("compound_statement", "c_style_for_statement")
+        and any(c.type == "((" for c in node.children[:2])
+    ):
+        arithmetic(node, walk)
+    elif kind == "test_command":
+        test_command(node, walk)
+    elif kind in ("unset_command", "declaration_command"):
+        names(node, walk)
+        _own_part(node, walk)
+    elif kind in ("for_statement", "select_statement"):
+        variable = next((c for c in node.children if c.type == "variable_name"), None)
+        name = walk.text(variable) if variable is not None else ""
+        if not (name.islower() and name not in ("histchars", "auto_resume")):
+            walk.assign(name)  # `for PATH in /tmp; do ls; done` sets PATH
     for child in node.children:
         _visit(child, walk)
 
 
-def _text(node: Any, walk: _Walk) -> str:
-    return walk.source[node.start_byte : node.end_byte].decode(errors="replace")
+def _own_part(node: Any, walk: Walk) -> None:
+    """List ``x=…``, ``export X=…`` or ``unset X`` as a part of its own, so an allow rule for
+    the command beside it (``Bash(ls:*)`` in ``export PATH=/tmp/evil; ls``) does not cover it."""
+    text = walk.text(node)
+    walk.commands.append(SimpleCommand(text, (), text.split(" ", 1)[0], dynamic=False))
 
 
-def _word(node: Any, walk: _Walk) -> tuple[str, bool]:
-    """The static value of a word after quote removal, and whether it is dynamic."""
-    kind = node.type
-    if kind in _DYNAMIC:
-        return _text(node, walk), True
-    if kind == "raw_string":
-        return _text(node, walk)[1:-1], False
-    if kind == "ansi_c_string":
-        return _text(node, walk)[2:-1], False
-    if kind in ("string", "concatenation"):
-        parts, dynamic = [], False
-        for child in node.children:
-            if child.type == '"':
-                continue
-            value, child_dynamic = _word(child, walk)
-            parts.append(value)
-            dynamic = dynamic or child_dynamic
-        return "".join(parts), dynamic
-    if kind == "string_content":
-        return _text(node, walk), False
-    text = _text(node, walk)
-    return (text.replace("\\", "") if kind == "word" else text), False
-
-
-def _judge(node: Any, walk: _Walk) -> None:
+def _judge(node: Any, walk: Walk) -> None:
     words: list[str] = []
     dynamic_words: list[bool] = []
     dynamic = False
     for child in node.children:
-        if child.type == "variable_assignment":
-            continue
         if child.type == "command_name":
-            value, is_dynamic = _word(child.children[0], walk) if child.children else ("", False)
-        elif child.type in (
-            "word",
-            "string",
-            "raw_string",
-            "concatenation",
-            "number",
-            "simple_expansion",
-            "expansion",
-            "command_substitution",
-            "ansi_c_string",
-            "process_substitution",
-        ):
-            value, is_dynamic = _word(child, walk)
+            expanded = expand_word(child.children[0], walk) if child.children else [("", False)]
+        elif child.type in _WORDS:
+            expanded = expand_word(child, walk)
         else:
             continue
-        if not words and is_dynamic:
+        if not words and any(is_dynamic for _, is_dynamic in expanded[:1]):
             dynamic = True
-        words.append(value)
-        dynamic_words.append(is_dynamic)
-    argv = _unwrap(words, walk)
+        for value, is_dynamic in expanded:
+            words.append(value)
+            dynamic_words.append(is_dynamic)
+    inner = unwrap(words, dynamic_words)
+    argv, flags = inner.argv, inner.dynamic
+    walk.readonly = walk.readonly and inner.readonly
+    walk.dangerous += inner.dangerous
+    walk.reads += [walk.at(r) for r in inner.reads]
+    for name in inner.assigned:
+        walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
-    walk.commands.append(SimpleCommand(_text(node, walk), tuple(words), program, dynamic))
-    if dynamic:
+    walk.commands.append(SimpleCommand(walk.text(node), tuple(words), program, dynamic))
+    if dynamic or (argv and flags[0]):
         walk.dangerous.append("the program to run is only known at run time")
         return
-    _classify(argv, walk)
-    _note_paths(argv, dynamic_words[len(words) - len(argv) :], walk)
+    _classify(argv, flags, walk)
 
 
-def _unwrap(words: list[str], walk: _Walk) -> list[str]:
-    """Strip wrappers (`env X=1`, `nohup`, `timeout 5`, `xargs -0`) down to the real program."""
-    argv = list(words)
-    while argv:
-        program = os.path.basename(argv[0])
-        if program not in WRAPPERS:
-            return argv
-        if program in ("sudo", "doas"):
-            walk.dangerous.append(DANGEROUS_PROGRAMS[program])
-        rest = argv[1:]
-        if program == "env":
-            while rest and (rest[0].startswith("-") or "=" in rest[0]):
-                if "=" in rest[0] and not rest[0].startswith("-"):
-                    _assignment(rest[0].partition("=")[0], walk)
-                rest = rest[1:]
-        elif program == "timeout":
-            while rest and rest[0].startswith("-"):
-                rest = rest[1:]
-            rest = rest[1:]
-        elif program == "nice" and rest[:1] == ["-n"]:
-            rest = rest[2:]
-        elif program == "xargs":
-            while rest and rest[0].startswith("-"):
-                takes = rest[0] in ("-I", "-n", "-P", "-L", "-d", "-E", "-s")
-                rest = rest[2:] if takes else rest[1:]
-            if not rest:
-                return ["echo"]
-        else:
-            while rest and rest[0].startswith("-"):
-                rest = rest[1:]
-        argv = rest
-    return argv
-
-
-def _classify(argv: list[str], walk: _Walk) -> None:
+def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     if not argv:
         return
-    program = os.path.basename(argv[0])
-    args = argv[1:]
+    program, args = os.path.basename(argv[0]), argv[1:]
     if program in DANGEROUS_PROGRAMS or program.startswith("mkfs"):
         walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
-        return
-    if program in SHELLS and "-c" in args:
+    if program in SHELLS and any(a.startswith("-") and "c" in a[1:] for a in args):
         walk.dangerous.append(f"{program} -c runs a string as shell code")
-        return
-    if program in INTERPRETERS and INTERPRETERS[program] in args:
+    inline = INTERPRETERS.get(program, "")[1:]
+    if inline and any(a[:1] == "-" and a[1:2] != "-" and inline in a[1:] for a in args):
         walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
-        return
+    if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
+        builtin_names(program, args, walk)
+    for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
+        reason = process_secret_reason(walk.at(arg))
+        if reason:
+            walk.dangerous.append(reason)
+    if program == "alias" and any("=" in a for a in args):
+        walk.readonly = False  # defines what a later word runs
+        if any(a.partition("=")[0] in _SHADOWED for a in args):
+            walk.dangerous.append("an alias replaces a program later commands run")
+    flags_given = [a for a in args if a.startswith("-")]
+    code_flags = _EVAL_LIKE.get(program)
+    if code_flags is not None and (
+        any(a.startswith(code_flags) for a in flags_given)
+        or (program == "trap" and args and not args[0].startswith("-"))
+    ):
+        walk.dangerous.append(
+            "hash -p makes a later command name run another file"
+            if program == "hash"
+            else f"{program} makes the shell run a string as code later"
+        )
+    if program == "ps" and ps_env(args):
+        walk.dangerous.append("ps with e shows other processes' environment, secrets included")
     if program == "git":
-        _git(args, walk)
+        git = git_effects(args)
+        walk.git_dirs.append(walk.base)
+        walk.git_dirs += [
+            walk.at(a[2:] or b) for a, b in zip(args, [*args[1:], ""], strict=True) if a[:2] == "-C"
+        ]
+        walk.readonly = walk.readonly and git.readonly
+        walk.dangerous += git.dangerous
+        walk.reads += [walk.at(r) for r in git.reads]
+        walk.writes += [walk.at(w) for w in git.writes]
         return
     if program == "find":
-        _find(args, walk)
+        _find(args, flags[1:], walk)
         return
-    if program in ("cp", "mv", "install", "ln") and args:
-        walk.writes.append(args[-1])
-    if program not in READONLY_PROGRAMS or not flags_readonly(program, args):
+    if program in ("cd", "pushd", "popd"):
+        _cd(program, args, flags[1:], walk)
+        return
+    effects = program_effects(program, args, flags[1:])
+    walk.dangerous += effects.dangerous
+    walk.writes += [walk.at(w) for w in effects.writes]
+    if program == "mv":
+        walk.writes += [walk.at(a) for a in args if not a.startswith("-")]
+    if program not in READONLY_PROGRAMS or not effects.readonly or effects.writes:
         walk.readonly = False
+    if program in FILE_READERS or effects.reads:
+        named = effects.reads
+        if (
+            program in FILE_READERS
+            and walk.base[:1] not in ("", "\0")
+            and not any(not a.startswith("-") for a in args)
+        ):
+            walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
+        for value, is_dynamic in named:
+            if is_dynamic:
+                walk.readonly = False
+            walk.reads.append(walk.at(value))
 
 
-def _note_paths(argv: list[str], dynamic: list[bool], walk: _Walk) -> None:
-    """Follow ``cd`` and collect the files a reading program is given (see FILE_READERS).
+def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
+    """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
+    operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
+    if program == "popd" or any(d for _, d in operands) or (operands and operands[0][0] == "-"):
+        walk.readonly = False  # where it goes is only known at run time
+        walk.base = "\0unknown"
+        return
+    target = operands[0][0] if operands else "~"
+    if re.fullmatch(r"[+-]\d+", target):
+        walk.readonly = False
+        walk.base = "\0unknown"
+        return
+    walk.base = walk.at(target)
+    walk.reads.append(walk.base)  # what runs after it reads there (git, pwd, grep -r …)
 
-    A path known only at run time (``cat $HOME/x``, ``cd "$dir"``) cannot be judged, so the
-    command is then not read-only.
-    """
-    if not argv:
-        return
-    program, args, flags = os.path.basename(argv[0]), argv[1:], dynamic[1:]
-    if program in ("cd", "pushd"):
-        target = next((a for a in args if not a.startswith("-")), "~")
-        if any(flags) or target == "-":
-            walk.readonly = False
-        walk.base = walk.at(target)
-        return
-    if program not in FILE_READERS:
-        return
-    if walk.base and not any(not a.startswith("-") for a in args):
-        walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
-    if program == "find":  # the starting points come before the expression
-        count = next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
-        args, flags = (args[:count], flags[:count]) if count else (["."], [False])
-    for value, is_dynamic in file_arguments(program, args, flags):
-        if is_dynamic:
-            walk.readonly = False
+
+def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
+    count = next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
+    starts = args[:count] or ["."]
+    for value, is_dynamic in zip(starts, flags[:count] or [False], strict=False):
+        walk.readonly = walk.readonly and not is_dynamic
         walk.reads.append(walk.at(value))
-
-
-def _assignment(name: str, walk: _Walk) -> None:
-    """Setting a variable that can change what runs is not read-only (see SAFE_VARIABLES)."""
-    if name not in SAFE_VARIABLES and not name.startswith("LC_"):
-        walk.readonly = False
-
-
-def _git(args: list[str], walk: _Walk) -> None:
-    at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
-    if any(option not in GIT_SAFE_GLOBALS for option in args[:at]):
-        walk.readonly = False  # -c, --config-env, --exec-path, -C, --git-dir…
-    sub = args[at] if at < len(args) else ""
-    if sub in GIT_READONLY and any(unsafe_git_flag(a) for a in args[at + 1 :]):
-        walk.readonly = False
-    if sub in GIT_DANGEROUS:
-        walk.dangerous.append(GIT_DANGEROUS[sub])
-    elif sub == "branch" and any(a in ("-d", "-D", "--delete", "-m", "-M", "-f") for a in args):
-        walk.dangerous.append("git branch deletes or moves branches")
-    elif sub == "tag" and "-d" in args:
-        walk.dangerous.append("git tag -d deletes tags")
-    elif sub == "stash" and any(a in ("drop", "clear") for a in args):
-        walk.dangerous.append("git stash drop/clear discards stashed work")
-    elif sub not in GIT_READONLY and not (
-        sub in ("branch", "remote", "tag", "stash") and len(args) <= 2
-    ):
-        walk.readonly = False
-
-
-def _find(args: list[str], walk: _Walk) -> None:
     for index, arg in enumerate(args):
         if arg == "-delete":
             walk.dangerous.append("find -delete deletes files")
@@ -327,50 +336,16 @@ def _find(args: list[str], walk: _Walk) -> None:
                 if word in (";", "+", "\\;"):
                     break
                 inner.append(word)
-            _classify(_unwrap(inner, walk), walk)
-            walk.readonly = (
-                walk.readonly and bool(inner) and os.path.basename(inner[0]) in READONLY_PROGRAMS
-            )
+            before = walk.readonly
+            unwrapped = unwrap(inner, [False] * len(inner))
+            walk.dangerous += unwrapped.dangerous
+            _classify(unwrapped.argv, unwrapped.dynamic, walk)
+            walk.readonly = before and walk.readonly and bool(inner) and unwrapped.readonly
         elif arg.startswith(("-fprint", "-fls")):
             walk.readonly = False
-
-
-def _redirect(node: Any, walk: _Walk) -> None:
-    operator = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", ">&", "<&"}), "")
-    target_node = node.children[-1] if node.children else None
-    if operator == "<" and target_node is not None:  # `cat < file` reads it
-        target, dynamic = _word(target_node, walk)
-        walk.readonly = walk.readonly and not dynamic
-        walk.reads.append(walk.at(target))
-        return
-    if operator not in _WRITE_OPS or target_node is None:
-        return
-    target, _ = _word(target_node, walk)
-    if target in _HARMLESS_TARGETS or target.isdigit():
-        return
-    walk.readonly = False
-    walk.writes.append(walk.at(target))
-
-
-def _pipeline(node: Any, walk: _Walk) -> None:
-    commands = [c for c in node.children if c.type == "command"]
-    for later in commands[1:]:
-        words = [
-            _word(c.children[0], walk)[0]
-            for c in later.children
-            if c.type == "command_name" and c.children
-        ]
-        program = os.path.basename(words[0]) if words else ""
-        if program in SHELLS or program in INTERPRETERS:
-            walk.dangerous.append(f"output is piped into {program}, which runs it as code")
-
-
-def _heredoc(node: Any, walk: _Walk) -> None:
-    parent = node.parent
-    command = next((c for c in parent.children if c.type == "command"), None) if parent else None
-    if command is None:
-        return
-    name = next((c for c in command.children if c.type == "command_name"), None)
-    program = os.path.basename(_word(name.children[0], walk)[0]) if name and name.children else ""
-    if program in SHELLS or program in INTERPRETERS:
-        walk.dangerous.append(f"{program} reads a script from a here-document")
+            if index + 1 < len(args):
+                walk.writes.append(walk.at(args[index + 1]))
+        elif arg in ("-files0-from",):
+            walk.readonly = False
+        elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
+            walk.reads.append(walk.at(args[index + 1]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import anyio
 from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
@@ -19,7 +20,10 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
+from toolbelt.permissions.shell_walk import expand_globs, process_secret_reason
+from toolbelt.permissions.trust import is_trusted
 from toolbelt.shell.environment import command_environment
+from toolbelt.shell.git_env import git_overrides, shell_exports
 from toolbelt.tools._files import file_guard
 from toolbelt.tools._shell import job_manager, shell_session
 
@@ -71,22 +75,29 @@ class BashTool(Tool[BashInput]):
     async def access(self, args: BashInput, ctx: ToolContext) -> Access:
         analysis = analyze_command(args.command)
         guard = file_guard(ctx)
-        targets = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.write_targets)
+        writes = expand_globs(analysis.write_targets, ctx.cwd)
+        reads = expand_globs(analysis.read_targets, ctx.cwd)
         dangerous = list(analysis.dangerous)
+        if writes is None or reads is None:  # more names than can be judged one by one
+            dangerous.append("a glob in it matches more than 10,000 files")
+        targets = tuple(guard.resolve(t, ctx.cwd).path for t in writes or ())
+        read_paths = tuple(guard.resolve(t, ctx.cwd).path for t in reads or ())
+        dangerous += [r for p in read_paths if (r := process_secret_reason(str(p)))]
         dangerous += [
             f"writes outside the workspace ({t})" for t in targets if not guard.is_inside(t)
         ]
         if not analysis.parse_ok:
             dangerous.append("the command could not be parsed")
-        summary = args.description or args.command
+        summary = args.command  # the real command: a description is the model's claim
         if args.run_in_background:
             summary = f"start in the background: {summary}"
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
-            reads=tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets),
+            reads=read_paths,
             command=args.command,
-            commands=tuple(c.text for c in analysis.commands) or (args.command,),
+            commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
+            or (args.command,),
             readonly_command=analysis.readonly and not args.run_in_background,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
@@ -94,7 +105,8 @@ class BashTool(Tool[BashInput]):
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
-            job = job_manager(ctx).start(args.command, ctx.cwd, command_environment())
+            command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
+            job = job_manager(ctx).start(command, ctx.cwd, command_environment())
             text = (
                 f"Started in the background as {job.id} (output in {job.output_path}). Check it "
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
@@ -104,9 +116,8 @@ class BashTool(Tool[BashInput]):
         if shell.cwd != ctx.cwd:
             await shell.set_cwd(ctx.cwd)
         progress = _Throttle(ctx)
-        result = await shell.run(
-            args.command, timeout=args.timeout_ms / 1000, on_output=progress.add
-        )
+        command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
+        result = await shell.run(command, timeout=args.timeout_ms / 1000, on_output=progress.add)
         progress.flush()
         notes = []
         if not any(is_within(result.cwd, root) for root in ctx.session.roots):
@@ -135,6 +146,17 @@ class BashTool(Tool[BashInput]):
             body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         return ToolOutput.text(_with_notes(output or "(no output)", notes), structured)
+
+
+def _with_git_guard(command: str, ctx: ToolContext) -> str:
+    """``command`` preceded, in an untrusted workspace, by the git overrides (see git_env)."""
+    session = ctx.session
+    trusted = session.trusted if session.trusted is not None else is_trusted(session.root)
+    if trusted:
+        return command
+    dirs = [ctx.cwd / d for d in analyze_command(command).git_dirs if not d.startswith("\0")]
+    overrides = git_overrides([d for d in dirs if d.is_dir()], command_environment())
+    return f"{shell_exports(overrides)}\n{command}"
 
 
 def _with_notes(text: str, notes: list[str]) -> str:

@@ -1,0 +1,66 @@
+"""Redirections, pipes into interpreters and here-documents fed to them, judged.
+
+Every redirection target is a write judged on its own (``echo x > .git/hooks/pre-commit`` is a
+write to a protected path, whatever rule allows ``echo``); ``< file`` is a read; output piped
+into a shell or interpreter, or a here-document given to one, runs as code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from toolbelt.permissions.shell_rules import INTERPRETERS, SHELLS
+from toolbelt.permissions.shell_walk import Walk, expand_word
+
+__all__ = ["heredoc", "pipeline", "redirect"]
+
+_WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
+_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+
+
+def redirect(node: Any, walk: Walk) -> None:
+    operator = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", ">&", "<&"}), "")
+    target_node = node.children[-1] if node.children else None
+    if target_node is None:
+        return
+    if operator in (">&", "<&") and target_node.type == "number":
+        return
+    expanded = expand_word(target_node, walk)
+    target, dynamic = expanded[0] if len(expanded) == 1 else ("", True)
+    if operator == "<":  # `cat < file` reads it
+        walk.readonly = walk.readonly and not dynamic
+        walk.reads.append(walk.at(target))
+        return
+    if operator not in _WRITE_OPS | {">&"}:
+        return
+    if target in _HARMLESS_TARGETS or target.isdigit() or target == "-":
+        return
+    walk.readonly = False
+    if dynamic:
+        walk.dangerous.append("a redirection writes to a file only known at run time")
+    walk.writes.append(walk.at(target))
+
+
+def pipeline(node: Any, walk: Walk) -> None:
+    commands = [c for c in node.children if c.type in ("command", "redirected_statement")]
+    for later in commands[1:]:
+        if later.type == "redirected_statement":
+            later = next((c for c in later.children if c.type == "command"), later)
+        words = [walk.word(c.children[0])[0] for c in later.children if c.type == "command_name"]
+        program = os.path.basename(words[0]) if words and words[0] else ""
+        if program in SHELLS or program in INTERPRETERS:
+            walk.dangerous.append(f"output is piped into {program}, which runs it as code")
+
+
+def heredoc(node: Any, walk: Walk) -> None:
+    parent = node.parent
+    command = parent if parent is not None and parent.type == "command" else None
+    if command is None and parent is not None:
+        command = next((c for c in parent.children if c.type == "command"), None)
+    if command is None:
+        return
+    name = next((c for c in command.children if c.type == "command_name"), None)
+    program = os.path.basename(walk.word(name.children[0])[0]) if name and name.children else ""
+    if program in SHELLS or program in INTERPRETERS:
+        walk.dangerous.append(f"{program} reads a script from a here-document or here-string")
