@@ -128,7 +128,7 @@ def test_fast_path_steps_aside(data: bytes, old: str, new: str) -> None:
     [
         ("x = 1  \ny = 2\n", "x = 1\ny = 2", "x = 10\ny = 2", "ignored trailing whitespace"),
         ("\tif a:\n\t\tb()\n", "if a:\n    b()", "if a:\n    c()", "matched ignoring indentation"),
-        ("s = “hi”\n", 's = "hi"', 's = "yo"', "matched curly and straight quotes"),
+        ("s = “hi”\n", 's = "hi"', 's = "yo"', "matched Unicode look-alikes"),
         ("k = 3\n", "51\tk = 3", "51\tk = 4", "stripped read_file line-number prefixes"),
     ],
 )

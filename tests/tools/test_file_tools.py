@@ -278,7 +278,7 @@ async def test_edit_keeps_crlf_and_reports_recovery(tmp_path: Path) -> None:
     await h.call("read_file", path="c.txt")
     result = await h.call("edit_file", path="c.txt", old_string="one\ntwo", new_string="1\n2")
     assert "recovered by: ignored trailing whitespace" in result.text
-    assert (tmp_path / "c.txt").read_bytes() == b"1\r\n2\r\n"
+    assert (tmp_path / "c.txt").read_bytes() == b"1  \r\n2\r\n"
 
 
 async def test_edit_on_changed_file_applies_with_note(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Sequence
 
-from toolbelt.files.matching import Splice, splice_all, splice_at
+from toolbelt.files.splice import Splice, splice_all, splice_at
 
 __all__ = ["ExactEdit", "is_plain_utf8", "replace_exact"]
 
