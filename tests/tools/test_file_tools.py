@@ -385,3 +385,31 @@ async def test_exact_edit_of_utf8_keeps_every_other_byte(tmp_path: Path, bom: st
         " # 中文",
         " valeur = 1",
     ]
+
+
+async def test_recovered_edit_names_the_files_own_characters(tmp_path: Path) -> None:
+    original = "# Notes\n\nFirst line  \nsecond line — with a dash\nthird\n"
+    (tmp_path / "n.md").write_text(original)
+    h = Harness(tmp_path, mode="accept_edits")
+    await h.call("read_file", path="n.md")
+    result = await h.call(
+        "edit_file",
+        path="n.md",
+        old_string="First line\nsecond line - with a dash\nthird",
+        new_string="First line\nsecond line - with a dash\nthird line",
+    )
+    assert (tmp_path / "n.md").read_text() == original.replace("third\n", "third line\n")
+    assert result.text == (
+        "Edited n.md: replaced 1 occurrence (+1 -1 lines).\n"
+        "old_string did not match exactly; recovered by: ignored trailing whitespace, matched "
+        "Unicode look-alikes (em dash for '-').\n"
+        "The file's own text differs from what you typed: line 3 ends with 2 spaces where "
+        "old_string had no blanks; line 4 holds an em dash (U+2014) where old_string had '-'.\n"
+        "The edited region now reads:\n"
+        "1\t# Notes\n2\t\n3\tFirst line  \n4\tsecond line — with a dash\n5\tthird line"
+    )
+    assert result.output.structured is not None
+    assert result.output.structured["differences"] == [
+        "line 3 ends with 2 spaces where old_string had no blanks",
+        "line 4 holds an em dash (U+2014) where old_string had '-'",
+    ]

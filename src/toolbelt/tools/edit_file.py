@@ -1,10 +1,13 @@
 """edit_file: replace an exact string in a file, keeping everything else byte for byte.
 
 The file must have been read in this session. An exact match comes first; when there is none,
-labelled recoveries (pasted line numbers, curly quotes, trailing spaces, re-indentation) are
-tried, each only if it finds exactly one place (``files.matching``). If the file changed on
-disk since it was read, the edit is still applied when it matches exactly one place, and the
-result says so. The result shows the edited lines with their numbers, so no re-read is needed.
+labelled recoveries (pasted line numbers, Unicode look-alikes, trailing spaces, re-indentation)
+are tried, each only if it finds exactly one place, and they keep the file's own bytes wherever
+the model changed nothing (``files.matching``, ``files.merge``). The result says which of the
+file's characters differ from what the model typed, so it learns the file's real text. If the
+file changed on disk since it was read, the edit is still applied when it matches exactly one
+place, and the result says so. The result shows the edited lines with their numbers, so no
+re-read is needed.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ class EditFileOutput(BaseModel):
     path: str
     replacements: int
     recoveries: list[str] = Field(description="Recoveries used when old_string was inexact.")
+    differences: list[str] = Field(
+        default_factory=list,
+        description="Where the file's characters differ from what old_string had.",
+    )
     stale: bool = Field(description="The file had changed since it was read.")
     diff: str
     hunks: list[dict[str, Any]]
@@ -194,6 +201,13 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
     ]
     if recoveries:
         lines.append(f"old_string did not match exactly; recovered by: {'; '.join(recoveries)}.")
+    notes = [
+        f"edit {i}: {note}" if len(splices) > 1 else note
+        for i, s in enumerate(splices, 1)
+        for note in s.notes
+    ]
+    if notes:
+        lines.append(f"The file's own text differs from what you typed: {'; '.join(notes)}.")
     if loaded.freshness is Freshness.CHANGED:
         lines.append(STALE_NOTE)
     if last - first < 60:
@@ -207,6 +221,7 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         "path": loaded.shown,
         "replacements": count,
         "recoveries": recoveries,
+        "differences": notes,
         "stale": loaded.freshness is Freshness.CHANGED,
         "diff": change.unified,
         "hunks": change.as_dicts(),
