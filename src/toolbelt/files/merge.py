@@ -25,8 +25,6 @@ from toolbelt.files.style import Style
 __all__ = ["Difference", "merge"]
 
 _MAX_PAIRING = 400
-_REWRITTEN = 0.5
-"""Below this similarity a changed line is a rewrite, not an edit of the old line."""
 _SHORT = 3
 """Unchanged runs shorter than this, inside a changed line, are taken as typed."""
 
@@ -149,8 +147,6 @@ def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
             pieces.append(style.apply(nb[b1:b2], before))
 
     matcher = SequenceMatcher(None, ob, nb, autojunk=False)
-    if matcher.ratio() < _REWRITTEN:
-        return style.apply(nb, n.indent[-1:])  # a rewritten line: nothing of it is kept
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
         anchored = (a1 == 0 and b1 == 0) or (a2 == len(ob) and b2 == len(nb))
         if tag != "equal" or (a2 - a1 < _SHORT and not anchored):
