@@ -365,7 +365,7 @@ async def test_notebook_edit_resets_outputs_and_validates(tmp_path: Path) -> Non
     ]
 
 
-@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["bytes-fast-path", "bom-text-path"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["no-bom", "bom"])
 async def test_exact_edit_of_utf8_keeps_every_other_byte(tmp_path: Path, bom: str) -> None:
     original = f"{bom}nom = 'café'\n# 中文\nvaleur = 1\n"
     (tmp_path / "u.py").write_bytes(original.encode())

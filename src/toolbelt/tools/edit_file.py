@@ -25,7 +25,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.diff import Region, snippet
-from toolbelt.files.exact import replace_exact
+from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
@@ -115,7 +115,8 @@ def _load(ctx: ToolContext, raw_path: str) -> tuple[LoadedFile, ResolvedPath]:
 
 
 Edited = tuple[str | bytes, Sequence[Splice[Any]]]
-"""The new content — stored bytes from the exact fast path, or text — and its splices."""
+"""The new content — stored bytes after any BOM from the exact fast path, or text — and its
+splices."""
 
 
 def _apply(loaded: LoadedFile, edits: list[Edit]) -> Edited:
@@ -143,10 +144,14 @@ def _describe(loaded: LoadedFile, edited: Edited) -> Change:
     replaced = splices[0].replaced if len(splices) == 1 else None
     if replaced is not None:
         only = splices[0]
-        old_size = len(loaded.data) if isinstance(content, bytes) else len(loaded.decoded.text)
+        if isinstance(content, bytes):
+            old_size = len(loaded.data) - len(utf8_bom(loaded.data))
+        else:
+            old_size = len(loaded.decoded.text)
         region = Region(only.offset, old_size - only.offset - replaced, only.first_line - 1)
     if isinstance(content, bytes):
-        return describe_change(loaded.shown, loaded.data, content, region)
+        body = loaded.data[len(utf8_bom(loaded.data)) :]
+        return describe_change(loaded.shown, body, content, region)
     return describe_change(loaded.shown, loaded.decoded.text, content, region)
 
 
@@ -186,7 +191,10 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         edited = _apply(loaded, edits)
         change = _describe(loaded, edited)
     content, splices = edited
-    stored = content if isinstance(content, bytes) else encode_like(content, loaded)
+    if isinstance(content, bytes):
+        stored = utf8_bom(loaded.data) + content
+    else:
+        stored = encode_like(content, loaded)
     save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
     count = sum(s.replacements for s in splices)
