@@ -119,14 +119,17 @@ Edited = tuple[str | bytes, Sequence[Splice[Any]]]
 splices."""
 
 
-def _apply(loaded: LoadedFile, edits: list[Edit]) -> Edited:
+def _apply(loaded: LoadedFile, edits: list[Edit], *, quote: bool) -> Edited:
+    """The edited content; a refusal quotes the file's lines only when ``quote`` allows."""
     fast = replace_exact(loaded.data, edits)
     if fast is not None:
         return fast
     text, splices = loaded.decoded.text, []
     for index, (old, new, replace_all) in enumerate(edits, 1):
         try:
-            splice = find_and_replace(text, old, new, replace_all=replace_all, label=loaded.shown)
+            splice = find_and_replace(
+                text, old, new, replace_all=replace_all, label=loaded.shown, quote=quote
+            )
         except ToolError as exc:
             if len(edits) == 1:
                 raise
@@ -157,7 +160,7 @@ def _describe(loaded: LoadedFile, edited: Edited) -> Change:
 
 def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     loaded, resolved = _load(ctx, raw_path)
-    edited = _apply(loaded, edits)
+    edited = _apply(loaded, edits, quote=ctx.may_quote(loaded.path))
     change = _describe(loaded, edited)
     ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, edited, change)
     return Access(
@@ -188,15 +191,25 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         _, _, loaded, resolved, edited, change = planned
     else:
         loaded, resolved = _load(ctx, raw_path)
-        edited = _apply(loaded, edits)
+        edited = _apply(loaded, edits, quote=ctx.may_quote(loaded.path))
         change = _describe(loaded, edited)
-    content, splices = edited
+    content = edited[0]
     if isinstance(content, bytes):
         stored = utf8_bom(loaded.data) + content
     else:
         stored = encode_like(content, loaded)
     save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
+    return _result(loaded, edited, change, quote=ctx.may_quote(loaded.path))
+
+
+def _result(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) -> ToolOutput:
+    """What the model is told: the change, its recoveries, and the edited lines.
+
+    The file's own text (the edited lines, the diff's context, where the file differs from
+    old_string) is shown only when a read of the file would have been allowed without asking.
+    """
+    content, splices = edited
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
     last = max(s.last_line for s in splices)
@@ -207,18 +220,25 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         for i, s in enumerate(splices, 1)
         if s.recovery
     ]
-    if recoveries:
-        lines.append(f"old_string did not match exactly; recovered by: {'; '.join(recoveries)}.")
     notes = [
         f"edit {i}: {note}" if len(splices) > 1 else note
         for i, s in enumerate(splices, 1)
         for note in s.notes
     ]
+    stale = loaded.freshness is Freshness.CHANGED
+    if not quote:
+        recoveries = notes = []  # they name the file's characters
+        lines.append(
+            f"The edited lines are not shown because reading {loaded.shown} is not allowed "
+            "without asking."
+        )
+    if recoveries:
+        lines.append(f"old_string did not match exactly; recovered by: {'; '.join(recoveries)}.")
     if notes:
         lines.append(f"The file's own text differs from what you typed: {'; '.join(notes)}.")
-    if loaded.freshness is Freshness.CHANGED:
+    if stale:
         lines.append(STALE_NOTE)
-    if last - first < 60:
+    if quote and last - first < 60:
         at = splices[0].offset if len(splices) == 1 else None
         if isinstance(content, bytes):  # two calls: one per type of content, for mypy
             region = snippet(content, first, last, offset=at)
@@ -230,8 +250,8 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         "replacements": count,
         "recoveries": recoveries,
         "differences": notes,
-        "stale": loaded.freshness is Freshness.CHANGED,
-        "diff": change.unified,
-        "hunks": change.as_dicts(),
+        "stale": stale,
+        "diff": change.unified if quote else "",
+        "hunks": change.as_dicts() if quote else [],
     }
     return ToolOutput.text("\n".join(lines), structured)
