@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 
 from toolbelt.files.closest import not_found_message
-from toolbelt.files.folding import describe, name, normalize
+from toolbelt.files.folding import describe, fold, name, normalize, strip_blanks
 from toolbelt.files.merge import merge
 from toolbelt.files.regions import Found, note, offset, strip_line_numbers
 from toolbelt.files.regions import starts as find_starts
@@ -122,11 +122,13 @@ def _recover(text: str, old: str, new: str, label: str, *, replace_all: bool) ->
             return dataclasses.replace(splice, recovery=labels[0])
         if count > 1:
             raise EditMatchError(_ambiguous_message(text, old, label, count))
+    base = fold(text)  # once: each level only strips blanks from it
     for leading, trailing, ignored in _LEVELS:
         wanted = normalize(old, leading=leading, trailing=trailing)
-        if not wanted.strip():
-            continue
-        folded = normalize(text, leading=leading, trailing=trailing)
+        unfolded = base is text and wanted == old and not (leading or trailing)
+        if not wanted.strip() or unfolded:
+            continue  # blanks only, or nothing to fold: the exact search already answered
+        folded = strip_blanks(base, leading=leading, trailing=trailing)
         starts = find_starts(folded, wanted)
         if old[:1] in (" ", "\t"):  # typed indentation starts a line, not inside another's
             starts = [s for s in starts if not s or folded[s - 1] not in " \t"]
