@@ -413,3 +413,25 @@ async def test_recovered_edit_names_the_files_own_characters(tmp_path: Path) -> 
         "line 3 ends with 2 spaces where old_string had no blanks",
         "line 4 holds an em dash (U+2014) where old_string had '-'",
     ]
+
+
+async def test_multi_edit_names_each_edits_recovery(tmp_path: Path) -> None:
+    original = "title = “Draft”\n\tcount = 1\n"
+    (tmp_path / "c.py").write_text(original)
+    h = Harness(tmp_path, mode="accept_edits")
+    await h.call("read_file", path="c.py")
+    result = await h.call(
+        "multi_edit",
+        path="c.py",
+        edits=[
+            {"old_string": 'title = "Draft"', "new_string": 'title = "Final"'},
+            {"old_string": "    count = 1", "new_string": "    count = 2"},
+        ],
+    )
+    assert (tmp_path / "c.py").read_text() == "title = “Final”\n\tcount = 2\n"
+    assert result.output.structured is not None
+    assert result.output.structured["differences"] == [
+        "edit 1: line 1 holds a left double quote (U+201C) where old_string had '\"'",
+        "edit 1: line 1 holds a right double quote (U+201D) where old_string had '\"'",
+        "edit 2: line 2 is indented with 1 tab where old_string had 4 spaces",
+    ]

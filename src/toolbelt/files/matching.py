@@ -80,13 +80,8 @@ class _NotFound(Exception):
     """No recovery found ``old_string``: the caller words the refusal."""
 
 
-def _occurrence_lines(text: str, old: str, limit: int = 20) -> list[int]:
-    lines: list[int] = []
-    start = text.find(old)
-    while start != -1 and len(lines) < limit:
-        lines.append(text.count("\n", 0, start) + 1)
-        start = text.find(old, start + 1)
-    return lines
+def _occurrence_lines(text: str, old: str) -> list[int]:
+    return [text.count("\n", 0, start) + 1 for start in find_starts(text, old)]
 
 
 # -- recoveries: one normalisation at a time, and the merge that keeps the file's bytes ------
@@ -105,6 +100,7 @@ _MAX_NOTES = 5
 
 
 def _recover(text: str, old: str, new: str, label: str, *, replace_all: bool) -> Splice[str]:
+    """The one place ``old`` matches once normalised, merged; else a refusal or ``_NotFound``."""
     labels: list[str] = []
     bare_old, bare_new = strip_line_numbers(old, new)
     if bare_old != old:

@@ -19,6 +19,7 @@ _LINE_PREFIX = re.compile(r"^ *\d+[\t\u2192]")
 
 
 def note(difference: Difference) -> str:
+    """One clause for the model: "line 12 holds an em dash (U+2014) where old_string had '-'"."""
     line, held, typed = difference.line, difference.held, difference.typed
     if difference.part == "indent":
         return f"line {line} is indented with {_blanks(held)} where old_string had {_blanks(typed)}"
@@ -37,12 +38,14 @@ def _blanks(run: str) -> str:
 
 
 def starts(folded: str, wanted: str, limit: int = 20) -> list[int]:
-    starts: list[int] = []
+    """Where ``wanted`` starts in ``folded``, overlapping occurrences included (at most
+    ``limit``: enough to list the candidates of an ambiguous match)."""
+    found: list[int] = []
     at = folded.find(wanted)
-    while at != -1 and len(starts) < limit:
-        starts.append(at)
+    while at != -1 and len(found) < limit:
+        found.append(at)
         at = folded.find(wanted, at + 1)
-    return starts
+    return found
 
 
 @dataclass(frozen=True, slots=True)
