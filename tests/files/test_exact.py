@@ -60,9 +60,10 @@ def test_which_files_take_the_fast_path(data: bytes, plain: bool) -> None:
     st.integers(1, 6),
     st.lists(st.sampled_from(WORDS), max_size=6),
     st.booleans(),
+    st.sampled_from([b"", codecs.BOM_UTF8]),
 )
 def test_fast_path_equals_text_path(
-    words: list[str], at: int, size: int, new_words: list[str], replace_all: bool
+    words: list[str], at: int, size: int, new_words: list[str], replace_all: bool, bom: bytes
 ) -> None:
     text = "".join(words)
     at = min(at, len(words))
@@ -72,7 +73,7 @@ def test_fast_path_equals_text_path(
         expected = find_and_replace(text, old, new, replace_all=replace_all)
     except EditMatchError:
         expected = None
-    fast = replace_exact(text.encode(), [(old, new, replace_all)])
+    fast = replace_exact(bom + text.encode(), [(old, new, replace_all)])
     if fast is None:  # the text path decides: an error, or a recovery
         assert expected is None or expected.recovery is not None
         return
@@ -97,6 +98,15 @@ def test_fast_path_equals_text_path(
     assert snippet(data, splice.first_line, splice.last_line, offset=splice.offset) == snippet(
         expected.text, expected.first_line, expected.last_line, offset=expected.offset
     )
+
+
+def test_a_bom_stays_in_front_and_out_of_the_offsets() -> None:
+    data = codecs.BOM_UTF8 + "é = 1\nb = 2\n".encode()
+    fast = replace_exact(data, [("b = 2", "b = 3", False)])
+    assert fast is not None
+    body, (splice,) = fast
+    assert body == "é = 1\nb = 3\n".encode()
+    assert (splice.first_line, splice.offset, splice.replaced) == (2, len("é = 1\n".encode()), 5)
 
 
 def test_several_edits_apply_in_order_on_bytes() -> None:
@@ -128,7 +138,7 @@ def test_fast_path_steps_aside(data: bytes, old: str, new: str) -> None:
     [
         ("x = 1  \ny = 2\n", "x = 1\ny = 2", "x = 10\ny = 2", "ignored trailing whitespace"),
         ("\tif a:\n\t\tb()\n", "if a:\n    b()", "if a:\n    c()", "matched ignoring indentation"),
-        ("s = “hi”\n", 's = "hi"', 's = "yo"', "matched curly and straight quotes"),
+        ("s = “hi”\n", 's = "hi"', 's = "yo"', "matched Unicode look-alikes"),
         ("k = 3\n", "51\tk = 3", "51\tk = 4", "stripped read_file line-number prefixes"),
     ],
 )

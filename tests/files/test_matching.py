@@ -58,14 +58,140 @@ def test_curly_quotes_match_and_keep_the_files_style() -> None:
     text = "print(“hello”)\n"
     splice = find_and_replace(text, 'print("hello")', 'print("bye")')
     assert splice.text == "print(“bye”)\n"
-    assert splice.recovery == "matched curly and straight quotes as equal"
+    assert splice.recovery == (
+        "matched Unicode look-alikes (left double quote for '\"', right double quote for '\"')"
+    )
+    assert splice.notes == (
+        "line 1 holds a left double quote (U+201C) where old_string had '\"'",
+        "line 1 holds a right double quote (U+201D) where old_string had '\"'",
+    )
 
 
-def test_trailing_whitespace_is_ignored() -> None:
+def test_trailing_whitespace_is_ignored_and_kept() -> None:
     text = "a = 1   \nb = 2\t\nc = 3\n"
     splice = find_and_replace(text, "a = 1\nb = 2\n", "a = 10\nb = 20\n")
-    assert splice.text == "a = 10\nb = 20\nc = 3\n"
+    assert splice.text == "a = 10   \nb = 20\t\nc = 3\n"
     assert splice.recovery == "ignored trailing whitespace"
+    assert splice.notes == (
+        "line 1 ends with 3 spaces where old_string had no blanks",
+        "line 2 ends with 1 tab where old_string had no blanks",
+    )
+
+
+def test_markdown_hard_breaks_on_context_lines_survive() -> None:
+    text = "# Title\n\nRoses are red,  \nviolets are blue.  \nSugar is sweet.\n"
+    old = "Roses are red,\nviolets are blue.\nSugar is sweet."
+    new = "Roses are red,\nviolets are blue.\nHoney is sweet."
+    splice = find_and_replace(text, old, new)
+    assert splice.text == ("# Title\n\nRoses are red,  \nviolets are blue.  \nHoney is sweet.\n")
+
+
+def test_a_quote_the_file_holds_straight_stays_straight() -> None:
+    text = "const apostrophe = /['’]/;\nconst label = “it’s”;\n"
+    old = "const apostrophe = /['']/;\nconst label = \"it's\";"
+    new = "const apostrophe = /['']/g;\nconst label = \"it's\";"
+    splice = find_and_replace(text, old, new)
+    assert splice.text == "const apostrophe = /['’]/g;\nconst label = “it’s”;\n"
+
+
+def test_inserted_quotes_take_the_files_curly_style_when_it_has_no_straight_ones() -> None:
+    text = "She said “hi” and left.\n"
+    splice = find_and_replace(text, 'said "hi" and', 'said "hi", "bye" and')
+    assert splice.text == "She said “hi”, “bye” and left.\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new", "expected", "label", "note"),
+    [
+        (
+            "range: 1990–2000 — inclusive\n",
+            "range: 1990-2000 - inclusive",
+            "range: 1990-2010 - inclusive",
+            "range: 1990–2010 — inclusive\n",
+            "matched Unicode look-alikes (en dash for '-', em dash for '-')",
+            "line 1 holds an en dash (U+2013) where old_string had '-'",
+        ),
+        (
+            "x = a − b\n",
+            "x = a - b",
+            "x = a - 2*b",
+            "x = a − 2*b\n",
+            "matched Unicode look-alikes (minus sign for '-')",
+            "line 1 holds a minus sign (U+2212) where old_string had '-'",
+        ),
+        (
+            "prix : 10\u00a0€ TTC\n",
+            "prix : 10 € TTC",
+            "prix : 12 € TTC",
+            "prix : 12\u00a0€ TTC\n",
+            "matched Unicode look-alikes (no-break space for ' ')",
+            "line 1 holds a no-break space (U+00A0) where old_string had ' '",
+        ),
+        (
+            "name = 'Cafe\u0301 Noir'\n",
+            "name = 'Café Noir'",
+            "name = 'Café Blanc'",
+            "name = 'Cafe\u0301 Blanc'\n",
+            "matched Unicode look-alikes ('é' decomposed (U+0065 + U+0301) for 'é' precomposed"
+            " (U+00E9))",
+            "line 1 holds 'é' decomposed (U+0065 + U+0301) where old_string had 'é' precomposed"
+            " (U+00E9)",
+        ),
+        (
+            "Loading…\n",
+            "Loading...",
+            "Still loading...",
+            "Still loading…\n",
+            "matched Unicode look-alikes (ellipsis for '...')",
+            "line 1 holds an ellipsis (U+2026) where old_string had '...'",
+        ),
+    ],
+)
+def test_unicode_look_alikes(
+    text: str, old: str, new: str, expected: str, label: str, note: str
+) -> None:
+    splice = find_and_replace(text, old, new)
+    assert splice.text == expected
+    assert splice.recovery == label
+    assert splice.notes[0] == note
+
+
+def test_a_dash_the_model_changes_on_purpose_is_written_as_typed() -> None:
+    splice = find_and_replace("a — b\n", "a - b", "a – b")
+    assert splice.text == "a – b\n"
+
+
+def test_ambiguous_after_normalisation_lists_every_candidate() -> None:
+    text = "a — b\nc\na – b\na - c\n"
+    with pytest.raises(EditMatchError) as info:
+        find_and_replace(text, "a - b", "x", label="d.md")
+    assert str(info.value) == (
+        "old_string does not match d.md exactly, and ignoring Unicode look-alikes it matches 2 "
+        "places (at lines 1, 3), so nothing was changed. Copy old_string exactly from the file, "
+        "with enough surrounding lines to match one place."
+    )
+
+
+def test_no_change_once_fitted_to_the_file_is_refused() -> None:
+    with pytest.raises(EditMatchError, match="already reads that way"):
+        find_and_replace("s = “x”\n", 's = "x"', "s = “x”")
+
+
+def test_tab_context_lines_keep_their_tabs_and_trailing_blanks() -> None:
+    text = "func f() {\n\tx := 1 \n\treturn x\n}\n"
+    old = "    x := 1\n    return x"
+    new = "    x := 1\n    return x + 1"
+    splice = find_and_replace(text, old, new)
+    assert splice.text == "func f() {\n\tx := 1 \n\treturn x + 1\n}\n"
+
+
+def test_line_numbers_and_look_alikes_together() -> None:
+    text = "intro\nwait — what?\nend\n"
+    splice = find_and_replace(text, "2\twait - what?", "2\twait - why?")
+    assert splice.text == "intro\nwait — why?\nend\n"
+    assert splice.recovery == (
+        "stripped read_file line-number prefixes, matched Unicode look-alikes (em dash for '-')"
+    )
 
 
 def test_tab_indented_file_stays_tab_indented() -> None:
@@ -90,7 +216,7 @@ def test_space_indented_block_reindented_to_file_width() -> None:
 
 def test_recovery_refuses_when_two_candidates_match() -> None:
     text = "\tx = 1\n\ty = 2\n\n    x = 1\n    y = 2\n"
-    with pytest.raises(EditMatchError, match="not found"):
+    with pytest.raises(EditMatchError, match=r"it matches 2 places \(at lines 1, 4\)"):
         find_and_replace(text, "x = 1\ny = 2", "x = 3\ny = 4")
 
 

@@ -278,7 +278,7 @@ async def test_edit_keeps_crlf_and_reports_recovery(tmp_path: Path) -> None:
     await h.call("read_file", path="c.txt")
     result = await h.call("edit_file", path="c.txt", old_string="one\ntwo", new_string="1\n2")
     assert "recovered by: ignored trailing whitespace" in result.text
-    assert (tmp_path / "c.txt").read_bytes() == b"1\r\n2\r\n"
+    assert (tmp_path / "c.txt").read_bytes() == b"1  \r\n2\r\n"
 
 
 async def test_edit_on_changed_file_applies_with_note(tmp_path: Path) -> None:
@@ -365,7 +365,7 @@ async def test_notebook_edit_resets_outputs_and_validates(tmp_path: Path) -> Non
     ]
 
 
-@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["bytes-fast-path", "bom-text-path"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"], ids=["no-bom", "bom"])
 async def test_exact_edit_of_utf8_keeps_every_other_byte(tmp_path: Path, bom: str) -> None:
     original = f"{bom}nom = 'café'\n# 中文\nvaleur = 1\n"
     (tmp_path / "u.py").write_bytes(original.encode())
@@ -408,3 +408,53 @@ async def test_paging_a_big_file_reuses_line_marks_and_sees_changes(
         handle.write("new first line\n" + rest)
     shifted = await h.call("read_file", path="big.log", offset=600_000, limit=2)
     assert shifted.text.startswith("600000\tentry 599999\n600001\tentry 600000\n")
+
+
+async def test_recovered_edit_names_the_files_own_characters(tmp_path: Path) -> None:
+    original = "# Notes\n\nFirst line  \nsecond line — with a dash\nthird\n"
+    (tmp_path / "n.md").write_text(original)
+    h = Harness(tmp_path, mode="accept_edits")
+    await h.call("read_file", path="n.md")
+    result = await h.call(
+        "edit_file",
+        path="n.md",
+        old_string="First line\nsecond line - with a dash\nthird",
+        new_string="First line\nsecond line - with a dash\nthird line",
+    )
+    assert (tmp_path / "n.md").read_text() == original.replace("third\n", "third line\n")
+    assert result.text == (
+        "Edited n.md: replaced 1 occurrence (+1 -1 lines).\n"
+        "old_string did not match exactly; recovered by: ignored trailing whitespace, matched "
+        "Unicode look-alikes (em dash for '-').\n"
+        "The file's own text differs from what you typed: line 3 ends with 2 spaces where "
+        "old_string had no blanks; line 4 holds an em dash (U+2014) where old_string had '-'.\n"
+        "The edited region now reads:\n"
+        "1\t# Notes\n2\t\n3\tFirst line  \n4\tsecond line — with a dash\n5\tthird line"
+    )
+    assert result.output.structured is not None
+    assert result.output.structured["differences"] == [
+        "line 3 ends with 2 spaces where old_string had no blanks",
+        "line 4 holds an em dash (U+2014) where old_string had '-'",
+    ]
+
+
+async def test_multi_edit_names_each_edits_recovery(tmp_path: Path) -> None:
+    original = "title = “Draft”\n\tcount = 1\n"
+    (tmp_path / "c.py").write_text(original)
+    h = Harness(tmp_path, mode="accept_edits")
+    await h.call("read_file", path="c.py")
+    result = await h.call(
+        "multi_edit",
+        path="c.py",
+        edits=[
+            {"old_string": 'title = "Draft"', "new_string": 'title = "Final"'},
+            {"old_string": "    count = 1", "new_string": "    count = 2"},
+        ],
+    )
+    assert (tmp_path / "c.py").read_text() == "title = “Final”\n\tcount = 2\n"
+    assert result.output.structured is not None
+    assert result.output.structured["differences"] == [
+        "edit 1: line 1 holds a left double quote (U+201C) where old_string had '\"'",
+        "edit 1: line 1 holds a right double quote (U+201D) where old_string had '\"'",
+        "edit 2: line 2 is indented with 1 tab where old_string had 4 spaces",
+    ]

@@ -144,6 +144,17 @@ class ToolContext:
     """Becomes True when the call is cancelled; blocking code in worker threads polls it."""
     scratch: dict[str, Any] = field(default_factory=dict)
     """Per-call memo: what ``access`` computed (a loaded file, a planned edit) for ``run``."""
+    read_check: Callable[[Path], bool] | None = None
+    """Set by the executor: whether a read of a path would be allowed without asking."""
+
+    def may_quote(self, path: Path) -> bool:
+        """Whether this call's output may show ``path``'s content.
+
+        Only what a read of that file would have been allowed to show without asking: not
+        past a read-deny rule, not a ``.env`` file, not outside the workspace unless approved.
+        True when no policy is in play (a tool run directly, without an executor).
+        """
+        return self.read_check is None or self.read_check(path)
 
     @property
     def cwd(self) -> Path:

@@ -23,11 +23,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 
-from toolbelt.core.access import Access
+from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.arguments import parse_arguments
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import Session, ToolContext
@@ -215,7 +216,9 @@ class Executor:
             return self._aborted(
                 call, started, started_running=False, args=item.args.model_dump(mode="json")
             )
-        ctx = ToolContext(self.session, call.id, call.name, self.events)
+        ctx = ToolContext(
+            self.session, call.id, call.name, self.events, read_check=self._read_allowed
+        )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None
         error: BaseException | None = None
@@ -318,6 +321,12 @@ class Executor:
                     )
                 if answer.approval in (Approval.SESSION, Approval.ALWAYS) and ask.remember:
                     self.policy.remember(request, answer)
+
+    def _read_allowed(self, path: Path) -> bool:
+        """Whether read_file of ``path`` would run without asking (what output may quote)."""
+        access = Access(AccessKind.READ, paths=(path,), summary=f"read {path}")
+        request = PermissionRequest("", "read_file", {"path": str(path)}, access, readonly=True)
+        return isinstance(self.policy.decide(request), Allow)
 
     # -- results ------------------------------------------------------------------------
 

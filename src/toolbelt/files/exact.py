@@ -7,9 +7,11 @@ self-synchronising: an encoded needle found in valid UTF-8 always starts and end
 boundaries, so searching the encoded ``old_string`` in the stored bytes finds exactly the
 places a ``str`` search would, and the spliced bytes are what gets written.
 
-Anything else — another encoding, a BOM, CRLF or CR newlines, an ``old_string`` that does not match
-exactly (or not once, without ``replace_all``) — returns None, and the caller takes the text
-path with its recoveries and its error messages. Both paths give the same file and result.
+A UTF-8 BOM is not text: the edit works on the bytes after it (``utf8_bom`` says how many),
+and the caller puts the BOM back in front. Anything else — another encoding, CRLF or CR
+newlines, an ``old_string`` that does not match exactly (or not once, without
+``replace_all``) — returns None, and the caller takes the text path with its recoveries and
+its error messages. Both paths give the same file and result.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from __future__ import annotations
 import codecs
 from collections.abc import Sequence
 
-from toolbelt.files.matching import Splice, splice_all, splice_at
+from toolbelt.files.splice import Splice, splice_all, splice_at
 
-__all__ = ["ExactEdit", "is_plain_utf8", "replace_exact"]
+__all__ = ["ExactEdit", "is_plain_utf8", "replace_exact", "utf8_bom"]
 
 ExactEdit = tuple[str, str, bool]
 """(old_string, new_string, replace_all), as the edit tools take them."""
@@ -38,10 +40,22 @@ def is_plain_utf8(data: bytes) -> bool:
     return True
 
 
+def utf8_bom(data: bytes) -> bytes:
+    """The UTF-8 byte order mark ``data`` starts with, or ``b""``."""
+    return codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+
+
 def replace_exact(
     data: bytes, edits: Sequence[ExactEdit]
 ) -> tuple[bytes, list[Splice[bytes]]] | None:
-    """Apply ``edits`` in order to ``data`` when every one matches exactly; else None."""
+    """Apply ``edits`` in order to ``data`` when every one matches exactly; else None.
+
+    Returns the edited bytes after the BOM (``utf8_bom(data)``, which the caller keeps in
+    front), and the splices, whose offsets count in those bytes.
+    """
+    bom = utf8_bom(data)
+    if bom:
+        data = data[len(bom) :]
     if not is_plain_utf8(data):
         return None
     splices: list[Splice[bytes]] = []

@@ -1,10 +1,13 @@
 """edit_file: replace an exact string in a file, keeping everything else byte for byte.
 
 The file must have been read in this session. An exact match comes first; when there is none,
-labelled recoveries (pasted line numbers, curly quotes, trailing spaces, re-indentation) are
-tried, each only if it finds exactly one place (``files.matching``). If the file changed on
-disk since it was read, the edit is still applied when it matches exactly one place, and the
-result says so. The result shows the edited lines with their numbers, so no re-read is needed.
+labelled recoveries (pasted line numbers, Unicode look-alikes, trailing spaces, re-indentation)
+are tried, each only if it finds exactly one place, and they keep the file's own bytes wherever
+the model changed nothing (``files.matching``, ``files.merge``). The result says which of the
+file's characters differ from what the model typed, so it learns the file's real text. If the
+file changed on disk since it was read, the edit is still applied when it matches exactly one
+place, and the result says so. The result shows the edited lines with their numbers, so no
+re-read is needed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.diff import Region, snippet
-from toolbelt.files.exact import replace_exact
+from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
@@ -68,6 +71,10 @@ class EditFileOutput(BaseModel):
     path: str
     replacements: int
     recoveries: list[str] = Field(description="Recoveries used when old_string was inexact.")
+    differences: list[str] = Field(
+        default_factory=list,
+        description="Where the file's characters differ from what old_string had.",
+    )
     stale: bool = Field(description="The file had changed since it was read.")
     diff: str
     hunks: list[dict[str, Any]]
@@ -108,17 +115,21 @@ def _load(ctx: ToolContext, raw_path: str) -> tuple[LoadedFile, ResolvedPath]:
 
 
 Edited = tuple[str | bytes, Sequence[Splice[Any]]]
-"""The new content — stored bytes from the exact fast path, or text — and its splices."""
+"""The new content — stored bytes after any BOM from the exact fast path, or text — and its
+splices."""
 
 
-def _apply(loaded: LoadedFile, edits: list[Edit]) -> Edited:
+def _apply(loaded: LoadedFile, edits: list[Edit], *, quote: bool) -> Edited:
+    """The edited content; a refusal quotes the file's lines only when ``quote`` allows."""
     fast = replace_exact(loaded.data, edits)
     if fast is not None:
         return fast
     text, splices = loaded.decoded.text, []
     for index, (old, new, replace_all) in enumerate(edits, 1):
         try:
-            splice = find_and_replace(text, old, new, replace_all=replace_all, label=loaded.shown)
+            splice = find_and_replace(
+                text, old, new, replace_all=replace_all, label=loaded.shown, quote=quote
+            )
         except ToolError as exc:
             if len(edits) == 1:
                 raise
@@ -136,16 +147,20 @@ def _describe(loaded: LoadedFile, edited: Edited) -> Change:
     replaced = splices[0].replaced if len(splices) == 1 else None
     if replaced is not None:
         only = splices[0]
-        old_size = len(loaded.data) if isinstance(content, bytes) else len(loaded.decoded.text)
+        if isinstance(content, bytes):
+            old_size = len(loaded.data) - len(utf8_bom(loaded.data))
+        else:
+            old_size = len(loaded.decoded.text)
         region = Region(only.offset, old_size - only.offset - replaced, only.first_line - 1)
     if isinstance(content, bytes):
-        return describe_change(loaded.shown, loaded.data, content, region)
+        body = loaded.data[len(utf8_bom(loaded.data)) :]
+        return describe_change(loaded.shown, body, content, region)
     return describe_change(loaded.shown, loaded.decoded.text, content, region)
 
 
 def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     loaded, resolved = _load(ctx, raw_path)
-    edited = _apply(loaded, edits)
+    edited = _apply(loaded, edits, quote=ctx.may_quote(loaded.path))
     change = _describe(loaded, edited)
     ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, edited, change)
     return Access(
@@ -176,12 +191,25 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         _, _, loaded, resolved, edited, change = planned
     else:
         loaded, resolved = _load(ctx, raw_path)
-        edited = _apply(loaded, edits)
+        edited = _apply(loaded, edits, quote=ctx.may_quote(loaded.path))
         change = _describe(loaded, edited)
-    content, splices = edited
-    stored = content if isinstance(content, bytes) else encode_like(content, loaded)
+    content = edited[0]
+    if isinstance(content, bytes):
+        stored = utf8_bom(loaded.data) + content
+    else:
+        stored = encode_like(content, loaded)
     save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
+    return _result(loaded, edited, change, quote=ctx.may_quote(loaded.path))
+
+
+def _result(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) -> ToolOutput:
+    """What the model is told: the change, its recoveries, and the edited lines.
+
+    The file's own text (the edited lines, the diff's context, where the file differs from
+    old_string) is shown only when a read of the file would have been allowed without asking.
+    """
+    content, splices = edited
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
     last = max(s.last_line for s in splices)
@@ -192,11 +220,25 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         for i, s in enumerate(splices, 1)
         if s.recovery
     ]
+    notes = [
+        f"edit {i}: {note}" if len(splices) > 1 else note
+        for i, s in enumerate(splices, 1)
+        for note in s.notes
+    ]
+    stale = loaded.freshness is Freshness.CHANGED
+    if not quote:
+        recoveries = notes = []  # they name the file's characters
+        lines.append(
+            f"The edited lines are not shown because reading {loaded.shown} is not allowed "
+            "without asking."
+        )
     if recoveries:
         lines.append(f"old_string did not match exactly; recovered by: {'; '.join(recoveries)}.")
-    if loaded.freshness is Freshness.CHANGED:
+    if notes:
+        lines.append(f"The file's own text differs from what you typed: {'; '.join(notes)}.")
+    if stale:
         lines.append(STALE_NOTE)
-    if last - first < 60:
+    if quote and last - first < 60:
         at = splices[0].offset if len(splices) == 1 else None
         if isinstance(content, bytes):  # two calls: one per type of content, for mypy
             region = snippet(content, first, last, offset=at)
@@ -207,8 +249,9 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         "path": loaded.shown,
         "replacements": count,
         "recoveries": recoveries,
-        "stale": loaded.freshness is Freshness.CHANGED,
-        "diff": change.unified,
-        "hunks": change.as_dicts(),
+        "differences": notes,
+        "stale": stale,
+        "diff": change.unified if quote else "",
+        "hunks": change.as_dicts() if quote else [],
     }
     return ToolOutput.text("\n".join(lines), structured)

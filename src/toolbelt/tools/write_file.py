@@ -127,11 +127,17 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         text = f"{shown} already had exactly this content; nothing changed."
     else:
         text = f"Updated {shown}: +{change.added} -{change.removed} lines.\n{change.unified}"
+    quote = created or ctx.may_quote(resolved.path)
+    if not quote:  # the diff shows what the file held: only what a read could have shown
+        text = (
+            f"Updated {shown}: +{change.added} -{change.removed} lines (the diff is not shown "
+            f"because reading {shown} is not allowed without asking)."
+        )
     structured = {
         "path": shown,
         "bytes_written": len(data),
         "created": created,
-        "diff": change.unified,
-        "hunks": change.as_dicts(),
+        "diff": change.unified if quote else "",
+        "hunks": change.as_dicts() if quote else [],
     }
     return ToolOutput.text(text.rstrip("\n"), structured)

@@ -1,0 +1,137 @@
+"""Property: a recovered edit changes exactly the lines the model changed, nothing else.
+
+A file is generated with the things models copy wrong (tabs or four-space indentation, trailing
+blanks, curly quotes, dashes, no-break spaces, decomposed accents, ellipses). A clean edit
+replaces some lines of a window and inserts others. The model's ``old_string`` and
+``new_string`` are that edit seen through a noisy copy: trailing blanks dropped, indentation
+retyped, look-alikes typed plainly, read_file's line-number prefixes pasted. The recovered edit
+must leave every byte outside the changed lines as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbelt.files.folding import fold
+from toolbelt.files.matching import find_and_replace
+
+WORDS = [
+    "alpha",
+    "beta = 1",
+    "“quoted”",
+    "it’s",
+    "a—b",
+    "1–2",
+    "x\u00a0y",
+    "cafe\u0301",
+    "wait…",
+    "'plain'",
+    '"plain"',
+    "x - y",
+    "(call)",
+]
+TRAILS = ["", "", "", "  ", "\t", " "]
+
+
+@dataclass(frozen=True)
+class Noise:
+    """How the model's copy differs from the file, applied line by line."""
+
+    drop_trailing: bool
+    retype_indent: bool
+    plain: bool
+    numbers: bool
+
+    def line(self, text: str, *, tabs: bool) -> str:
+        body = text.lstrip(" \t")
+        indent = text[: len(text) - len(body)]
+        if self.retype_indent:
+            indent = indent.replace("\t", "    ") if tabs else indent.replace("    ", "  ")
+        if self.drop_trailing:
+            body = body.rstrip(" \t")
+        if self.plain:
+            body = fold(body)
+        return indent + body
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[str, str, str, str, set[str]]:
+    """(file, old_string, new_string, expected file, the fresh lines' bodies)."""
+    tabs = draw(st.booleans())
+    unit = "\t" if tabs else "    "
+    count = draw(st.integers(3, 10))
+    lines = []
+    for index in range(count):
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+        level = draw(st.integers(0, 3))
+        lines.append(f"{unit * level}v{index} {' '.join(words)}{draw(st.sampled_from(TRAILS))}")
+    start = draw(st.integers(0, count - 1))
+    size = draw(st.integers(1, min(4, count - start)))
+    window = lines[start : start + size]
+    changed = draw(st.sets(st.integers(0, size - 1), max_size=size))
+    inserted = draw(st.sets(st.integers(0, size), max_size=2))
+    noise = Noise(*(draw(st.booleans()) for _ in range(4)))
+    if not any(line.startswith(unit) for line in window):
+        # quoted lines without indentation cannot show the model indents differently
+        noise = dataclasses.replace(noise, retype_indent=False)
+    clean_new: list[str] = []
+    typed_new: list[str] = []
+    fresh: set[str] = set()
+    typed_old = [noise.line(line, tabs=tabs) for line in window]
+    if noise.numbers:
+        typed_old = [f"{start + k + 1}\t{line}" for k, line in enumerate(typed_old)]
+    for k in range(size + 1):
+        if k in inserted:
+            level = draw(st.integers(0, 3))
+            body = f"added{k} = {k}"
+            fresh.add(body)
+            clean_new.append(unit * level + body)
+            typed_new.append(noise.line(unit * level + body, tabs=tabs))
+        if k == size:
+            break
+        if k in changed:
+            line = window[k]
+            indent = line[: len(line) - len(line.lstrip(" \t"))]
+            body = f"changed{k} = {k}"
+            fresh.add(body)
+            clean_new.append(indent + body)
+            typed_new.append(noise.line(indent + body, tabs=tabs))
+        else:
+            clean_new.append(window[k])
+            typed_new.append(typed_old[k])
+    text = "\n".join(lines) + "\n"
+    expected = "\n".join(lines[:start] + clean_new + lines[start + size :]) + "\n"
+    return text, "\n".join(typed_old), "\n".join(typed_new), expected, fresh
+
+
+def strip_numbers(text: str) -> str:
+    return "\n".join(re.sub(r"^\d+\t", "", line) for line in text.split("\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_a_recovered_edit_changes_only_the_lines_the_model_changed(
+    case: tuple[str, str, str, str, set[str]],
+) -> None:
+    text, old, new, expected, fresh = case
+    numbered = old.startswith(tuple(f"{n}\t" for n in range(1, 12)))
+    if old == new:
+        return
+    splice = find_and_replace(text, old, new)
+    bare_old, bare_new = (strip_numbers(old), strip_numbers(new)) if numbered else (old, new)
+    if text.count(bare_old) == 1:  # an exact match: new_string goes in as the model typed it
+        assert splice.text == text.replace(bare_old, bare_new)
+        return
+    got, want = splice.text.split("\n"), expected.split("\n")
+    assert len(got) == len(want), (splice.text, expected)
+    for got_line, want_line in zip(got, want, strict=True):
+        if want_line.strip(" \t") in fresh:
+            # a changed line keeps the trailing blanks of the line it rewrites
+            assert got_line.rstrip(" \t") == want_line, (splice.text, expected)
+        else:
+            assert got_line == want_line, (splice.text, expected)

@@ -1,0 +1,107 @@
+"""An edit never shows more of a file than a read of it would have been allowed to show.
+
+edit_file quotes the file's lines when old_string is not found (the closest match) and after an
+edit (the edited region, the diff). For a file the caller may not read without asking — a read
+deny rule, a ``.env`` file, a path outside the workspace — those quotes would be a read past
+the policy, so the answer leaves them out and says where to look instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.test_cli_settings import user_settings
+from tests.test_trust import toolbelt
+from tests.tools.helpers import Harness
+
+from toolbelt.core.events import CallState
+
+SECRET = "API_TOKEN = 'hunter2-very-secret'\nDEBUG = False\n"
+
+
+def edit(path: Path | str, old: str, new: str) -> str:
+    return json.dumps({"path": str(path), "old_string": old, "new_string": new})
+
+
+def test_cli_edit_of_a_read_denied_file_quotes_nothing(tmp_path: Path) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    (work / "keys.py").write_text(SECRET)
+    user_settings(home, {"deny": ["Read(keys.py)"]})
+    near = edit("keys.py", "API_TOKEN = 'hunter3'", "API_TOKEN = 'x'")
+    missed = toolbelt("call", "edit_file", near, "--mode", "accept_edits", cwd=work, home=home)
+    assert missed.returncode == 1
+    assert "hunter2" not in missed.stdout + missed.stderr
+    assert "DEBUG" not in missed.stdout + missed.stderr
+    assert missed.stdout.startswith(
+        "old_string was not found in keys.py. Its lines are not shown here because reading "
+        "keys.py is not allowed without asking; read it with read_file"
+    )
+    done = toolbelt(
+        "call",
+        "edit_file",
+        edit("keys.py", "DEBUG = False", "DEBUG = True"),
+        "--mode",
+        "accept_edits",
+        cwd=work,
+        home=home,
+    )
+    assert done.returncode == 0
+    assert done.stdout == (
+        "Edited keys.py: replaced 1 occurrence (+1 -1 lines).\n"
+        "The edited lines are not shown because reading keys.py is not allowed without "
+        "asking.\n"
+    )
+    assert (work / "keys.py").read_text() == SECRET.replace("False", "True")
+
+
+def test_cli_edit_of_a_readable_file_still_shows_the_closest_match(tmp_path: Path) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    (work / "settings.py").write_text(SECRET)
+    user_settings(home, {"deny": ["Read(other.py)"]})
+    near = edit("settings.py", "API_TOKEN = 'hunter3'", "API_TOKEN = 'x'")
+    missed = toolbelt("call", "edit_file", near, "--mode", "accept_edits", cwd=work, home=home)
+    assert missed.returncode == 1
+    assert "The closest match is near line 1:\n1\tAPI_TOKEN = 'hunter2-very-secret'" in (
+        missed.stdout
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("where", ["dotenv", "outside"])
+async def test_unreadable_without_asking_is_not_quoted(tmp_path: Path, where: str) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    target = root / ".env" if where == "dotenv" else tmp_path / "outside.py"
+    target.write_text(SECRET)
+    h = Harness(root, mode="accept_edits", require_read_before_write=False)
+    missed = await h.call("edit_file", path=str(target), old_string="TOKEN = 1", new_string="x")
+    assert missed.state is CallState.ERROR
+    assert "hunter2" not in missed.text
+    assert "is not allowed without asking" in missed.text
+    done = await h.call(
+        "edit_file", path=str(target), old_string="DEBUG = False", new_string="DEBUG = True"
+    )
+    assert done.state is CallState.SUCCESS, done.text
+    assert "hunter2" not in done.text
+    assert done.output.structured is not None
+    assert (done.output.structured["diff"], done.output.structured["hunks"]) == ("", [])
+    assert target.read_text() == SECRET.replace("False", "True")
+
+
+def test_cli_overwrite_of_a_read_denied_file_shows_no_diff(tmp_path: Path) -> None:
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    (work / "keys.py").write_text(SECRET)
+    user_settings(home, {"deny": ["Read(keys.py)"]})
+    args = json.dumps({"path": "keys.py", "content": "API_TOKEN = ''\n"})
+    out = toolbelt("call", "write_file", args, "--mode", "accept_edits", cwd=work, home=home)
+    assert (out.returncode, out.stdout) == (
+        0,
+        "Updated keys.py: +1 -2 lines (the diff is not shown because reading keys.py is not "
+        "allowed without asking).\n",
+    )
+    assert (work / "keys.py").read_text() == "API_TOKEN = ''\n"
