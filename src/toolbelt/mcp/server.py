@@ -22,12 +22,12 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
-from toolbelt.core.content import TextBlock
 from toolbelt.core.context import Session
 from toolbelt.core.events import Event, ProgressEvent
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.executor import Executor, ToolCall
 from toolbelt.mcp.gate import ReadWriteGate
 from toolbelt.mcp.requester import ElicitationRequester
+from toolbelt.mcp.results import call_result
 from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
 from toolbelt.permissions.settings import untrusted_notice
 from toolbelt.providers.formats import mcp_tool
@@ -208,7 +208,7 @@ class McpServer:
             return
         if result.is_error:
             await self.log("info", f"{name}: {result.error_kind}: {result.text[:200]}")
-        reply = {"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)}
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
 
     def _take_input_responses(
@@ -334,24 +334,6 @@ class _MethodError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.error = {"code": code, "message": message}
-
-
-def _call_result(result: ToolCallResult) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for block in result.output.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
-    reply: dict[str, Any] = {
-        "content": content,
-        "isError": result.is_error,
-        "resultType": "complete",
-    }
-    structured = result.output.structured
-    if structured is not None:
-        reply["structuredContent"] = json.loads(json.dumps(structured, default=str))
-    return reply
 
 
 def _version() -> str:
