@@ -80,6 +80,7 @@ class McpServer:
         self._progress: dict[str, Any] = {}
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self._next_id = 0
+        self._input_ended = False
         self._log_level = "warning"
         self._gate = ReadWriteGate()
         self.executor.events.subscribe(self._on_event)
@@ -277,7 +278,12 @@ class McpServer:
         timeout: float,  # noqa: ASYNC109 - the client's deadline to answer, not the caller's
         route: Any = None,
     ) -> dict[str, Any]:
-        """Send a request to the client and wait for its result (``{}`` on error or timeout)."""
+        """Send a request to the client and wait for its result (``{}`` on error or timeout).
+
+        Once the client's input has ended nothing can answer, so the result is ``{}`` at once.
+        """
+        if self._input_ended:
+            return {}
         self._next_id += 1
         request_id = self._next_id
         arrived = anyio.Event()
@@ -298,6 +304,12 @@ class McpServer:
         if pending is not None:
             pending[1].append(message)
             pending[0].set()
+
+    def end_of_input(self) -> None:
+        """The client sends nothing more: requests waiting for its answer get none, now."""
+        self._input_ended = True
+        for arrived, _ in self._replies.values():
+            arrived.set()
 
     async def log(self, level: str, text: str) -> None:
         """Send a log message when its level is at or above the client's chosen level."""
