@@ -15,6 +15,8 @@ import os
 from collections import deque
 from pathlib import Path
 
+from toolbelt.core.wording import counted
+
 __all__ = ["OutputBuffer", "spill_dir"]
 
 DEFAULT_CAP = 30_000
@@ -73,8 +75,9 @@ class OutputBuffer:
         tail = "".join(self._tail)[-(self._cap // 2) :]
         omitted = self.total_chars - len(head) - len(tail)
         note = (
-            f"\n[... {omitted:,} characters omitted; the full output ({self.total_bytes:,} "
-            f"bytes) is in {self._spill_path} — read it with read_file or grep ...]\n"
+            f"\n[... {omitted:,} characters omitted; the full output "
+            f"({counted(self.total_bytes, 'byte')}) is in {self._spill_path} — read it with "
+            "read_file or grep ...]\n"
         )
         return head + note + tail
 

@@ -21,6 +21,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.wording import counted
 from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact
 from toolbelt.files.matching import Splice, find_and_replace
@@ -185,7 +186,7 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
     last = max(s.last_line for s in splices)
-    what = "1 occurrence" if count == 1 else f"{count} occurrences"
+    what = counted(count, "occurrence")
     lines = [f"Edited {loaded.shown}: replaced {what} (+{change.added} -{change.removed} lines)."]
     recoveries = [
         f"edit {i}: {s.recovery}" if len(splices) > 1 else s.recovery

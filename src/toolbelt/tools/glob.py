@@ -20,7 +20,7 @@ from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import find_rg, rg_newest_first
-from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._files import file_guard, not_a_directory, resolve
 
 __all__ = ["GlobInput", "GlobTool"]
 
@@ -71,10 +71,7 @@ class GlobTool(Tool[GlobInput]):
         target = resolve(ctx, args.path or ".")
         shown = file_guard(ctx).display(target.path)
         if not target.path.is_dir():
-            return ToolOutput.text(
-                f"{shown} is not a directory; give the directory to search in `path`.",
-                is_error=True,
-            )
+            raise not_a_directory(shown, target.path)
         rg = find_rg()
         if rg is None:
             paths = await anyio.to_thread.run_sync(

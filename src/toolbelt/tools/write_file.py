@@ -18,6 +18,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import (
@@ -109,7 +110,8 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     change = describe_change(shown, old, content)
     ctx.diff(shown, change.unified, tuple(change.as_dicts()))
     if created:
-        text = f"Created {shown} ({len(data)} bytes, {content.count(chr(10))} lines)."
+        size = f"{counted(len(data), 'byte')}, {counted(content.count(chr(10)), 'line')}"
+        text = f"Created {shown} ({size})."
     elif not change.hunks:
         text = f"{shown} already had exactly this content; nothing changed."
     else:
