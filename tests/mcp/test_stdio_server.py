@@ -60,7 +60,7 @@ async def test_tools_are_listed_with_schemas_and_annotations(tmp_path: Path) -> 
     # every tool declares the shape of its structured result (the SDK validates it)
     assert all(tool.output_schema is not None for tool in tools.values())
     assert read.output_schema is not None
-    assert read.output_schema["required"] == ["path"]
+    assert read.output_schema["required"] == ["text", "path"]
 
 
 async def test_calls_errors_and_session_state(tmp_path: Path) -> None:

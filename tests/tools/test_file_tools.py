@@ -26,7 +26,7 @@ async def test_write_creates_file_and_parents_after_approval(tmp_path: Path) -> 
     result = await h.call("write_file", path="a/b/new.txt", content="hello\n")
     assert result.state is CallState.SUCCESS
     assert (tmp_path / "a/b/new.txt").read_text() == "hello\n"
-    assert result.text == "Created a/b/new.txt (6 bytes, 1 lines)."
+    assert result.text == "Created a/b/new.txt (6 bytes, 1 line)."
     assert result.output.structured is not None
     assert result.output.structured["created"] is True
     assert result.output.structured["bytes_written"] == 6

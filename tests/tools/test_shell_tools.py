@@ -171,6 +171,33 @@ async def test_output_streams_as_progress(h: Harness) -> None:
     assert "".join(seen) == "one\ntwo\n"
 
 
+async def test_each_line_reaches_progress_while_the_command_runs(h: Harness) -> None:
+    # the command waits for the test, which waits to see each line: held-back output deadlocks
+    seen: list[str] = []
+    h.executor.events.subscribe(
+        lambda e: seen.append(e.message) if isinstance(e, ProgressEvent) else None
+    )
+    wait = "until [ -e {0} ]; do sleep 0.01; done"
+    command = f"echo one; {wait.format('step')}; echo two; {wait.format('go')}; echo end"
+
+    async def step_through() -> None:
+        for shown, flag in (("one\n", "step"), ("one\ntwo\n", "go")):
+            with anyio.fail_after(10):
+                while "".join(seen) != shown:
+                    await anyio.sleep(0.01)
+            (h.root / flag).touch()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(step_through)
+        result = await h.call("bash", command=command, timeout_ms=30_000)
+    assert (result.text, "".join(seen)) == ("one\ntwo\nend", "one\ntwo\nend\n")
+
+
+async def test_output_that_looks_like_the_end_marker_is_kept(h: Harness) -> None:
+    result = await h.call("bash", command="printf '__toolbelt_end_'; printf '__toolbelt_en'")
+    assert result.text == "__toolbelt_end___toolbelt_en"
+
+
 async def test_cancel_mid_command_kills_and_keeps_the_session(h: Harness) -> None:
     async with anyio.create_task_group() as group:
 

@@ -8,8 +8,11 @@ at once with a message that says how to allow it; nothing ever hangs waiting.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
+from toolbelt.core.access import AccessKind
+from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.decision import (
     Answer,
     Approval,
@@ -18,6 +21,7 @@ from toolbelt.permissions.decision import (
     PermissionRequester,
 )
 from toolbelt.permissions.display import visible
+from toolbelt.permissions.policy import allow_rules
 
 if TYPE_CHECKING:
     from toolbelt.mcp.server import McpServer
@@ -30,12 +34,6 @@ CHOICES = {
     "allow_always": Approval.ALWAYS,
     "deny": Approval.DENY,
 }
-HOW_TO_ALLOW = (
-    "This MCP client cannot ask the user (it does not support elicitation). To allow such "
-    "calls, add an allow rule to .toolbelt/settings.json in the workspace (for example "
-    '{"permissions": {"allow": ["Bash(npm test)"]}}; the workspace must be trusted: '
-    "`toolbelt trust`) or start `toolbelt mcp` with another --mode (accept_edits, bypass)."
-)
 
 
 class ElicitationRequester(PermissionRequester):
@@ -50,7 +48,7 @@ class ElicitationRequester(PermissionRequester):
         modern = self._server.modern_call(request.call_id)
         capabilities = modern if modern is not None else self._server.client_capabilities
         if "elicitation" not in capabilities:
-            return Answer(Approval.DENY, f"{decision.reason} {HOW_TO_ALLOW}")
+            return Answer(Approval.DENY, f"{decision.reason} {self._how_to_allow(request)}")
         params = _elicitation(request, decision)
         if modern is not None:
             answer = self._server.take_answer(request.call_id)
@@ -63,6 +61,22 @@ class ElicitationRequester(PermissionRequester):
             "elicitation/create", params, timeout=self._timeout, route=route
         )
         return _to_answer(result)
+
+    def _how_to_allow(self, request: PermissionRequest) -> str:
+        """The settings entry that would allow this very call, and the modes that would."""
+        # `./x` rules are anchored where the session started: the workspace root
+        rules = allow_rules(request, cwd=self._server.session.root)
+        entry = json.dumps({"permissions": {"allow": rules}})
+        access, roots = request.access, self._server.session.roots
+        edits_inside = access.kind is AccessKind.WRITE and all(
+            any(is_within(path, root) for root in roots) for path in access.paths
+        )
+        mode = "accept_edits or bypass" if edits_inside else "bypass"
+        return (
+            "This MCP client cannot ask the user (it does not support elicitation); to allow "
+            f"this call, add {entry} to .toolbelt/settings.json in the workspace (which must "
+            f"be trusted: `toolbelt trust`) or start `toolbelt mcp` with --mode {mode}."
+        )
 
 
 def _elicitation(request: PermissionRequest, decision: Ask) -> dict[str, Any]:

@@ -22,12 +22,12 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
-from toolbelt.core.content import TextBlock
 from toolbelt.core.context import Session
 from toolbelt.core.events import Event, ProgressEvent
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.executor import Executor, ToolCall
 from toolbelt.mcp.gate import ReadWriteGate
 from toolbelt.mcp.requester import ElicitationRequester
+from toolbelt.mcp.results import call_result
 from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
 from toolbelt.permissions.settings import untrusted_notice
 from toolbelt.providers.formats import mcp_tool
@@ -42,6 +42,7 @@ capabilities in ``_meta``; the server asks the user with an ``input_required`` r
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 Outgoing = tuple[dict[str, Any], Any]
@@ -80,7 +81,10 @@ class McpServer:
         self._progress: dict[str, Any] = {}
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self._next_id = 0
+        self._input_ended = False
         self._log_level = "warning"
+        self._notice_told = False
+        """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
         self._gate = ReadWriteGate()
         self.executor.events.subscribe(self._on_event)
         self._sent_progress: dict[str, int] = {}
@@ -178,6 +182,11 @@ class McpServer:
             self._modern[call_id] = meta.get(META_CAPABILITIES) or {}
             self._raw_calls[call_id] = (name, json.dumps(arguments, sort_keys=True))
             self._take_input_responses(call_id, name, arguments, params)
+        # 2026-07-28: a request opts in to log messages, about itself, by a level in its _meta
+        modern = call_id in self._modern
+        log_level = meta.get(META_LOG_LEVEL) if modern else self._log_level
+        if modern and self._notice and not self._notice_told:  # no initialized to hang it on
+            self._notice_told = await self._log("warning", self._notice, log_level, request_id)
         tool = self.toolset.get(name)
         readonly = tool is not None and tool.readonly
         with anyio.CancelScope() as scope:
@@ -207,8 +216,9 @@ class McpServer:
             await self._send({"jsonrpc": "2.0", "id": request_id, "result": asking}, request_id)
             return
         if result.is_error:
-            await self.log("info", f"{name}: {result.error_kind}: {result.text[:200]}")
-        reply = {"jsonrpc": "2.0", "id": request_id, "result": _call_result(result)}
+            text = f"{name}: {result.error_kind}: {result.text[:200]}"
+            await self._log("info", text, log_level, request_id)
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
 
     def _take_input_responses(
@@ -277,7 +287,12 @@ class McpServer:
         timeout: float,  # noqa: ASYNC109 - the client's deadline to answer, not the caller's
         route: Any = None,
     ) -> dict[str, Any]:
-        """Send a request to the client and wait for its result (``{}`` on error or timeout)."""
+        """Send a request to the client and wait for its result (``{}`` on error or timeout).
+
+        Once the client's input has ended nothing can answer, so the result is ``{}`` at once.
+        """
+        if self._input_ended:
+            return {}
         self._next_id += 1
         request_id = self._next_id
         arrived = anyio.Event()
@@ -299,13 +314,25 @@ class McpServer:
             pending[1].append(message)
             pending[0].set()
 
+    def end_of_input(self) -> None:
+        """The client sends nothing more: requests waiting for its answer get none, now."""
+        self._input_ended = True
+        for arrived, _ in self._replies.values():
+            arrived.set()
+
     async def log(self, level: str, text: str) -> None:
         """Send a log message when its level is at or above the client's chosen level."""
-        if LOG_LEVELS.index(level) >= LOG_LEVELS.index(self._log_level):
-            params = {"level": level, "logger": "toolbelt", "data": text}
-            await self._send(
-                {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
-            )
+        await self._log(level, text, self._log_level, None)
+
+    async def _log(self, level: str, text: str, threshold: Any, route: Any) -> bool:
+        """Send a log message, on ``route``'s stream, if ``threshold`` (a level the client
+        chose; None: it asked for no logs) lets it through; True when it was sent."""
+        if threshold not in LOG_LEVELS or LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+            return False
+        params = {"level": level, "logger": "toolbelt", "data": text}
+        message = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+        await self._send(message, route)
+        return True
 
     def cancel(self, request_id: Any) -> None:
         """Cancel a running call (its response stream was closed, or the client said so)."""
@@ -334,24 +361,6 @@ class _MethodError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.error = {"code": code, "message": message}
-
-
-def _call_result(result: ToolCallResult) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for block in result.output.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
-    reply: dict[str, Any] = {
-        "content": content,
-        "isError": result.is_error,
-        "resultType": "complete",
-    }
-    structured = result.output.structured
-    if structured is not None:
-        reply["structuredContent"] = json.loads(json.dumps(structured, default=str))
-    return reply
 
 
 def _version() -> str:

@@ -2,8 +2,16 @@
 
 Messages are read as they arrive and dispatched concurrently; every outgoing message goes
 through one ordered outbox, so progress notifications precede the result they belong to.
-When stdin closes (the client went away) or SIGTERM arrives, in-flight calls are given a
-moment to finish, then the session is closed and every process it started is ended.
+
+When stdin ends, every request already received is still answered: the calls run to the end
+(a permission question can no longer be answered, so it is refused at once), the outbox is
+written out, then the session is closed and every process it started is ended. So
+``toolbelt mcp < requests.jsonl > replies.jsonl`` answers every request in the file. SIGTERM
+or SIGINT, or a reader that closed stdout, stop at once instead.
+
+stdin and stdout may be pipes, sockets, regular files, terminals or ``/dev/null``: pipes and
+sockets use the event loop's pipe transports, the rest (which those refuse) are read and
+written in a worker thread.
 """
 
 from __future__ import annotations
@@ -11,11 +19,15 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import signal
+import stat
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.context import Session
@@ -26,31 +38,30 @@ __all__ = ["serve_stdio"]
 
 MAX_LINE = 64 * 1024 * 1024
 
+ReadLine = Callable[[], Awaitable[bytes]]
+Write = Callable[[bytes], Awaitable[None]]
+
 
 async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | None = None) -> None:
     """Serve ``session`` to the client on this process's stdin/stdout until it disconnects."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_LINE)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout
-    )
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
     server = McpServer(session, send, mode=mode, trusted=trusted)
     try:
+        readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:
-            group.start_soon(_write_all, receive, writer)
-            group.start_soon(_stop_on_sigterm, group)
-            while line := await reader.readline():
-                message = _parse(line)
-                if message is None:
-                    await send.send((_parse_error(), None))
-                    continue
-                await server.handle(message, group)
-            with anyio.move_on_after(5):  # the client left: let running calls finish briefly
-                while server.busy:  # noqa: ASYNC110 - a bounded poll, only at shutdown
-                    await anyio.sleep(0.01)
+            group.start_soon(_stop_on_signal, group.cancel_scope)
+            written = anyio.Event()
+            group.start_soon(_write_all, receive, write, written, group.cancel_scope)
+            async with anyio.create_task_group() as calls:  # left when every call answered
+                while line := await readline():
+                    message = _parse(line)
+                    if message is None:
+                        await send.send((_parse_error(), None))
+                        continue
+                    await server.handle(message, calls)
+                server.end_of_input()
+            send.close()  # the writer writes what is queued, then stops
+            await written.wait()
             group.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
@@ -58,20 +69,74 @@ async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | Non
 
 
 async def _write_all(
-    receive: MemoryObjectReceiveStream[Outgoing], writer: asyncio.StreamWriter
+    receive: MemoryObjectReceiveStream[Outgoing],
+    write: Write,
+    written: anyio.Event,
+    stop: anyio.CancelScope,
 ) -> None:
-    async for message, _ in receive:
-        writer.write(
-            json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        )
-        await writer.drain()
+    try:
+        async for message, _ in receive:
+            line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+            await write(line + b"\n")
+    except (BrokenPipeError, ConnectionResetError):
+        stop.cancel()  # nobody reads the replies any more: stop everything
+    written.set()
 
 
-async def _stop_on_sigterm(group: anyio.abc.TaskGroup) -> None:
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for _ in signals:
-            group.cancel_scope.cancel()
+            scope.cancel()
             return
+
+
+async def _line_reader() -> ReadLine:
+    """Reads stdin line by line (``b""`` at its end)."""
+    if _needs_thread(sys.stdin.fileno()):
+        raw = sys.stdin.buffer
+
+        async def read_file() -> bytes:
+            # a terminal may block in read: SIGTERM must not wait for a line
+            return await anyio.to_thread.run_sync(raw.readline, MAX_LINE, abandon_on_cancel=True)
+
+        return read_file
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return reader.readline
+
+
+async def _writer() -> Write:
+    """Writes to stdout, waiting until the reader has room (a pipe) or the data is flushed."""
+    if _needs_thread(sys.stdout.fileno()):
+        raw = sys.stdout.buffer
+
+        def write_through(data: bytes) -> None:
+            raw.write(data)
+            raw.flush()
+
+        async def write_file(data: bytes) -> None:
+            await anyio.to_thread.run_sync(write_through, data)
+
+        return write_file
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, sys.stdout
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def write_pipe(data: bytes) -> None:
+        writer.write(data)
+        await writer.drain()
+
+    return write_pipe
+
+
+def _needs_thread(fd: int) -> bool:
+    """True unless ``fd`` is a pipe or a socket: the loop's pipe transports refuse a regular
+    file (``< requests.jsonl``), and epoll refuses some character devices (``/dev/null``)."""
+    mode = os.fstat(fd).st_mode
+    return not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

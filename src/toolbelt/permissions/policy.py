@@ -45,7 +45,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
 )
 
-__all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy"]
+__all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy", "allow_rules"]
 
 Mode = Literal["default", "accept_edits", "plan", "bypass", "dont_ask"]
 Verdict = Literal["deny", "ask", "allow"]
@@ -209,7 +209,7 @@ class ToolbeltPolicy(PermissionPolicy):
         keys = _approval_keys(request)
         self._approved.update(keys)
         if answer.approval is Approval.ALWAYS and self._persist is not None:
-            for rule in _rules_for(request):
+            for rule in allow_rules(request):
                 self._persist(rule)
 
     def _approved_before(self, request: PermissionRequest) -> bool:
@@ -303,8 +303,9 @@ def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
     return {(family, s) for s in specifiers}
 
 
-def _rules_for(request: PermissionRequest) -> list[str]:
-    """Rules that allow exactly this call again (wildcards in names escaped)."""
+def allow_rules(request: PermissionRequest, *, cwd: Path | None = None) -> list[str]:
+    """Rules that allow exactly this call again (wildcards in names escaped); with ``cwd``,
+    paths below it are written ``./relative``, as in a rule a person is told to add."""
     from toolbelt.permissions.rules import rule_for_approval  # rules imports this module
 
     access, tool = request.access, request.tool
@@ -313,12 +314,12 @@ def _rules_for(request: PermissionRequest) -> list[str]:
     if access.url:
         return [rule_for_approval(tool, access.url)]
     if access.paths:
-        return [rule_for_approval(tool, str(p)) for p in access.paths]
+        return [rule_for_approval(tool, str(p), cwd=cwd) for p in access.paths]
     return [rule_for_approval(tool)]
 
 
 def _example_rule(request: PermissionRequest) -> str:
-    rules = _rules_for(request)
+    rules = allow_rules(request)
     return rules[0] if rules else request.tool
 
 

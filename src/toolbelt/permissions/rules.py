@@ -33,6 +33,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from toolbelt.permissions.globmatch import GlobMatcher
+from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.patterns import (
     GLOB_CHARS,
     command_regex,
@@ -175,12 +176,15 @@ def _check_specifier(text: str, tool: str, specifier: str) -> None:
         raise ValueError(f"{text!r}: URL rules name a host, as in `WebFetch(domain:{specifier})`")
 
 
-def rule_for_approval(tool_name: str, specifier: str | None = None) -> str:
+def rule_for_approval(
+    tool_name: str, specifier: str | None = None, *, cwd: Path | None = None
+) -> str:
     """The rule text that allows this call again, to persist after an "always" answer.
 
     ``specifier`` is the raw value: the simple command for bash, an absolute path for file
     tools, a URL or host for web_fetch; stars and glob characters in it are escaped so the
-    saved rule allows exactly this, not a pattern.
+    saved rule allows exactly this, not a pattern. With ``cwd``, a path below it is written
+    ``./relative`` (the way a person writes a rule), any other ``//absolute``.
     """
     name = _APPROVAL_NAMES.get(tool_name, tool_name)
     if specifier is None:
@@ -191,8 +195,11 @@ def rule_for_approval(tool_name: str, specifier: str | None = None) -> str:
     elif kind == "path":
         if not specifier.startswith("/"):
             raise ValueError(f"{specifier!r} is not an absolute path")
-        escaped = GLOB_CHARS.sub(r"\\\g<0>", specifier.lstrip("/"))
-        specifier = "//" + re.sub(r"\s\Z", r"\\\g<0>", escaped)  # parsing strips blanks
+        anchor, path = "//", specifier.lstrip("/")
+        if cwd is not None and is_within(Path(specifier), cwd) and Path(specifier) != cwd:
+            anchor, path = "./", os.path.relpath(specifier, cwd)
+        escaped = GLOB_CHARS.sub(r"\\\g<0>", path)
+        specifier = anchor + re.sub(r"\s\Z", r"\\\g<0>", escaped)  # parsing strips blanks
     elif kind == "domain":
         host = urlsplit(specifier).hostname if "://" in specifier else specifier
         specifier = "domain:" + (host or "").lower()

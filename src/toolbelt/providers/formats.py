@@ -17,6 +17,7 @@ from typing import Any, Literal
 from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
+from toolbelt.mcp.results import output_schema
 from toolbelt.providers.gemini_schema import gemini_schema
 from toolbelt.providers.schema import neutral_schema, strict_schema
 
@@ -88,7 +89,11 @@ def gemini_function_declaration(tool: Tool[Any]) -> dict[str, Any]:
 
 
 def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
-    """MCP ``tools/list`` entry, with annotations and an output schema when the tool has one."""
+    """MCP ``tools/list`` entry, with annotations and an output schema when the tool has one.
+
+    The output schema is the tool's output model plus the ``text`` field that carries what the
+    model reads (see ``toolbelt.mcp.results``).
+    """
     definition: dict[str, Any] = {
         "name": tool.name,
         "title": tool.title,
@@ -103,7 +108,7 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
         },
     }
     if tool.output_model is not None:
-        definition["outputSchema"] = tool.output_model.model_json_schema()
+        definition["outputSchema"] = output_schema(tool.output_model)
     return definition
 
 

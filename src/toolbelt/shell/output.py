@@ -17,6 +17,7 @@ from collections import deque
 from pathlib import Path
 
 from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
+from toolbelt.core.wording import counted
 
 __all__ = ["OutputBuffer", "spill_dir"]
 
@@ -100,8 +101,9 @@ class OutputBuffer:
             head, tail = head[: len(head) // 2], tail[len(tail) // 2 :]
         omitted = self.total_chars - len(head) - len(tail)
         note = (
-            f"\n[... {omitted:,} characters omitted; the full output ({self.total_bytes:,} "
-            f"bytes) is in {self._spill_path} — read it with read_file or grep ...]\n"
+            f"\n[... {omitted:,} characters omitted; the full output "
+            f"({counted(self.total_bytes, 'byte')}) is in {self._spill_path} — read it with "
+            "read_file or grep ...]\n"
         )
         return head + note + tail
 

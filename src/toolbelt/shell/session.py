@@ -157,9 +157,9 @@ class ShellSession:
                     rest += await process.stdout.receive()
                 code, _, where = rest.split(b"\n", 1)[0].decode(errors="replace").partition(" ")
                 return int(code), Path(where)
-            keep = len(marker) - 1
-            self._emit(buffer, data[:-keep] if len(data) > keep else b"", on_output)
-            carry = data[-keep:] if len(data) > keep else data
+            keep = _marker_start(data, marker)  # only what may be the marker's beginning waits
+            self._emit(buffer, data[: len(data) - keep], on_output)
+            carry = data[len(data) - keep :]
         self._emit(buffer, carry, on_output)  # the shell ended: what it printed last
         return None
 
@@ -231,3 +231,13 @@ def _may_export(command: str) -> bool:
     ``source``…). Saving them costs ~0.25 ms a call, so plain commands skip it; the saved
     copy only matters when the shell must be restarted after a kill."""
     return _STATE_WORDS.search(command) is not None
+
+
+def _marker_start(data: bytes, marker: bytes) -> int:
+    """Length of the longest end of ``data`` that the next read could complete into ``marker``."""
+    at = data.find(marker[:1], max(0, len(data) - len(marker) + 1))
+    while at != -1:
+        if marker.startswith(data[at:]):
+            return len(data) - at
+        at = data.find(marker[:1], at + 1)
+    return 0

@@ -10,6 +10,7 @@ from typing import AnyStr
 
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
+from toolbelt.core.wording import counted
 from toolbelt.files.atomic import atomic_write, sweep_now_and_then
 from toolbelt.files.diff import Hunk, Region, diff_stats, hunks_as_dicts, region_diff, unified_text
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
@@ -70,6 +71,23 @@ class LoadedFile:
         return self._decoded
 
 
+def missing_path(shown: str) -> ToolError:
+    """The error for a path argument that names nothing."""
+    return ToolError(
+        f"{shown} does not exist; check the name (ls lists a directory, glob finds files by "
+        "name); relative paths start at the working directory."
+    )
+
+
+def not_a_directory(shown: str, path: Path) -> ToolError:
+    """The error for a directory argument (ls, glob) that names a file or nothing."""
+    if not path.exists():
+        return missing_path(shown)
+    return ToolError(
+        f"{shown} is a file, not a directory; read it with read_file, or give its directory."
+    )
+
+
 def load_for_change(
     ctx: ToolContext, resolved: ResolvedPath, *, must_exist: bool
 ) -> LoadedFile | None:
@@ -87,7 +105,9 @@ def load_for_change(
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if info.st_size > MAX_EDIT_BYTES:
-            raise ToolError(f"{shown} is {info.st_size} bytes, too large to change here.")
+            raise ToolError(
+                f"{shown} is {counted(info.st_size, 'byte')}, too large to change here."
+            )
         data = handle.read()
     kind = looks_binary(data[:8192])
     if kind is not None:

@@ -9,6 +9,7 @@ with the full output in a private file. A non-zero exit is an error result.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import anyio
@@ -117,8 +118,10 @@ class BashTool(Tool[BashInput]):
             await shell.set_cwd(ctx.cwd)
         progress = _Throttle(ctx)
         command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
-        result = await shell.run(command, timeout=args.timeout_ms / 1000, on_output=progress.add)
-        progress.flush()
+        try:
+            result = await shell.run(command, timeout=args.timeout_ms / 1000, on_output=progress.add)
+        finally:
+            progress.close()
         notes = []
         if not any(is_within(result.cwd, root) for root in ctx.session.roots):
             await shell.set_cwd(ctx.session.cwd)
@@ -164,21 +167,35 @@ def _with_notes(text: str, notes: list[str]) -> str:
 
 
 class _Throttle:
-    """Forward output as progress events at most every 0.1 s, in pieces of at most 2,000 chars."""
+    """Forward output as progress events, at most one every 0.1 s, in pieces of at most 2,000
+    chars; output that comes sooner waits on a timer, never for the command's next output."""
+
+    INTERVAL = 0.1
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._pending = ""
         self._last = 0.0
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
 
     def add(self, text: str) -> None:
         self._pending = (self._pending + text)[-2000:]  # bounded however fast output comes
-        now = time.monotonic()
-        if now - self._last >= 0.1:
-            self._last = now
-            self.flush()
+        wait = self._last + self.INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._send()
+        elif self._timer is None:
+            self._timer = self._loop.call_later(wait, self._send)
 
-    def flush(self) -> None:
+    def close(self) -> None:
+        """Send what is left; no event follows."""
+        self._send()
+
+    def _send(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._last = time.monotonic()
         if self._pending:
             text, self._pending = self._pending, ""
             self._ctx.progress(text)

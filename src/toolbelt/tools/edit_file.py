@@ -24,6 +24,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.wording import counted
 from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
@@ -213,7 +214,7 @@ def _result(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) 
     count = sum(s.replacements for s in splices)
     first = min(s.first_line for s in splices)
     last = max(s.last_line for s in splices)
-    what = "1 occurrence" if count == 1 else f"{count} occurrences"
+    what = counted(count, "occurrence")
     lines = [f"Edited {loaded.shown}: replaced {what} (+{change.added} -{change.removed} lines)."]
     recoveries = [
         f"edit {i}: {s.recovery}" if len(splices) > 1 else s.recovery

@@ -22,7 +22,7 @@ from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import find_rg, rg_newest_first
-from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._files import file_guard, not_a_directory, resolve
 
 __all__ = ["GlobInput", "GlobTool"]
 
@@ -73,10 +73,7 @@ class GlobTool(Tool[GlobInput]):
         target = resolve(ctx, args.path or ".")
         shown = file_guard(ctx).display(target.path)
         if not target.path.is_dir():
-            return ToolOutput.text(
-                f"{shown} is not a directory; give the directory to search in `path`.",
-                is_error=True,
-            )
+            raise not_a_directory(shown, target.path)
         rg = find_rg()
         budget = SearchBudget()
         if rg is None:

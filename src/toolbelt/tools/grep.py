@@ -28,7 +28,7 @@ from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
-from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._files import file_guard, missing_path, resolve
 
 __all__ = ["GrepInput", "GrepTool"]
 
@@ -96,10 +96,7 @@ class GrepTool(Tool[GrepInput]):
     async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")
         if not target.exists:
-            shown = file_guard(ctx).display(target.path)
-            return ToolOutput.text(
-                f"{shown} does not exist; give an existing file or directory.", is_error=True
-            )
+            raise missing_path(file_guard(ctx).display(target.path))
         cwd, names = _search_root(target.path)
         limit = args.head_limit or None
         wanted = None if limit is None else args.offset + limit + 1

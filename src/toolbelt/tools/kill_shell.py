@@ -8,6 +8,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.wording import counted
 from toolbelt.tools._shell import job_manager
 
 __all__ = ["KillShellInput", "KillShellTool"]
@@ -54,6 +55,6 @@ class KillShellTool(Tool[KillShellInput]):
             return ToolOutput.text(f"{job.id} had already {was.describe()}.", {"id": job.id})
         count = await jobs.kill(job)
         return ToolOutput.text(
-            f"Stopped {job.id} ({count} process{'es' * (count != 1)} ended).",
+            f"Stopped {job.id} ({counted(count, 'process', 'processes')} ended).",
             {"id": job.id, "processes": count},
         )

@@ -27,8 +27,9 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.beneath import open_beneath
+from toolbelt.core.wording import counted
 from toolbelt.search.ignored import git_ignored
-from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._files import file_guard, not_a_directory, resolve
 
 __all__ = ["LsInput", "LsTool"]
 
@@ -79,7 +80,7 @@ class LsTool(Tool[LsInput]):
         target = resolve(ctx, args.path)
         shown = file_guard(ctx).display(target.path)
         if not target.path.is_dir():
-            return ToolOutput.text(f"{shown} is not a directory.", is_error=True)
+            raise not_a_directory(shown, target.path)
         denied = ctx.session.read_denied or (lambda path: False)
         root_fd = file_guard(ctx).open_directory(target)
         try:
@@ -109,9 +110,7 @@ def _list(
     finally:
         for _, dir_fd, _ in queue:
             os.close(dir_fd)
-    header = (
-        f"{shown}/ ({len(entries)} entries)" if shown != "." else f"./ ({len(entries)} entries)"
-    )
+    header = f"{shown}/ ({counted(len(entries), 'entry', 'entries')})"
     text = header + ("\n" + "\n".join(lines) if lines else "\n(empty)")
     if truncated:
         text += f"\n\n[Showing the first {MAX_ENTRIES} entries; list a subdirectory or use glob.]"

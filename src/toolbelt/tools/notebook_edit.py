@@ -19,6 +19,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.tools._files import load_for_change, resolve, save_text
 
@@ -121,7 +122,8 @@ def _edit(args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
     save_text(ctx, resolved, text.encode("utf-8"))
     cell_id = changed.get("id", "")
     return ToolOutput.text(
-        f"{verb} {changed.cell_type} cell {cell_id!r} in {loaded.shown} ({len(cells)} cells now).",
+        f"{verb} {changed.cell_type} cell {cell_id!r} in {loaded.shown} "
+        f"({counted(len(cells), 'cell')} now).",
         {
             "path": loaded.shown,
             "cell_id": cell_id,

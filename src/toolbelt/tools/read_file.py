@@ -23,6 +23,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.line_marks import marks_for
+from toolbelt.core.wording import counted
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
@@ -175,7 +176,9 @@ def _text_source(
         return handle
     if data is None:
         if size > MAX_DECODE_BYTES:
-            raise ToolError(f"{shown} is not UTF-8 and too large ({size} bytes) to decode here.")
+            raise ToolError(
+                f"{shown} is not UTF-8 and too large ({counted(size, 'byte')}) to decode here."
+            )
         handle.seek(0)
         data = handle.read()
     return io.BytesIO(decode_text(data).text.encode("utf-8"))
@@ -203,8 +206,8 @@ def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOut
         return ToolOutput.text(f"{shown} exists but is empty.", structured)
     if not window.lines:
         return ToolOutput.text(
-            f"{shown} has {total} lines, so offset {args.offset} is past its end; use an offset "
-            f"between 1 and {total}.",
+            f"{shown} has {counted(total, 'line')}, so offset {args.offset} is past its end; "
+            f"use an offset between 1 and {total}.",
             structured,
         )
     notes = []
@@ -220,7 +223,9 @@ def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOut
             f"offset={window.last_line + 1}."
         )
     if window.cut_lines:
-        notes.append(f"{window.cut_lines} lines longer than {MAX_LINE_CHARS} characters were cut.")
+        notes.append(
+            f"{counted(window.cut_lines, 'line')} longer than {MAX_LINE_CHARS} characters were cut."
+        )
     text = window.render()
     if notes:
         text += "\n\n[" + " ".join(notes) + "]"
@@ -248,7 +253,7 @@ def _image(data: bytes, mime_type: str, shown: str) -> ToolOutput:
         raise ToolError(f"{shown} is larger than 10 MB; resize it before reading it here.")
     info = image_info(data, mime_type)
     size = f"{info.width}×{info.height} px, " if info.width else ""
-    caption = f"{shown}: {mime_type}, {size}{info.size} bytes"
+    caption = f"{shown}: {mime_type}, {size}{counted(info.size, 'byte')}"
     structured = {
         "path": shown,
         "type": "image",

@@ -20,6 +20,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.text import looks_binary
+from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import (
@@ -122,7 +123,8 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     change = describe_change(shown, old, content)
     ctx.diff(shown, change.unified, tuple(change.as_dicts()))
     if created:
-        text = f"Created {shown} ({len(data)} bytes, {content.count(chr(10))} lines)."
+        size = f"{counted(len(data), 'byte')}, {counted(content.count(chr(10)), 'line')}"
+        text = f"Created {shown} ({size})."
     elif not change.hunks:
         text = f"{shown} already had exactly this content; nothing changed."
     else:

@@ -1,0 +1,66 @@
+"""Tool results on the MCP wire: content blocks, and a structured result that holds the payload.
+
+MCP clients hand the model ``structuredContent`` instead of the content blocks whenever it is
+there: pydantic-ai always does when every block is text (and for every error), openai-agents
+does with ``use_structured_content=True``, and fastmcp's ``.data`` is built from it. So the
+structured result carries what the model must read — the same text as the content blocks, in
+``text`` — beside the tool's fields (path, exit code, line range...), and each tool's
+``outputSchema`` declares that field.
+
+An error result has no structured result: its payload is the message, which is text. Clients
+check no error result against the output schema; openai-agents and fastmcp read an error's
+content blocks anyway, and pydantic-ai, which prefers the structured result even for errors,
+wraps it in a JSON string of its own, so the model would read the message escaped twice.
+
+The content blocks stay plain text rather than the JSON of the structured result: clients that
+read the blocks (most desktop apps) show them to the model as they are, and a file's lines or a
+command's output read better unescaped.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from toolbelt.core.content import TextBlock
+from toolbelt.core.executor import ToolCallResult
+
+__all__ = ["TEXT_FIELD", "call_result", "output_schema"]
+
+TEXT_FIELD = "text"
+"""The structured result's field that holds what the model reads."""
+
+_TEXT_SCHEMA = {
+    "type": "string",
+    "description": "What the model reads: the same text as the result's content blocks.",
+}
+
+
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The tool's output model as an MCP ``outputSchema``, with the required ``text`` field."""
+    schema = model.model_json_schema()
+    schema["properties"] = {TEXT_FIELD: _TEXT_SCHEMA, **schema.get("properties", {})}
+    schema["required"] = [TEXT_FIELD, *schema.get("required", [])]
+    return schema
+
+
+def call_result(result: ToolCallResult) -> dict[str, Any]:
+    """The ``tools/call`` result for ``result``: content blocks plus the structured result."""
+    content: list[dict[str, Any]] = []
+    for block in result.output.content:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+        else:
+            content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
+    reply: dict[str, Any] = {
+        "content": content,
+        "isError": result.is_error,
+        "resultType": "complete",
+    }
+    structured = result.output.structured
+    if structured is not None and not result.is_error:
+        payload = {TEXT_FIELD: result.output.text_content, **structured}
+        reply["structuredContent"] = json.loads(json.dumps(payload, default=str))
+    return reply

@@ -1,0 +1,149 @@
+"""What `toolbelt mcp` tells a client beside results: how to allow a refused call, and log
+messages — the untrusted-workspace warning and errors — in the 2026-07-28 era too, where
+there is no `initialized` notification and each request opts in to logs itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.mcp.test_http_server import start
+from tests.mcp.test_stdio_end_of_input import call, initialize, serve
+
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+NO_ELICITATION = (
+    "This MCP client cannot ask the user (it does not support elicitation); to allow this "
+    "call, add {entry} to .toolbelt/settings.json in the workspace (which must be trusted: "
+    "`toolbelt trust`) or start `toolbelt mcp` with --mode {mode}."
+)
+
+
+def home_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {"HOME": str(home)}
+
+
+def refusals(root: Path, *calls: tuple[str, dict[str, Any]], trust: bool = False) -> list[str]:
+    lines = [initialize(), *(call(i, name, args) for i, (name, args) in enumerate(calls, 2))]
+    extra = ("--trust-workspace",) if trust else ()
+    got = serve(root, lines, *extra)
+    return [got[i]["result"]["content"][0]["text"] for i in range(2, len(calls) + 2)]
+
+
+async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    write = ("write_file", {"path": "src/new file.txt", "content": "n\n"})
+    command = ("bash", {"command": "make && npm test"})
+    outside = ("write_file", {"path": str(tmp_path / "out.txt"), "content": "o\n"})
+    told = refusals(root, write, command, outside)
+    rules = [
+        ["Edit(./src/new file.txt)"],
+        ["Bash(make)", "Bash(npm test)"],
+        [f"Edit(/{tmp_path}/out.txt)"],
+    ]
+    reasons = [
+        "create src/new file.txt (+1 -0) changes files.",
+        "`make && npm test` runs a command.",
+        f"create {tmp_path}/out.txt (+1 -0) changes files outside the workspace.",
+    ]
+    modes = ["accept_edits or bypass", "bypass", "bypass"]
+    for text, reason, allow, mode in zip(told, reasons, rules, modes, strict=True):
+        entry = json.dumps({"permissions": {"allow": allow}})
+        assert text == f"{reason} {NO_ELICITATION.format(entry=entry, mode=mode)}"
+    # following the advice works: the suggested entry, in a trusted workspace, allows the call
+    (root / ".toolbelt").mkdir()
+    settings = {"permissions": {"allow": [*rules[0], *rules[2]]}}
+    (root / ".toolbelt" / "settings.json").write_text(json.dumps(settings))
+    assert refusals(root, write, outside, trust=True) == [
+        "Created src/new file.txt (2 bytes, 1 line).",
+        f"Created {tmp_path}/out.txt (2 bytes, 1 line).",
+    ]
+    assert (root / "src" / "new file.txt").read_text() == "n\n"
+
+
+@pytest.fixture
+def untrusted(tmp_path: Path) -> Path:
+    """A workspace whose settings ask for more than an untrusted workspace may have."""
+    root = tmp_path / "work"
+    (root / ".toolbelt").mkdir(parents=True)
+    settings = {"permissions": {"allow": ["Bash(touch made)"]}}
+    (root / ".toolbelt" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+def notice(root: Path) -> str:
+    return (
+        "this workspace is not trusted, so its settings may only restrict; ignored "
+        f"{root}/.toolbelt/settings.json: 1 allow rule. Trust it with `toolbelt trust` (or "
+        "`--trust-workspace` for one run)."
+    )
+
+
+MISSING_LOG = (
+    "read_file: tool_error: missing.txt does not exist. Check the name (use `glob` to find "
+    "files); relative paths start at the working directory."
+)
+
+
+class Logs:
+    """A logging callback that keeps (level, text) pairs."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    async def __call__(self, params: Any) -> None:
+        self.seen.append((params.level, str(params.data)))
+
+
+def stdio(root: Path, tmp_path: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+        env=home_env(tmp_path),
+    )
+
+
+async def test_modern_stdio_client_gets_the_untrusted_warning_once(
+    untrusted: Path, tmp_path: Path
+) -> None:
+    logs = Logs()
+    async with Client(stdio(untrusted, tmp_path), log_level="warning", logging_callback=logs) as c:
+        assert c.session.discover_result is not None  # the 2026-07-28 era
+        first = await c.call_tool("think", {"thought": "a"})
+        second = await c.call_tool("think", {"thought": "b"})
+    assert (first.is_error, second.is_error) == (False, False)
+    assert logs.seen == [("warning", notice(untrusted))]
+
+
+async def test_modern_client_gets_logs_at_the_level_its_request_asks(
+    untrusted: Path, tmp_path: Path
+) -> None:
+    quiet, chatty = Logs(), Logs()
+    async with Client(stdio(untrusted, tmp_path), logging_callback=quiet) as client:
+        await client.call_tool("read_file", {"path": "missing.txt"})
+    async with Client(stdio(untrusted, tmp_path), log_level="info", logging_callback=chatty) as c:
+        await c.call_tool("read_file", {"path": "missing.txt"})
+    assert quiet.seen == []  # no level in the request: no logs (the 2026-07-28 rule)
+    assert chatty.seen == [("warning", notice(untrusted)), ("info", MISSING_LOG)]
+
+
+async def test_modern_http_client_gets_logs_in_its_call_stream(
+    untrusted: Path, tmp_path: Path
+) -> None:
+    process, base = start(untrusted, env=home_env(tmp_path))
+    try:
+        logs = Logs()
+        async with Client(f"{base}/mcp", log_level="info", logging_callback=logs) as client:
+            await client.call_tool("read_file", {"path": "missing.txt"})
+    finally:
+        process.terminate()
+        process.wait(20)
+    assert logs.seen == [("warning", notice(untrusted)), ("info", MISSING_LOG)]
