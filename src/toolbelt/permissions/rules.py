@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from toolbelt.permissions.globmatch import GlobMatcher
 from toolbelt.permissions.basic import is_within
+from toolbelt.permissions.globmatch import GlobMatcher
 from toolbelt.permissions.patterns import (
     GLOB_CHARS,
     command_regex,

@@ -16,8 +16,8 @@ import os
 from collections import deque
 from pathlib import Path
 
-from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
 from toolbelt.core.wording import counted
+from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
 
 __all__ = ["OutputBuffer", "spill_dir"]
 

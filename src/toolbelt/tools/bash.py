@@ -119,7 +119,9 @@ class BashTool(Tool[BashInput]):
         progress = _Throttle(ctx)
         command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
         try:
-            result = await shell.run(command, timeout=args.timeout_ms / 1000, on_output=progress.add)
+            result = await shell.run(
+                command, timeout=args.timeout_ms / 1000, on_output=progress.add
+            )
         finally:
             progress.close()
         notes = []

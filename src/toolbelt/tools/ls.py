@@ -26,8 +26,8 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.beneath import open_beneath
 from toolbelt.core.wording import counted
+from toolbelt.permissions.beneath import open_beneath
 from toolbelt.search.ignored import git_ignored
 from toolbelt.tools._files import file_guard, not_a_directory, resolve
 

@@ -22,8 +22,8 @@ from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.files.line_marks import marks_for
 from toolbelt.core.wording import counted
+from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary

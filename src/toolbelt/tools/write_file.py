@@ -19,8 +19,8 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.files.text import looks_binary
 from toolbelt.core.wording import counted
+from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import ResolvedPath
 from toolbelt.tools._files import (
