@@ -158,6 +158,9 @@ def add_http_limits(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-sessions", type=int, default=100, metavar="N")
     parser.add_argument(
+        "--max-calls", type=int, default=256, metavar="N", help="tool calls in flight at once"
+    )
+    parser.add_argument(
         "--session-idle-timeout",
         type=float,
         default=1800.0,

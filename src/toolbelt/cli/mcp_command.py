@@ -94,6 +94,7 @@ def mcp_limits(args: argparse.Namespace) -> Limits:
     """The HTTP door's limits from the command line."""
     return Limits(
         max_sessions=args.max_sessions,
+        max_inflight=args.max_calls,
         idle_timeout=args.session_idle_timeout,
         request_timeout=args.request_timeout,
     )
