@@ -42,6 +42,9 @@ __all__ = ["HttpOptions", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE = 1.0
+GENERAL_BUFFER = 256
+"""Messages held for a session's GET stream; past them (a client that stopped reading) the
+newest are dropped rather than held without bound."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,7 @@ def build_app(options: HttpOptions) -> Any:
         )
         if session is None:
             return PlainTextResponse("Unknown or missing Mcp-Session-Id", status_code=404)
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](16)
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](GENERAL_BUFFER)
         if session.general is not None:
             session.general.close()  # one stream per session: the newest replaces the last
         session.general = send

@@ -219,5 +219,5 @@ async def _route(session: HttpSession) -> None:
             if target is not None:
                 try:
                     target.send_nowait(message)
-                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    continue
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.WouldBlock):
+                    continue  # the stream is gone, or its client stopped reading
