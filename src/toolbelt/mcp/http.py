@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -142,6 +143,7 @@ def build_app(options: HttpOptions) -> Any:
     ) -> Response:
         method, request_id = message.get("method"), message.get("id")
         params = message.get("params") or {}
+        session.last_active = time.monotonic()
         if method == "notifications/cancelled":  # the client's id, translated to the call's key
             key = session.key_of(params.get("requestId"))
             if key is not None:
