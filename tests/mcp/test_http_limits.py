@@ -88,6 +88,10 @@ def test_slow_headers_and_slow_bodies_are_cut_off_even_without_a_token(tmp_path:
         status, _, rest = reply.partition(b"\r\n")
         assert status == b"HTTP/1.1 408 Request Timeout"
         assert b"The request body took over 1 s." in rest
+        # no token: refused before the body is read, and the connection does not linger
+        unauthenticated = head.replace(f"Bearer {server.token}".encode(), b"Bearer wrong")
+        status = raw(server, unauthenticated).partition(b"\r\n")[0]
+        assert status == b"HTTP/1.1 401 Unauthorized"
     finally:
         server.stop()
 

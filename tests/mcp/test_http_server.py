@@ -63,8 +63,14 @@ def test_health_and_dns_rebinding_protection(server: HttpServer) -> None:
     assert httpx.get(f"{server.base}/livez").text == "ok"
     assert httpx.get(f"{server.base}/readyz").text == "ready"
     auth = server.headers
-    evil_host = httpx.post(server.url, headers={**auth, "Host": "evil.example"}, json=INIT)
-    assert (evil_host.status_code, evil_host.text) == (403, "Host not allowed")
+    port = server.port
+    for host in ("evil.example", f"localhost.:{port}", f"127.0.0.1.nip.io:{port}"):
+        evil_host = httpx.post(server.url, headers={**auth, "Host": host}, json=INIT)
+        assert (evil_host.status_code, evil_host.text) == (403, "Host not allowed")
+    for host in (f"[::ffff:127.0.0.1]:{port}", "127.0.0.1", f"127.0.0.1:{port}0"):
+        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 403
+    for host in (f"localhost:{port}", f"[::1]:{port}"):
+        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 200
     for origin in ("http://evil.example", "null", "file://", "http://localhost@evil.example"):
         evil = httpx.post(server.url, headers={**auth, "Origin": origin}, json=INIT)
         assert (evil.status_code, evil.text) == (403, "Origin not allowed")
