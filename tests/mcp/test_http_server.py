@@ -4,75 +4,47 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
-from mcp.client.streamable_http import streamable_http_client
+from tests.mcp.http_server import HttpServer, start
 from tests.mcp.test_stdio_server import alive
 
 from mcp import ClientSession
 
 pytestmark = pytest.mark.anyio
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start(
-    root: Path, *args: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
-            "mcp",
-            "--http",
-            f"127.0.0.1:{port}",
-            "--root",
-            str(root),
-            *args,
-        ],
-        env={**os.environ, **(env or {})},
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError("the HTTP server did not become ready")
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    process, base = start(tmp_path, "--mode", "bypass")
-    yield base
-    process.terminate()
-    process.wait(20)
+def server(tmp_path: Path) -> Iterator[HttpServer]:
+    running = start(tmp_path, "--mode", "bypass")
+    yield running
+    running.stop()
 
 
-async def test_session_flow_with_progress_and_state(server: str, tmp_path: Path) -> None:
+async def test_session_flow_with_progress_and_state(server: HttpServer) -> None:
     messages: list[str] = []
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
 
-    async with streamable_http_client(f"{server}/mcp") as (read, write):
+    async with server.transport() as (read, write):
         async with ClientSession(read, write) as client:
             await client.initialize()
             names = {t.name for t in (await client.list_tools()).tools}
@@ -87,42 +59,135 @@ async def test_session_flow_with_progress_and_state(server: str, tmp_path: Path)
     assert "".join(messages) == "one\ntwo\n"
 
 
-def test_health_and_dns_rebinding_protection(server: str) -> None:
-    assert httpx.get(f"{server}/livez").text == "ok"
-    assert httpx.get(f"{server}/readyz").text == "ready"
-    evil_host = httpx.post(f"{server}/mcp", headers={"Host": "evil.example"}, json={})
-    assert evil_host.status_code == 403
-    evil_origin = httpx.post(f"{server}/mcp", headers={"Origin": "http://evil.example"}, json={})
-    assert evil_origin.status_code == 403
+def test_health_and_dns_rebinding_protection(server: HttpServer) -> None:
+    assert httpx.get(f"{server.base}/livez").text == "ok"
+    assert httpx.get(f"{server.base}/readyz").text == "ready"
+    auth = server.headers
+    port = server.port
+    for host in ("evil.example", f"localhost.:{port}", f"127.0.0.1.nip.io:{port}"):
+        evil_host = httpx.post(server.url, headers={**auth, "Host": host}, json=INIT)
+        assert (evil_host.status_code, evil_host.text) == (403, "Host not allowed")
+    for host in (f"[::ffff:127.0.0.1]:{port}", "127.0.0.1", f"127.0.0.1:{port}0"):
+        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 403
+    for host in (f"localhost:{port}", f"[::1]:{port}"):
+        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 200
+    for origin in ("http://evil.example", "null", "file://", "http://localhost@evil.example"):
+        evil = httpx.post(server.url, headers={**auth, "Origin": origin}, json=INIT)
+        assert (evil.status_code, evil.text) == (403, "Origin not allowed")
+        assert "access-control-allow-origin" not in evil.headers
     no_session = httpx.post(
-        f"{server}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        server.url, headers=auth, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     )
     assert no_session.status_code == 404
 
 
-def test_bearer_token_from_the_environment(tmp_path: Path) -> None:
-    process, base = start(tmp_path, env={"TOOLBELT_MCP_TOKEN": "s3cret-token"})
+def test_the_token_is_required_even_on_loopback(server: HttpServer) -> None:
+    assert httpx.post(server.url, json=INIT).status_code == 401
+    wrong = httpx.post(server.url, json=INIT, headers={"Authorization": "Bearer nope"})
+    assert (wrong.status_code, wrong.text) == (401, "Missing or wrong bearer token")
+    in_query = httpx.post(f"{server.url}?token={server.token}", json=INIT)
+    assert in_query.status_code == 401
+    ok = httpx.post(server.url, json=INIT, headers=server.headers)
+    assert ok.status_code == 200
+    assert len(ok.headers["mcp-session-id"]) == 32  # 128 bits
+
+
+def browser_post(server: HttpServer, origin: str, content_type: str) -> bytes:
+    """What a web page's fetch() sends with no CORS preflight: a raw POST over a socket."""
+    import socket
+
+    body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'
+    request = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {origin}\r\n"
+        f"Authorization: Bearer {server.token}\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply.split(b"\r\n", 1)[0]
+
+
+def test_a_local_web_page_on_another_port_or_scheme_cannot_call(server: HttpServer) -> None:
+    same = f"http://127.0.0.1:{server.port}"
+    assert browser_post(server, f"http://localhost:{server.port + 1}", "application/json") == (
+        b"HTTP/1.1 403 Forbidden"
+    )
+    assert browser_post(server, f"https://127.0.0.1:{server.port}", "application/json") == (
+        b"HTTP/1.1 403 Forbidden"
+    )
+    for simple in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        status = browser_post(server, same, simple)
+        assert status == b"HTTP/1.1 415 Unsupported Media Type"
+    assert browser_post(server, same, "application/json; charset=utf-8") == b"HTTP/1.1 200 OK"
+    other_port = httpx.post(
+        server.url, json=INIT, headers={**server.headers, "Host": f"127.0.0.1:{server.port + 1}"}
+    )
+    assert other_port.status_code == 403
+
+
+def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    root = tmp_path / "root"
+    root.mkdir()
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    running = start(root, env=env, auth=False, stderr=subprocess.PIPE)  # --no-auth
+    running.stop()
+    assert running.process.stderr is not None
+    said = running.process.stderr.read().decode()
+    assert f"toolbelt mcp: serving http://127.0.0.1:{running.port}/mcp\n" in said
+    assert "no token needed (--no-auth)" in said
+
+    from tests.mcp.http_server import free_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--http", str(port), "--root", root],
+        env={**os.environ, **env},
+        stderr=subprocess.PIPE,
+    )
     try:
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
-        assert httpx.post(f"{base}/mcp", json=init).status_code == 401
-        ok = httpx.post(f"{base}/mcp", json=init, headers={"Authorization": "Bearer s3cret-token"})
+        assert process.stderr is not None
+        first = process.stderr.readline().decode()
+        second = process.stderr.readline().decode()
+        assert first == f"toolbelt mcp: serving http://127.0.0.1:{port}/mcp\n"
+        token_file = runtime / "toolbelt" / f"mcp-{port}.token"
+        assert second == (
+            "toolbelt mcp: clients send the header 'Authorization: Bearer TOKEN' with the token "
+            f"from {token_file}\n"
+        )
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        assert len(token) >= 40
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert httpx.post(url, json=INIT).status_code == 401
+        ok = httpx.post(url, json=INIT, headers={"Authorization": f"Bearer {token}"})
         assert ok.status_code == 200
-        assert ok.headers["mcp-session-id"]
     finally:
         process.terminate()
         process.wait(20)
+    assert not token_file.exists()  # removed when the server stops
 
 
-def test_remote_bind_needs_allow_remote_and_a_token(tmp_path: Path) -> None:
+def test_a_port_in_use_exits_1_with_a_clear_message(server: HttpServer, tmp_path: Path) -> None:
+    address = f"127.0.0.1:{server.port}"
+    taken = subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", tmp_path, "--http", address],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert taken.returncode == 1
+    assert taken.stderr == (
+        f"toolbelt: cannot listen on 127.0.0.1:{server.port}: the address is already in use; "
+        "choose another port.\n"
+    )
+
+
+def test_remote_bind_needs_allow_remote_and_a_token_file(tmp_path: Path) -> None:
     base = [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
     refused = subprocess.run(
         [*base, "--http", "0.0.0.0:0"], capture_output=True, text=True, timeout=30
@@ -134,16 +199,43 @@ def test_remote_bind_needs_allow_remote_and_a_token(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=30,
-        env={k: v for k, v in os.environ.items() if k != "TOOLBELT_MCP_TOKEN"},
     )
     assert no_token.returncode == 2
     assert "--allow-remote needs a bearer token" in no_token.stderr
+    from_env = subprocess.run(
+        [*base, "--http", "127.0.0.1:0"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "TOOLBELT_MCP_TOKEN": "s3cret"},
+    )
+    assert from_env.returncode == 2
+    assert "$TOOLBELT_MCP_TOKEN is not read" in from_env.stderr
+
+
+async def test_no_tool_can_read_the_token_from_the_server_process(tmp_path: Path) -> None:
+    running = start(tmp_path, "--mode", "bypass")
+    try:
+        pid = running.process.pid
+        async with running.client() as client:
+            environ = await client.call_tool(
+                "bash",
+                {
+                    "command": f"cat /proc/{pid}/environ /proc/$PPID/environ | tr '\\0' '\\n'; "
+                    f"cat /proc/{pid}/cmdline; ps axeww"
+                },
+            )
+        seen = environ.content[0].text
+        assert "HOME=" in seen  # the environments were read
+        assert running.token is not None and running.token not in seen
+    finally:
+        running.stop()
 
 
 async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -> None:
-    process, base = start(tmp_path, "--mode", "bypass")
+    running = start(tmp_path, "--mode", "bypass")
     try:
-        async with streamable_http_client(f"{base}/mcp", terminate_on_close=False) as (read, write):
+        async with running.transport(terminate_on_close=False) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
                 await client.call_tool(
@@ -151,8 +243,8 @@ async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -
                 )
         assert alive(f"sleep 4646{os.getpid()}")
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(20)
+        running.process.send_signal(signal.SIGTERM)
+        running.process.wait(20)
     with anyio.fail_after(10):
         while alive(f"sleep 4646{os.getpid()}"):
             await anyio.sleep(0.05)

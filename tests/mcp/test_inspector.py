@@ -65,3 +65,37 @@ def test_inspector_calls_a_tool(tmp_path: Path) -> None:
     )
     assert result["isError"] is False
     assert result["content"] == [{"type": "text", "text": "1\tfirst\n2\tsecond"}]
+
+
+def test_inspector_calls_a_tool_over_http_with_the_token(tmp_path: Path) -> None:
+    from tests.mcp.http_server import start
+
+    (tmp_path / "notes.txt").write_text("over http\n")
+    server = start(tmp_path)
+    try:
+        out = subprocess.run(
+            [
+                inspector(),
+                "--cli",
+                server.url,
+                "--transport",
+                "http",
+                "--header",
+                f"Authorization: Bearer {server.token}",
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "read_file",
+                "--tool-arg",
+                "path=notes.txt",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+    finally:
+        server.stop()
+    result = json.loads(out.stdout)
+    assert result["isError"] is False
+    assert result["content"] == [{"type": "text", "text": "1\tover http"}]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from mcp.types import ElicitResult
-from tests.mcp.test_http_server import start
+from tests.mcp.http_server import start
 
 from mcp import Client, StdioServerParameters
 
@@ -43,10 +43,10 @@ async def test_stdio_discover_and_input_required(tmp_path: Path) -> None:
 
 
 async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_path: Path) -> None:
-    process, base = start(tmp_path)
+    running = start(tmp_path)
     try:
         allow = answering("allow_once")
-        async with Client(f"{base}/mcp", elicitation_callback=allow) as client:
+        async with running.client(elicitation_callback=allow) as client:
             assert client.session.discover_result is not None
             made = await client.call_tool("bash", {"command": "touch made.txt && echo done"})
             assert (made.is_error, made.content[0].text) == (False, "done")
@@ -54,7 +54,7 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
                 "todo_write", {"todos": [{"id": "1", "content": "a", "status": "pending"}]}
             )
         # a second client, no session: the workspace's state is the server process's
-        async with Client(f"{base}/mcp", elicitation_callback=answering("deny")) as again:
+        async with running.client(elicitation_callback=answering("deny")) as again:
             listed = await again.call_tool("todo_read", {})
             assert listed.content[0].text == "[ ] 1. a"
             refused = await again.call_tool("bash", {"command": "touch other.txt"})
@@ -62,8 +62,7 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
         assert (tmp_path / "made.txt").exists()
         assert not (tmp_path / "other.txt").exists()
     finally:
-        process.terminate()
-        process.wait(20)
+        running.stop()
 
 
 async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> None:
@@ -71,7 +70,7 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
     import httpx
     from tests.mcp.test_stdio_server import alive
 
-    process, base = start(tmp_path, "--mode", "bypass")
+    running = start(tmp_path, "--mode", "bypass")
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
     body = {
         "jsonrpc": "2.0",
@@ -84,12 +83,13 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
         },
     }
     headers = {
+        **running.headers,
         "mcp-protocol-version": "2026-07-28",
         "accept": "application/json, text/event-stream",
     }
     try:
         async with httpx.AsyncClient(timeout=30) as client:
-            async with client.stream("POST", f"{base}/mcp", json=body, headers=headers) as response:
+            async with client.stream("POST", running.url, json=body, headers=headers) as response:
                 assert response.status_code == 200
                 with anyio.fail_after(10):
                     while not alive(f"sleep 4848{os.getpid()}"):
@@ -99,5 +99,4 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
             while alive(f"sleep 4848{os.getpid()}"):
                 await anyio.sleep(0.05)
     finally:
-        process.terminate()
-        process.wait(20)
+        running.stop()

@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             trust_workspace=args.trust_workspace,
         )
     if args.command == "mcp":
-        from toolbelt.cli.mcp_command import serve_mcp
+        from toolbelt.cli.mcp_command import mcp_limits, serve_mcp
 
         return serve_mcp(
             root=args.root,
@@ -69,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             allow_remote=args.allow_remote,
             token_file=args.token_file,
             trust_workspace=args.trust_workspace,
+            no_auth=args.no_auth,
+            limits=mcp_limits(args),
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -126,8 +128,10 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--token-file",
         metavar="FILE",
-        help="file holding the bearer token clients must send (or set TOOLBELT_MCP_TOKEN)",
+        help="file holding the bearer token clients must send (default: a random one, "
+        "written to a private file whose path is printed)",
     )
+    add_http_limits(mcp)
 
     trusted = sub.add_parser(
         "trust",
@@ -148,6 +152,33 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")
     return parser
+
+
+def add_http_limits(parser: argparse.ArgumentParser) -> None:
+    """The HTTP door's opt-out of its token and its limits."""
+    parser.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve loopback HTTP without a token (any local program or web page may call tools)",
+    )
+    parser.add_argument("--max-sessions", type=int, default=100, metavar="N")
+    parser.add_argument(
+        "--max-calls", type=int, default=256, metavar="N", help="tool calls in flight at once"
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="end a session unused this long, with every process it started (default 1800)",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time a client has to send a request's headers, then its body (default 10)",
+    )
 
 
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:

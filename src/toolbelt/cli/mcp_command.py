@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+import errno
 import ipaddress
 import os
+import secrets
+import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -12,9 +17,11 @@ import anyio
 from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
+from toolbelt.mcp.http import HttpOptions
+from toolbelt.mcp.http_sessions import Limits
 from toolbelt.permissions.factory import build_policy
 
-__all__ = ["serve_mcp"]
+__all__ = ["mcp_limits", "serve_mcp", "token_path"]
 
 TOKEN_ENV = "TOOLBELT_MCP_TOKEN"
 
@@ -28,6 +35,8 @@ def serve_mcp(
     allow_remote: bool = False,
     token_file: str | None = None,
     trust_workspace: bool = False,
+    no_auth: bool = False,
+    limits: Limits | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
@@ -41,28 +50,118 @@ def serve_mcp(
             anyio.run(lambda: serve_stdio(session, mode=mode, trusted=trusted))
             return 0
         host, port = _address(http)
-        token = _token(token_file)
-        if not _loopback(host):
-            if not allow_remote:
-                raise UsageError(
-                    f"Refusing to listen on {host}: only loopback addresses are allowed unless "
-                    "you pass --allow-remote (with a bearer token)."
-                )
-            if token is None:
-                raise UsageError(
-                    f"--allow-remote needs a bearer token: put it in a file (--token-file) or in "
-                    f"${TOKEN_ENV}; it is never accepted on the command line."
-                )
+        remote = not _loopback(host)
+        token = _given_token(token_file)
+        if remote and not allow_remote:
+            raise UsageError(
+                f"Refusing to listen on {host}: only loopback addresses are allowed unless "
+                "you pass --allow-remote (with a bearer token)."
+            )
+        if remote and token is None:
+            raise UsageError(
+                "--allow-remote needs a bearer token: put it in a file and pass --token-file; "
+                "it is never accepted on the command line."
+            )
+        if no_auth and token is not None:
+            raise UsageError("--no-auth and --token-file contradict each other; pick one.")
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
+    try:
+        listener = _listen(host, port)
+    except OSError as exc:
+        why = "the address is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        print(f"toolbelt: cannot listen on {http}: {why}; choose another port.", file=sys.stderr)
+        return 1
+    port = listener.getsockname()[1]
+    written: Path | None = None
+    if token is None and not no_auth:
+        token = secrets.token_urlsafe(32)
+        written = _write_token_file(port, token)
+    options = HttpOptions(
+        session.root, mode, host, port, tuple(add_dirs), token, trusted, remote, limits or Limits()
+    )
+    _announce(host, port, written or (Path(token_file) if token_file else None), no_auth)
+    try:
+        _run(options, listener)
+    finally:
+        if written is not None:
+            written.unlink(missing_ok=True)
+    return 0
+
+
+def mcp_limits(args: argparse.Namespace) -> Limits:
+    """The HTTP door's limits from the command line."""
+    return Limits(
+        max_sessions=args.max_sessions,
+        max_inflight=args.max_calls,
+        idle_timeout=args.session_idle_timeout,
+        request_timeout=args.request_timeout,
+    )
+
+
+def _run(options: HttpOptions, listener: socket.socket) -> None:
     import uvicorn
 
-    from toolbelt.mcp.http import HttpOptions, build_app
+    from toolbelt.mcp.http import build_app
+    from toolbelt.mcp.http_protocol import with_head_timeout
 
-    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token, trusted)
-    uvicorn.run(build_app(options), host=host, port=port, log_level="warning", lifespan="on")
-    return 0
+    config = uvicorn.Config(
+        build_app(options),
+        http=with_head_timeout(options.limits.request_timeout),
+        log_level="warning",
+        lifespan="on",
+        timeout_keep_alive=5,
+    )
+    # uvicorn re-raises SIGTERM/SIGINT after its graceful stop, to the handlers it found; with
+    # the defaults the process would die there, before the token file is removed.
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, lambda *_: None)
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(128)
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(False)
+    return listener
+
+
+def _announce(host: str, port: int, token_path: Path | None, no_auth: bool) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    lines = [f"toolbelt mcp: serving http://{shown}:{port}/mcp"]
+    if no_auth:
+        lines.append("toolbelt mcp: no token needed (--no-auth): any local program may connect")
+    elif token_path is not None:
+        lines.append(
+            f"toolbelt mcp: clients send the header 'Authorization: Bearer TOKEN' with the "
+            f"token from {token_path}"
+        )
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def token_path(port: int) -> Path:
+    """Where the server started on ``port`` writes its generated token (a private directory)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) / "toolbelt" if runtime else Path.home() / ".config" / "toolbelt"
+    return base / f"mcp-{port}.token"
+
+
+def _write_token_file(port: int, token: str) -> Path:
+    path = token_path(port)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # a stale file from a server that was killed
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return path
 
 
 def _address(value: str) -> tuple[str, int]:
@@ -75,14 +174,23 @@ def _address(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _token(token_file: str | None) -> str | None:
-    if token_file is not None:
+def _given_token(token_file: str | None) -> str | None:
+    """The token from ``--token-file``; never from the environment, which every process the
+    server starts could read back (``/proc/<pid>/environ`` keeps it after a scrub)."""
+    if TOKEN_ENV in os.environ:
+        raise UsageError(
+            f"${TOKEN_ENV} is not read: commands the tools run could read it from this "
+            "process's environment; put the token in a file and pass --token-file."
+        )
+    if token_file is None:
+        return None
+    try:
         text = Path(token_file).read_text(encoding="utf-8").strip()
-        if not text:
-            raise UsageError(f"The token file {token_file} is empty.")
-        return text
-    value = os.environ.pop(TOKEN_ENV, None)  # never handed on to commands the tools run
-    return value.strip() if value else None
+    except OSError as exc:
+        raise UsageError(f"Cannot read the token file {token_file}: {exc.strerror}.") from exc
+    if not text:
+        raise UsageError(f"The token file {token_file} is empty.")
+    return text
 
 
 def _loopback(host: str) -> bool:

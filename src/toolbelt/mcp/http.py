@@ -1,49 +1,51 @@
-"""MCP over streamable HTTP (the 2025-11-25 session era), on starlette and uvicorn.
+"""MCP over streamable HTTP (the 2025-11-25 session era and the stateless 2026-07-28 era).
 
 ``POST /mcp`` carries one JSON-RPC message. ``initialize`` opens a session (a toolbelt
 ``Session`` with its own shell, tracker and jobs) whose id comes back in ``Mcp-Session-Id``;
-later requests name it. A ``tools/call`` is answered as a server-sent-events stream that
-carries the call's progress notifications and permission questions (elicitation) before the
-result; other requests are answered with plain JSON; notifications and the client's answers
-get 202. ``GET /mcp`` is the session's stream for messages not tied to a request; ``DELETE``
-ends the session and every process it started.
+later requests name it. 2026-07-28 requests carry no session and share the process's (see
+``http_sessions``). A ``tools/call`` is answered as a server-sent-events stream that carries
+the call's progress notifications and permission questions (elicitation) before the result;
+other requests are answered with plain JSON; notifications and the client's answers get 202.
+``GET /mcp`` is the session's stream for messages not tied to a request; ``DELETE`` ends the
+session and every process it started.
 
-Safety: it binds 127.0.0.1 unless told otherwise; any other address needs ``allow_remote``
-and a bearer token (from a file or the environment, never the command line; the variable is
-removed from the environment of commands the tools run). The Host header must name the
-server and a browser Origin must be local (DNS-rebinding protection). ``/livez`` and
-``/readyz`` report health; on SIGTERM uvicorn stops accepting, in-flight calls finish, then
-every session is closed.
+Safety (``http_guard``): Host, Origin, Content-Type and a bearer token are checked before a
+body is read; bodies are capped in size and time, headers in time (``http_protocol``).
+``/livez`` and ``/readyz`` report health; on SIGTERM uvicorn stops accepting, in-flight calls
+finish, then every session is closed.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import anyio
-import anyio.abc
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.context import Session
 from toolbelt.core.strict_json import strict_loads
-from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outgoing
+from toolbelt.mcp.http_guard import Guard
+from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
+from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outbox
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
     from starlette.responses import JSONResponse
 
 __all__ = ["HttpOptions", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE = 1.0
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+GENERAL_BUFFER = 256
+"""Messages held for a session's GET stream; past them (a client that stopped reading) the
+newest are dropped rather than held without bound."""
 
 
 @dataclass(frozen=True)
@@ -58,119 +60,107 @@ class HttpOptions:
     token: str | None = None
     trusted: bool | None = None
     """True: the workspace's settings apply in full (``--trust-workspace``); None: as stored."""
+    remote: bool = False
+    limits: Limits = field(default_factory=Limits)
 
 
-@dataclass
-class _HttpSession:
-    server: McpServer
-    outbox: MemoryObjectReceiveStream[Outgoing]
-    channels: dict[str, MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=dict)
-    general: MemoryObjectSendStream[dict[str, Any]] | None = None
-
-
-class _State:
-    def __init__(self, options: HttpOptions) -> None:
-        self.options = options
-        self.sessions: dict[str, _HttpSession] = {}
-        self.stateless: _HttpSession | None = None
-        """The 2026-07-28 era has no sessions: its state lives with the server process."""
-        self.group: anyio.abc.TaskGroup | None = None
-        self.ready = False
-
-    def open_session(self, session_id: str | None = None) -> _HttpSession:
-        core = Session(self.options.root, add_dirs=self.options.add_dirs, session_id=session_id)
-        send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = McpServer(core, send, mode=self.options.mode, trusted=self.options.trusted)
-        opened = _HttpSession(server, receive)
-        assert self.group is not None
-        self.group.start_soon(_route, opened)
-        return opened
+class _BodyError(Exception):
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
 
 
 def build_app(options: HttpOptions) -> Any:
     """The ASGI application (starlette), imported only when HTTP is asked for."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
     from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    state = _State(options)
+    guard = Guard(options.host, options.port, options.token, options.remote)
+    limits = options.limits
+    tables: list[SessionTable] = []
+
+    def open_server(outbox: Outbox) -> McpServer:
+        core = Session(options.root, add_dirs=options.add_dirs)
+        return McpServer(core, outbox, mode=options.mode, trusted=options.trusted)
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         async with anyio.create_task_group() as group:
-            state.group, state.ready = group, True
+            table = SessionTable(open_server, limits, group)
+            tables.append(table)
+            group.start_soon(table.expire_idle)
             try:
                 yield
             finally:
-                state.ready = False
-                with anyio.CancelScope(shield=True):
-                    everything = list(state.sessions.values())
-                    everything += [state.stateless] if state.stateless else []
-                    for session in everything:
-                        await session.server.aclose()
-                    state.sessions.clear()
+                tables.clear()
+                await table.close_all()
                 group.cancel_scope.cancel()
 
     def refuse(request: Request) -> Response | None:
-        host = (request.headers.get("host") or "").lower()
-        if not _host_allowed(host, options):
-            return PlainTextResponse("Host not allowed", status_code=403)
-        origin = request.headers.get("origin")
-        if origin and not _origin_allowed(origin, options):
-            return PlainTextResponse("Origin not allowed", status_code=403)
-        if options.token is not None:
-            given = request.headers.get("authorization", "")
-            if not secrets.compare_digest(given.encode(), f"Bearer {options.token}".encode()):
-                return PlainTextResponse("Missing or wrong bearer token", status_code=401)
-        return None
+        refused = guard.refusal(request.method, request.headers)
+        return None if refused is None else PlainTextResponse(refused[1], refused[0])
 
     async def livez(request: Request) -> Response:
         return PlainTextResponse("ok")
 
     async def readyz(request: Request) -> Response:
-        return PlainTextResponse(
-            "ready" if state.ready else "stopping", 200 if state.ready else 503
-        )
+        ready = bool(tables)
+        return PlainTextResponse("ready" if ready else "stopping", 200 if ready else 503)
 
     async def mcp_post(request: Request) -> Response:
         refused = refuse(request)
         if refused is not None:
             return refused
+        if not tables:
+            return _error_response(None, -32000, "The server is stopping.", 503)
+        table = tables[0]
         try:
-            message = strict_loads(await request.body())
+            message = strict_loads(await _read_body(request, limits))
+        except _BodyError as exc:
+            return _error_response(None, -32600, str(exc), exc.status)
         except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
             return _error_response(None, -32700, "Parse error", 400)
         if not isinstance(message, dict):
             return _error_response(None, -32600, "Send one JSON-RPC message per request.", 400)
         method, request_id = message.get("method"), message.get("id")
-        if method == "initialize":
-            return await _initialize(message)
-        session = state.sessions.get(request.headers.get(SESSION_HEADER, ""))
-        if session is None and _modern(request, message):
-            state.stateless = state.stateless or state.open_session()
-            session = state.stateless
-        if session is None:
-            return _error_response(
-                request_id, -32001, "Unknown or missing Mcp-Session-Id; initialize first.", 404
-            )
-        if method is None or request_id is None:  # a response to our request, or a notification
-            assert state.group is not None
-            await session.server.handle(message, state.group)
-            return Response(status_code=202)
+        try:
+            if method == "initialize":
+                return _initialize(table, message)
+            session = table.sessions.get(request.headers.get(SESSION_HEADER, ""))
+            if session is None and _modern(request, message):
+                session = table.stateless()
+            if session is None:
+                return _error_response(
+                    request_id, -32001, "Unknown or missing Mcp-Session-Id; initialize first.", 404
+                )
+            return await _dispatch(table, session, message)
+        except Busy as exc:  # a JSON-RPC error the client shows, not an HTTP failure it retries
+            return _error_response(request_id, -32000, str(exc), 200)
+
+    async def _dispatch(
+        table: SessionTable, session: HttpSession, message: dict[str, Any]
+    ) -> Response:
+        method, request_id = message.get("method"), message.get("id")
         params = message.get("params") or {}
+        session.last_active = time.monotonic()
+        if method == "notifications/cancelled":  # the client's id, translated to the call's key
+            key = session.key_of(params.get("requestId"))
+            if key is not None:
+                session.server.cancel(key)
+            return Response(status_code=202)
+        if method is None or request_id is None:  # a response to our request, or a notification
+            await session.server.handle(message, table.group)
+            return Response(status_code=202)
         if method != "tools/call":
             return JSONResponse(session.server.answer(request_id, method, params))
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
-        session.channels[str(request_id)] = send
-        assert state.group is not None
-        state.group.start_soon(session.server.tools_call, request_id, params)
-        return StreamingResponse(_sse(receive, request_id, session), media_type="text/event-stream")
+        key, receive = table.begin(session, request_id)
+        table.group.start_soon(session.server.tools_call, key, params)
+        return StreamingResponse(_sse(receive, key, session, table), media_type="text/event-stream")
 
-    async def _initialize(message: dict[str, Any]) -> Response:
+    def _initialize(table: SessionTable, message: dict[str, Any]) -> Response:
         session_id = secrets.token_hex(16)
-        http_session = state.open_session(session_id)
-        state.sessions[session_id] = http_session
+        http_session = table.open(session_id)
         server = http_session.server
         reply = server.answer(message.get("id"), "initialize", message.get("params") or {})
         return JSONResponse(reply, headers={"Mcp-Session-Id": session_id})
@@ -179,23 +169,24 @@ def build_app(options: HttpOptions) -> Any:
         refused = refuse(request)
         if refused is not None:
             return refused
-        session = state.sessions.get(request.headers.get(SESSION_HEADER, ""))
+        session = (
+            tables[0].sessions.get(request.headers.get(SESSION_HEADER, "")) if tables else None
+        )
         if session is None:
             return PlainTextResponse("Unknown or missing Mcp-Session-Id", status_code=404)
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](GENERAL_BUFFER)
+        if session.general is not None:
+            session.general.close()  # one stream per session: the newest replaces the last
         session.general = send
-        return StreamingResponse(_sse(receive, None, session), media_type="text/event-stream")
+        return StreamingResponse(_sse(receive, None, session, None), media_type="text/event-stream")
 
     async def mcp_delete(request: Request) -> Response:
         refused = refuse(request)
         if refused is not None:
             return refused
-        session = state.sessions.pop(request.headers.get(SESSION_HEADER, ""), None)
-        if session is None:
+        closed = tables and await tables[0].close(request.headers.get(SESSION_HEADER, ""))
+        if not closed:
             return PlainTextResponse("Unknown or missing Mcp-Session-Id", status_code=404)
-        await session.server.aclose()
-        if session.general is not None:
-            await session.general.aclose()
         return Response(status_code=204)
 
     return Starlette(
@@ -210,29 +201,40 @@ def build_app(options: HttpOptions) -> Any:
     )
 
 
-async def _route(session: _HttpSession) -> None:
-    """Deliver each outgoing message to the stream of the request it belongs to."""
-    async for message, route in session.outbox:
-        channel = session.channels.get(str(route)) if route is not None else None
-        target = channel or session.general
-        if target is not None:
-            try:
-                target.send_nowait(message)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                continue
+async def _read_body(request: Request, limits: Limits) -> bytes:
+    """The request body, at most ``limits.max_body`` bytes within ``limits.request_timeout``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limits.max_body:
+        raise _BodyError(413, f"The request body is over {limits.max_body} bytes.")
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(limits.request_timeout) as scope:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limits.max_body:
+                raise _BodyError(413, f"The request body is over {limits.max_body} bytes.")
+            chunks.append(chunk)
+    if scope.cancelled_caught:
+        raise _BodyError(408, f"The request body took over {limits.request_timeout:g} s.")
+    return b"".join(chunks)
 
 
 async def _sse(
-    receive: MemoryObjectReceiveStream[dict[str, Any]], request_id: Any, session: _HttpSession
+    receive: MemoryObjectReceiveStream[dict[str, Any]],
+    key: str | None,
+    session: HttpSession,
+    table: SessionTable | None,
 ) -> AsyncIterator[bytes]:
-    """Server-sent events until the response to ``request_id`` has been sent.
+    """Server-sent events until the call ``key`` is answered (forever for the GET stream).
 
-    If the client closes the stream first, the call is cancelled (the 2026-07-28 wire has no
-    cancel notification over HTTP: closing the stream is the signal) and its processes end.
-    A comment goes out every second while the call is silent: writing to a closed connection
-    is how a departed client is noticed.
+    The answer goes out under the id the client chose. If the client closes the stream
+    first, the call is cancelled (the 2026-07-28 wire has no cancel notification over HTTP:
+    closing the stream is the signal) and its processes end. A comment goes out every second
+    while the call is silent: writing to a closed connection is how a departed client is
+    noticed.
     """
     answered = False
+    call = session.inflight.get(key) if key is not None else None
     try:
         yield b": open\n\n"  # sends the headers now, so the client sees the call start
         async with receive:
@@ -243,22 +245,24 @@ async def _sse(
                 if message is None:
                     yield b": keepalive\n\n"
                     continue
-                yield b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n"
-                if _answers(message, request_id):
+                if call is not None and _answers(message, key):
+                    message = {**message, "id": call.client_id}
                     answered = True
+                yield b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n"
+                if answered:
                     return
     except anyio.EndOfStream:
         return
     finally:
-        if request_id is not None:
-            session.channels.pop(str(request_id), None)
+        if key is not None and table is not None:
+            table.end(session, key)
             if not answered:
-                session.server.cancel(request_id)
+                session.server.cancel(key)
 
 
-def _answers(message: dict[str, Any], request_id: Any) -> bool:
-    """Whether ``message`` is the response to ``request_id``."""
-    return request_id is not None and message.get("id") == request_id and "method" not in message
+def _answers(message: dict[str, Any], key: Any) -> bool:
+    """Whether ``message`` is the response to the call running under ``key``."""
+    return message.get("id") == key and "method" not in message
 
 
 def _modern(request: Any, message: dict[str, Any]) -> bool:
@@ -267,18 +271,6 @@ def _modern(request: Any, message: dict[str, Any]) -> bool:
         return True
     meta = (message.get("params") or {}).get("_meta") or {}
     return meta.get(META_VERSION) in MODERN_VERSIONS or message.get("method") == "server/discover"
-
-
-def _host_allowed(host: str, options: HttpOptions) -> bool:
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    if options.host not in LOCAL_HOSTS and options.token is not None:
-        return True  # a remote bind is protected by the token; any Host may reach it
-    return name in LOCAL_HOSTS or name == options.host
-
-
-def _origin_allowed(origin: str, options: HttpOptions) -> bool:
-    host = (urlsplit(origin).hostname or "").lower()
-    return host in LOCAL_HOSTS or host == options.host
 
 
 def _error_response(request_id: Any, code: int, text: str, status: int) -> JSONResponse:

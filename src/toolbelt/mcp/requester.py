@@ -43,24 +43,27 @@ class ElicitationRequester(PermissionRequester):
         self._server = server
         self._mode = mode
         self._timeout = timeout
+        self.session_approvals = True
+        """False where requests carry no client identity (stateless HTTP): "allow for this
+        session" would then allow every client, so it is neither offered nor accepted."""
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         modern = self._server.modern_call(request.call_id)
         capabilities = modern if modern is not None else self._server.client_capabilities
         if "elicitation" not in capabilities:
             return Answer(Approval.DENY, f"{decision.reason} {self._how_to_allow(request)}")
-        params = _elicitation(request, decision)
+        params = _elicitation(request, decision, session_choice=self.session_approvals)
         if modern is not None:
             answer = self._server.take_answer(request.call_id)
             if answer is None:  # ask by returning input_required; the client retries
                 self._server.need_input(request.call_id, params)
                 return Answer(Approval.DENY, "Waiting for the user's answer.")
-            return _to_answer(answer)
+            return _to_answer(answer, session_choice=self.session_approvals)
         route = request.call_id.removeprefix("mcp-")
         result = await self._server.request(
             "elicitation/create", params, timeout=self._timeout, route=route
         )
-        return _to_answer(result)
+        return _to_answer(result, session_choice=self.session_approvals)
 
     def _how_to_allow(self, request: PermissionRequest) -> str:
         """The settings entry that would allow this very call, and the modes that would."""
@@ -79,8 +82,12 @@ class ElicitationRequester(PermissionRequester):
         )
 
 
-def _elicitation(request: PermissionRequest, decision: Ask) -> dict[str, Any]:
+def _elicitation(
+    request: PermissionRequest, decision: Ask, *, session_choice: bool
+) -> dict[str, Any]:
     choices = list(CHOICES) if decision.remember else ["allow_once", "deny"]
+    if not session_choice:
+        choices = [choice for choice in choices if choice != "allow_session"]
     return {
         "mode": "form",
         "message": _message(request, decision),
@@ -95,13 +102,15 @@ def _elicitation(request: PermissionRequest, decision: Ask) -> dict[str, Any]:
     }
 
 
-def _to_answer(result: dict[str, Any]) -> Answer:
+def _to_answer(result: dict[str, Any], *, session_choice: bool) -> Answer:
     action = result.get("action")
     content = result.get("content") or {}
     if action != "accept":
         why = "declined" if action == "decline" else "did not answer"
         return Answer(Approval.DENY, f"The user {why}; the call was not run.")
     approval = CHOICES.get(str(content.get("decision")), Approval.DENY)
+    if approval is Approval.SESSION and not session_choice:
+        approval = Approval.ONCE  # a client that forges the choice gets this call only
     reason = str(content.get("reason") or "")
     if approval is Approval.DENY:
         return Answer(approval, f"The user denied this call: {reason}" if reason else "")

@@ -13,25 +13,35 @@ from __future__ import annotations
 
 import codecs
 import os
+import shutil
 from collections import deque
 from pathlib import Path
 
 from toolbelt.core.wording import counted
 from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
 
-__all__ = ["OutputBuffer", "spill_dir"]
+__all__ = ["OutputBuffer", "remove_spill_dir", "spill_dir"]
 
 DEFAULT_CAP = 30_000
 MAX_SENT_BYTES = 2 * DEFAULT_CAP
 
 
+def _spill_base() -> Path:
+    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"toolbelt-{os.getuid()}"
+
+
 def spill_dir(session_id: str) -> Path:
     """The per-session directory (0700) for spilled output: only this user can read it."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"toolbelt-{os.getuid()}"
+    base = _spill_base()
     path = base / session_id
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     base.chmod(0o700)
     return path
+
+
+def remove_spill_dir(session_id: str) -> None:
+    """Delete a session's spill directory once the session has ended (nothing reads it then)."""
+    shutil.rmtree(_spill_base() / session_id, ignore_errors=True)
 
 
 class OutputBuffer:
