@@ -218,13 +218,16 @@ async def test_no_tool_can_read_the_token_from_the_server_process(tmp_path: Path
     try:
         pid = running.process.pid
         async with running.client() as client:
-            environ = await client.call_tool(
-                "bash",
-                {
-                    "command": f"cat /proc/{pid}/environ /proc/$PPID/environ | tr '\\0' '\\n'; "
-                    f"cat /proc/{pid}/cmdline; ps axeww"
-                },
+            # a script the command analysis cannot see into (`cat /proc/PID/environ` and `ps e`
+            # ask in every mode): what matters is what a process the tools start can read
+            (tmp_path / "reader.py").write_text(
+                "import os, subprocess\n"
+                f"for p in ({pid}, os.getppid()):\n"
+                "    for part in ('environ', 'cmdline'):\n"
+                "        print(open(f'/proc/{p}/{part}', 'rb').read().replace(b'\\0', b'\\n'))\n"
+                "print(subprocess.run(['ps', 'axeww'], capture_output=True, text=True).stdout)\n"
             )
+            environ = await client.call_tool("bash", {"command": "python3 reader.py"})
         seen = environ.content[0].text
         assert "HOME=" in seen  # the environments were read
         assert running.token is not None and running.token not in seen
