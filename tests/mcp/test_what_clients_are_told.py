@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.mcp.test_http_server import start
+from tests.mcp.http_server import start
 from tests.mcp.test_stdio_end_of_input import call, initialize, serve
 
 from mcp import Client, StdioServerParameters
@@ -138,12 +138,11 @@ async def test_modern_client_gets_logs_at_the_level_its_request_asks(
 async def test_modern_http_client_gets_logs_in_its_call_stream(
     untrusted: Path, tmp_path: Path
 ) -> None:
-    process, base = start(untrusted, env=home_env(tmp_path))
+    server = start(untrusted, env=home_env(tmp_path))
     try:
         logs = Logs()
-        async with Client(f"{base}/mcp", log_level="info", logging_callback=logs) as client:
+        async with server.client(log_level="info", logging_callback=logs) as client:
             await client.call_tool("read_file", {"path": "missing.txt"})
     finally:
-        process.terminate()
-        process.wait(20)
+        server.stop()
     assert logs.seen == [("warning", notice(untrusted)), ("info", MISSING_LOG)]
