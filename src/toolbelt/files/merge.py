@@ -111,8 +111,7 @@ def _inserted(n: Line, indents: IndentMap, style: Style) -> str:
     """A line the model added: its indentation in the file's style, its quotes too."""
     if not n.body:
         return n.text if indents.identity else ""
-    before = n.indent[-1:]
-    return indents.convert(n.indent) + style.apply(n.body, before) + n.trail
+    return indents.convert(n.indent) + style.apply(n.body, 0, len(n.body)) + n.trail
 
 
 def _folded_body(line: Line) -> str:
@@ -131,7 +130,7 @@ def _body_offsets(line: Line) -> dict[int, int]:
 def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
     ob, nb, rb = o.body, n.body, r.body
     if _folded_body(o) != _folded_body(r):
-        return style.apply(nb, n.indent[-1:])
+        return style.apply(nb, 0, len(nb))
     old_at = _body_offsets(o)
     held_at = {folded: at for at, folded in _body_offsets(r).items()}
 
@@ -143,8 +142,7 @@ def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
 
     def typed(b1: int, b2: int) -> None:
         if b2 > b1:
-            before = nb[b1 - 1] if b1 else n.indent[-1:]
-            pieces.append(style.apply(nb[b1:b2], before))
+            pieces.append(style.apply(nb, b1, b2))
 
     matcher = SequenceMatcher(None, ob, nb, autojunk=False)
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
