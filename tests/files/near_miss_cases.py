@@ -200,6 +200,14 @@ CASES: list[Case] = [
         _u("a:\n  b: 1\n  c: 3\n  d: 4\n"),
     ),
     Case(
+        "indentation-structure-differs",
+        GEMINI + "7706",
+        _u("def f():\n    if x:\n        y()\n"),
+        "def f():\nif x:\n    y()",
+        "def f():\nif x:\n  q()\n    y()",
+        REFUSE,
+    ),
+    Case(
         "mixed-tab-space-context-kept",
         CC + "28831",
         _u("\tif (x) {\n\t  y();\n\t}\n"),
@@ -247,6 +255,14 @@ CASES: list[Case] = [
         'She said, "Hello."',
         'She said, "Hello." He said, "Hi."',
         _u("She said, “Hello.” He said, “Hi.”\n"),
+    ),
+    Case(
+        "code-span-quotes-stay-straight",
+        CC + "31863",
+        _u("Say “hi” first.\n"),
+        'Say "hi" first.',
+        'Say "hi" first, then run `x = "y"`.',
+        _u('Say “hi” first, then run `x = "y"`.\n'),
     ),
     Case(
         "json-with-curly-in-string",

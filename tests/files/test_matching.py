@@ -156,6 +156,20 @@ def test_unicode_look_alikes(
     assert splice.notes[0] == note
 
 
+def test_quotes_inside_a_code_span_are_code_and_stay_straight() -> None:
+    splice = find_and_replace("She said “hi”.\n", 'said "hi".', 'said "hi"; run `f("x")`.')
+    assert splice.text == 'She said “hi”; run `f("x")`.\n'
+
+
+def test_indentation_that_does_not_follow_the_files_structure_is_refused() -> None:
+    text = "def f():\n    if x:\n        y()\n"
+    with pytest.raises(EditMatchError, match="its indentation does not follow the file's"):
+        find_and_replace(text, "def f():\nif x:\n    y()", "def f():\nif x:\n  q()\n    y()")
+    # a line indented like one the file shows unambiguously can still be placed
+    splice = find_and_replace(text, "def f():\nif x:\n    y()", "def f():\nif x:\n    y()\n    z()")
+    assert splice.text == "def f():\n    if x:\n        y()\n        z()\n"
+
+
 def test_a_dash_the_model_changes_on_purpose_is_written_as_typed() -> None:
     splice = find_and_replace("a — b\n", "a - b", "a – b")
     assert splice.text == "a – b\n"

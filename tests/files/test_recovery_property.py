@@ -14,11 +14,12 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolbelt.files.folding import fold
+from toolbelt.files.folding import fold, split_clusters
 from toolbelt.files.matching import find_and_replace
+from toolbelt.files.regions import starts
 
 WORDS = [
     "alpha",
@@ -135,3 +136,47 @@ def test_a_recovered_edit_changes_only_the_lines_the_model_changed(
             assert got_line.rstrip(" \t") == want_line, (splice.text, expected)
         else:
             assert got_line == want_line, (splice.text, expected)
+
+
+@st.composite
+def inline_cases(draw: st.DrawFn) -> tuple[str, str, str, str]:
+    """An insertion inside part of one line, the part typed with plain look-alikes."""
+    lines = [
+        f"{draw(st.sampled_from(['', '    ', chr(9)]))}k{index} "
+        + " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=4)))
+        for index in range(draw(st.integers(1, 4)))
+    ]
+    number = draw(st.integers(0, len(lines) - 1))
+    line = lines[number]
+    clusters = split_clusters(line)
+    folded = [k for k, cluster in enumerate(clusters) if fold(cluster) != cluster]
+    if not folded:  # no look-alike on this line: give it one
+        line += " a\u2014b"
+        clusters = split_clusters(line)
+        folded = [len(clusters) - 2]
+    bounds = [sum(len(c) for c in clusters[:k]) for k in range(len(clusters) + 1)]
+    lines[number] = line
+    around = draw(st.sampled_from(folded))  # the part holds a look-alike: no exact match
+    first = draw(st.integers(0, around))
+    last = draw(st.integers(around + 1, len(clusters)))
+    cut = draw(st.integers(first, last))
+    part = line[bounds[first] : bounds[last]]
+    head, tail = line[bounds[first] : bounds[cut]], line[bounds[cut] : bounds[last]]
+    text = "\n".join(lines) + "\n"
+    old = fold(part)
+    new = fold(head) + "@@@" + fold(tail)
+    edited = line[: bounds[first]] + head + "@@@" + tail + line[bounds[last] :]
+    expected = "\n".join([*lines[:number], edited, *lines[number + 1 :]]) + "\n"
+    return text, old, new, expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(inline_cases())
+def test_an_insertion_inside_a_line_keeps_every_character_around_it(
+    case: tuple[str, str, str, str],
+) -> None:
+    text, old, new, expected = case
+    # blanks at the ends, an exact match, or not one place once folded: not this property
+    once = len(starts(fold(text), old)) == 1
+    assume(old.strip(" \t") == old and not text.count(old) and once)
+    assert find_and_replace(text, old, new).text == expected

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from itertools import pairwise
 
-__all__ = ["IndentMap"]
+__all__ = ["IndentMap", "IndentUnclear"]
 
 _TYPED_TAB = 4
 """How many columns a tab the model typed counts for."""
@@ -20,6 +21,10 @@ _TYPED_TAB = 4
 
 def _width(typed: str) -> int:
     return len(typed.replace("\t", " " * _TYPED_TAB))
+
+
+class IndentUnclear(ValueError):
+    """The quoted lines do not show how the model's indentation maps onto the file's."""
 
 
 class IndentMap:
@@ -38,6 +43,15 @@ class IndentMap:
         tabs = any("\t" in extra for extra in deeper) or self._held_base.startswith("\t")
         self._unit = "\t" if tabs else " "
         self._ratio = self._scale(pairs)
+        levels: dict[int, set[int]] = {}
+        for typed, held in pairs:
+            levels.setdefault(_width(typed), set()).add(len(held))
+        ordered = [levels[width] for width in sorted(levels)]
+        self._consistent = all(len(h) == 1 for h in ordered) and all(
+            min(a) < min(b) for a, b in pairwise(ordered)
+        )
+        """Deeper typed lines are deeper in the file too, equal ones equal: the structure the
+        model saw is the file's, so other indentations can be translated."""
 
     def _scale(self, pairs: Sequence[tuple[str, str]]) -> Fraction:
         """File characters per typed column, from how the pairs step away from the base."""
@@ -58,6 +72,8 @@ class IndentMap:
             return typed
         if typed in self._known:
             return self._known[typed]
+        if not self._consistent:
+            raise IndentUnclear(typed)
         steps = round((_width(typed) - self._typed_base) * self._ratio)
         if steps >= 0:
             return self._held_base + self._unit * steps

@@ -23,6 +23,7 @@ import dataclasses
 
 from toolbelt.files.closest import not_found_message
 from toolbelt.files.folding import describe, fold, name, normalize, strip_blanks
+from toolbelt.files.indent import IndentUnclear
 from toolbelt.files.merge import merge
 from toolbelt.files.regions import Found, note, offset, strip_line_numbers
 from toolbelt.files.regions import starts as find_starts
@@ -155,7 +156,15 @@ def _merged_splice(text: str, old: str, new: str, found: Found, labels: list[str
         end = line_end
     region = text[begin:end]
     first_line = text.count("\n", 0, begin) + 1
-    merged, differences = merge(old, new, region, first_line=first_line)
+    try:
+        merged, differences = merge(old, new, region, first_line=first_line)
+    except IndentUnclear:
+        raise EditMatchError(
+            f"old_string matches line {first_line} only when indentation is ignored, and its "
+            "indentation does not follow the file's (lines indented alike in old_string are "
+            "not alike in the file), so new_string's lines cannot be placed; copy old_string "
+            "with the file's exact indentation."
+        ) from None
     if merged == region:
         raise EditMatchError(
             f"No changes to make: once new_string is fitted to the file's own characters, the "

@@ -14,7 +14,7 @@ holds the model's spelling where the model typed it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -59,8 +59,7 @@ def merge(old: str, new: str, region: str, *, first_line: int) -> tuple[str, lis
     quoted = [(o.indent, r.indent) for o, r in zip(olds, held, strict=True) if o.body and r.body]
     indents = IndentMap(quoted)
     out: list[str] = []
-    matcher = SequenceMatcher(None, [o.text for o in olds], news, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes([o.text for o in olds], news):
         if tag == "equal":
             out += [r.text for r in held[i1:i2]]
         elif tag != "delete":
@@ -73,6 +72,33 @@ def merge(old: str, new: str, region: str, *, first_line: int) -> tuple[str, lis
                     k = i1 + partner
                     out.append(_merged(olds[k], Line.of(text), held[k], indents, style))
     return "\n".join(out), differences
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """How ``b`` is ``a`` changed: the common head and tail first, then difflib between.
+
+    difflib takes the first longest match, which in repetitive text can align an insertion's
+    surroundings crosswise ("x's it's" → "x's it@'s": the inserted run swallows a quote the
+    model kept); taking the common head and tail first keeps what the model kept aligned.
+    """
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    a_end, b_end = len(a) - tail, len(b) - tail
+    middle = SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=False)
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", a_end, len(a), b_end, len(b)))
+    return ops
 
 
 def _pair(olds: list[Line], news: list[str]) -> list[int | None]:
@@ -111,8 +137,7 @@ def _inserted(n: Line, indents: IndentMap, style: Style) -> str:
     """A line the model added: its indentation in the file's style, its quotes too."""
     if not n.body:
         return n.text if indents.identity else ""
-    before = n.indent[-1:]
-    return indents.convert(n.indent) + style.apply(n.body, before) + n.trail
+    return indents.convert(n.indent) + style.apply(n.body, 0, len(n.body)) + n.trail
 
 
 def _folded_body(line: Line) -> str:
@@ -131,7 +156,7 @@ def _body_offsets(line: Line) -> dict[int, int]:
 def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
     ob, nb, rb = o.body, n.body, r.body
     if _folded_body(o) != _folded_body(r):
-        return style.apply(nb, n.indent[-1:])
+        return style.apply(nb, 0, len(nb))
     old_at = _body_offsets(o)
     held_at = {folded: at for at, folded in _body_offsets(r).items()}
 
@@ -143,11 +168,9 @@ def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
 
     def typed(b1: int, b2: int) -> None:
         if b2 > b1:
-            before = nb[b1 - 1] if b1 else n.indent[-1:]
-            pieces.append(style.apply(nb[b1:b2], before))
+            pieces.append(style.apply(nb, b1, b2))
 
-    matcher = SequenceMatcher(None, ob, nb, autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+    for tag, a1, a2, b1, b2 in _opcodes(ob, nb):
         anchored = (a1 == 0 and b1 == 0) or (a2 == len(ob) and b2 == len(nb))
         if tag != "equal" or (a2 - a1 < _SHORT and not anchored):
             typed(b1, b2)  # changed, or a chance match of a character or two in between

@@ -51,21 +51,24 @@ class Style:
                 swaps[typed] = next(iter(helds))
         return swaps
 
-    def apply(self, text: str, before: str) -> str:
-        """``text`` the model inserted, spelled the way the file spells its look-alikes."""
+    def apply(self, line: str, start: int, end: int) -> str:
+        """``line[start:end]``, text the model inserted, spelled the way the file spells its
+        look-alikes — except inside a code span (between backticks), where quotes are code."""
+        text = line[start:end]
         swaps = self._swaps()
         if swaps:
             out: list[str] = []
             at = 0
+            in_code = line.count("`", 0, start) % 2 == 1
             multi = [typed for typed in swaps if len(typed) > 1]
             while at < len(text):
                 typed = next((t for t in multi if text.startswith(t, at)), text[at])
-                swap = swaps.get(typed, typed)
+                swap = swaps.get(typed, typed) if not in_code else typed
                 if isinstance(swap, tuple):
-                    prev = out[-1][-1:] if out else before
-                    swap = (
-                        swap[0] if not prev or prev.isspace() or prev in _OPENS_AFTER else swap[1]
-                    )
+                    prev = out[-1][-1:] if out else line[start - 1 : start]
+                    opening = not prev or prev.isspace() or prev in _OPENS_AFTER
+                    swap = swap[0] if opening else swap[1]
+                in_code ^= typed == "`"
                 out.append(swap)
                 at += len(typed)
             text = "".join(out)
