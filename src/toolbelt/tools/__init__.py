@@ -31,6 +31,7 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "think": ("think", "ThinkTool"),
     "todo_read": ("todo", "TodoReadTool"),
     "todo_write": ("todo", "TodoWriteTool"),
+    "web_fetch": ("web_fetch", "WebFetchTool"),
 }
 """Tool name → (module in ``toolbelt.tools``, class), in listing order."""
 
