@@ -13,6 +13,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from tests.tools.helpers import Requester
+from tests.web.local_server import MIB, ConnectLog, Server, recording_connects
 
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
@@ -24,9 +26,6 @@ from toolbelt.tools import builtin_toolset
 from toolbelt.tools.web_fetch import WebFetchConfig
 from toolbelt.web.client import FetchLimits
 from toolbelt.web.guard import Resolver
-
-from ..tools.helpers import Requester
-from .local_server import MIB, ConnectLog, Server, recording_connects
 
 pytestmark = pytest.mark.anyio
 

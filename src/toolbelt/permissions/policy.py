@@ -273,6 +273,7 @@ _FAMILY = {
     "multi_edit": "Edit",
     "notebook_edit": "Edit",
     "bash": "Bash",
+    "git_commit": "Bash",
     "web_fetch": "WebFetch",
 }
 

@@ -32,6 +32,7 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "todo_read": ("todo", "TodoReadTool"),
     "todo_write": ("todo", "TodoWriteTool"),
     "web_fetch": ("web_fetch", "WebFetchTool"),
+    "git_commit": ("git_commit", "GitCommitTool"),
 }
 """Tool name → (module in ``toolbelt.tools``, class), in listing order."""
 
