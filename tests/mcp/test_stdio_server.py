@@ -210,6 +210,7 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         "kill_shell",
         "web_fetch",
         "git_commit",
+        "skill",
     } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
     assert results["grep"].content[0].text == "m.py:2:b = 20"

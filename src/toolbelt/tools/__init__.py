@@ -33,6 +33,7 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "todo_write": ("todo", "TodoWriteTool"),
     "web_fetch": ("web_fetch", "WebFetchTool"),
     "git_commit": ("git_commit", "GitCommitTool"),
+    "skill": ("skill", "SkillTool"),
 }
 """Tool name → (module in ``toolbelt.tools``, class), in listing order."""
 
