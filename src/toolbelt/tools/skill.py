@@ -58,7 +58,7 @@ class SkillTool(Tool[SkillInput]):
     """List skills in the description; return a skill's expanded instructions."""
 
     name = "skill"
-    title = "Skill"
+    title = "Run skill"
     input_model = SkillInput
     output_model = SkillOutput
     example = {"name": "release-notes", "arguments": "v1.4.0"}

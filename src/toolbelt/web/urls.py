@@ -70,10 +70,8 @@ def parse_web_url(text: str) -> WebUrl:
         raise ToolError(f"{text[:200]!r} is not a URL; write a full http:// or https:// URL.")
     scheme = match.group(1).lower()
     if scheme not in _DEFAULT_PORTS:
-        raise ToolError(
-            f"web_fetch reads only http:// and https:// URLs, not {scheme}:; to read a local "
-            "file use read_file."
-        )
+        hint = " To read a local file, use read_file." if scheme == "file" else ""
+        raise ToolError(f"web_fetch reads only http:// and https:// URLs, not {scheme}:.{hint}")
     rest = url[match.end() :].lstrip("/\\")
     end = next((i for i, ch in enumerate(rest) if ch in "/\\?#"), len(rest))
     authority, target = rest[:end], rest[end:]
