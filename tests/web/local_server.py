@@ -1,9 +1,10 @@
 """A small HTTP server on 127.0.0.1 for the web_fetch tests, and a hook that records connects.
 
-Routes: ``/page`` (HTML), ``/json``, ``/binary``, ``/missing`` (404), ``/to-page`` (same-site
-redirect), ``/go?URL`` (redirect to the percent-encoded URL), ``/loop``, ``/huge`` (a 1 GiB
-streamed body), ``/bomb`` (1 GiB of text gzip-compressed to about 1 MB), ``/slow`` (headers,
-then nothing until the test ends). Every request is recorded with its path and Host header.
+Routes: ``/page`` (HTML), ``/json``, ``/paper.pdf``, ``/binary``, ``/missing`` (404),
+``/to-page`` (same-site redirect), ``/go?URL`` (redirect to the percent-encoded URL), ``/loop``,
+``/huge`` (a 1 GiB streamed body), ``/bomb`` (1 GiB of text gzip-compressed to about 1 MB),
+``/slow`` (headers, then nothing until the test ends). Every request is recorded with its path
+and Host header.
 """
 
 from __future__ import annotations
@@ -30,6 +31,32 @@ client.get("/")</code></pre>
 <table><tr><th>Timeout</th><th>Default</th></tr><tr><td>connect</td><td>5 s</td></tr></table>
 <ul><li><a href="/advanced">Advanced</a></li></ul></main><footer>(c) 2025</footer></body></html>
 """
+
+
+def tiny_pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` in Helvetica, with a correct cross-reference table."""
+    stream = f"BT /F1 24 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
 
 
 def _gzip_bomb() -> tuple[bytes, bytes, bytes]:
@@ -92,6 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, PAGE, "text/html; charset=utf-8")
         elif path == "/json":
             self._send(200, b'{"name": "toolbelt", "tools": 3}', "application/json")
+        elif path == "/paper.pdf":
+            self._send(200, tiny_pdf("Hello from a PDF"), "application/pdf")
         elif path == "/binary":
             self._send(200, bytes(range(256)), "application/octet-stream")
         elif path == "/missing":

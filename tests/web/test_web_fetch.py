@@ -117,6 +117,17 @@ async def test_json_and_prompt_noted(tmp_path: Path, server: Server) -> None:
     )
 
 
+async def test_pdf_comes_back_as_page_text(tmp_path: Path, server: Server) -> None:
+    result, _ = await fetch(
+        tmp_path, {"url": f"{server.origin}/paper.pdf"}, origins=(server.origin,)
+    )
+    assert result.text == (
+        f"URL: {server.origin}/paper.pdf\n"
+        "Status: 200 OK (application/pdf)\n\n"
+        "--- page 1 ---\nHello from a PDF"
+    )
+
+
 async def test_binary_content_type_refused(tmp_path: Path, server: Server) -> None:
     result, _ = await fetch(tmp_path, {"url": f"{server.origin}/binary"}, origins=(server.origin,))
     assert result.state.value == "error"
