@@ -10,13 +10,16 @@ and Host header.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
+import subprocess
 import sys
 import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -81,8 +84,9 @@ class _QuietServer(ThreadingHTTPServer):
 class Server:
     """A threaded server; ``requests`` lists (path, Host header) as they arrive."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[tuple[str, str]] = []
+        self.server_names: list[str | None] = []
         self.release = threading.Event()
         self.bytes_sent = 0
         self.bomb: tuple[bytes, bytes, bytes] | None = None
@@ -91,6 +95,10 @@ class Server:
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
+        if tls is not None:
+            tls.sni_callback = lambda _sock, name, _ctx: self.server_names.append(name)
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+            self.origin = f"https://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def __enter__(self) -> Server:
@@ -191,6 +199,52 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(tail)
         except OSError:
             return
+
+
+def make_certificates(directory: Path, name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A throwaway CA and a certificate for ``name`` signed by it (openssl CLI): the server's
+    TLS context, and a client context that trusts only that CA."""
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+
+    curve = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    openssl(
+        "req",
+        "-x509",
+        *curve,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=toolbelt test CA",
+    )
+    openssl("req", *curve, "-keyout", "site.key", "-out", "site.csr", "-subj", f"/CN={name}")
+    (directory / "san.ext").write_text(f"subjectAltName=DNS:{name}\n")
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        "site.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "site.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    )
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(directory / "site.pem", directory / "site.key")
+    client = ssl.create_default_context(cafile=str(directory / "ca.pem"))
+    return server, client
 
 
 class ConnectLog:

@@ -7,6 +7,7 @@ refused before any connection is made, which the connect hook (``local_server``)
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,13 @@ from urllib.parse import quote
 
 import pytest
 from tests.tools.helpers import Requester
-from tests.web.local_server import MIB, ConnectLog, Server, recording_connects
+from tests.web.local_server import (
+    MIB,
+    ConnectLog,
+    Server,
+    make_certificates,
+    recording_connects,
+)
 
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
@@ -71,10 +78,11 @@ async def fetch(
     resolver: Resolver | None = None,
     limits: FetchLimits | None = None,
     approve: bool = True,
+    verify: ssl.SSLContext | None = None,
 ) -> tuple[ToolCallResult, Requester]:
     session = Session(tmp_path)
     settings = Settings(allow=[parse_rule(rule) for rule in allow], private_origins=list(origins))
-    config = WebFetchConfig(limits=limits or FetchLimits())
+    config = WebFetchConfig(limits=limits or FetchLimits(), verify=verify)
     if resolver is not None:
         config.resolver = resolver
     session.resource(WebFetchConfig, lambda: config)
@@ -272,6 +280,41 @@ async def test_connects_to_the_checked_address_keeping_the_name(
     assert server.requests == [("/page", f"docs.site.test:{server.port}")]
     assert connects.connects == [("127.0.0.1", server.port)]
     assert resolver.lookups == ["docs.site.test"]
+
+
+async def test_https_to_the_checked_address_verifies_the_name_and_sends_it_as_sni(
+    tmp_path: Path, connects: ConnectLog
+) -> None:
+    server_tls, client_tls = make_certificates(tmp_path, "tls.site.test")
+    with Server(tls=server_tls) as server:
+        name = f"https://tls.site.test:{server.port}"
+        resolver = StubResolver(
+            {"tls.site.test": [["127.0.0.1"]], "other.site.test": [["127.0.0.1"]]}
+        )
+        result, _ = await fetch(
+            tmp_path,
+            {"url": f"{name}/json"},
+            origins=(name,),
+            resolver=resolver,
+            verify=client_tls,
+        )
+        assert result.state.value == "success", result.text
+        assert result.text.endswith('\n\n{"name": "toolbelt", "tools": 3}')
+        assert server.server_names == ["tls.site.test"]
+        assert server.requests == [("/json", f"tls.site.test:{server.port}")]
+        # the same address under a name the certificate does not carry is refused
+        other = f"https://other.site.test:{server.port}"
+        wrong, _ = await fetch(
+            tmp_path,
+            {"url": f"{other}/json"},
+            origins=(other,),
+            resolver=resolver,
+            verify=client_tls,
+        )
+        assert wrong.state.value == "error"
+        assert "CERTIFICATE_VERIFY_FAILED" in wrong.text
+        assert len(server.requests) == 1
+    assert {host for host, _ in connects.connects} == {"127.0.0.1"}
 
 
 async def test_dns_rebinding_cannot_switch_the_address(

@@ -11,6 +11,7 @@ minutes, and returned in windows (``offset``/``max_length``).
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
@@ -74,10 +75,12 @@ class WebFetchOutput(BaseModel):
 
 @dataclass
 class WebFetchConfig:
-    """A session resource: how names are resolved and the caps (tests swap in stubs)."""
+    """A session resource: how names are resolved, the caps, and (for a private CA) the TLS
+    context that verifies certificates; tests swap in stubs."""
 
     resolver: Resolver = system_resolver
     limits: FetchLimits = field(default_factory=FetchLimits)
+    verify: ssl.SSLContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,11 @@ class WebFetchTool(Tool[WebFetchInput]):
             origins = canonical_origins(session_settings(ctx.session).private_origins)
             ctx.progress(f"fetching {url}")
             fetched = await fetch_page(
-                url, private_origins=origins, resolver=config.resolver, limits=config.limits
+                url,
+                private_origins=origins,
+                resolver=config.resolver,
+                limits=config.limits,
+                verify=config.verify,
             )
             if fetched.redirect_to is not None:
                 return _redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)

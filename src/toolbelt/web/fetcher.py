@@ -9,6 +9,7 @@ deadline.
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass
 
 from toolbelt.core.errors import ToolError
@@ -31,7 +32,12 @@ class Page:
 
 
 async def fetch_page(
-    url: WebUrl, *, private_origins: frozenset[str], resolver: Resolver, limits: FetchLimits
+    url: WebUrl,
+    *,
+    private_origins: frozenset[str],
+    resolver: Resolver,
+    limits: FetchLimits,
+    verify: ssl.SSLContext | None = None,
 ) -> Page:
     """Fetch ``url`` following same-site redirects; ToolError on refusals, timeouts, loops."""
     import anyio
@@ -40,7 +46,7 @@ async def fetch_page(
         with anyio.fail_after(limits.total_timeout):
             for _ in range(MAX_REDIRECTS + 1):
                 target = await check_target(url, private_origins=private_origins, resolver=resolver)
-                response = await exchange(target, limits)
+                response = await exchange(target, limits, verify=verify)
                 location = response.headers.get("location")
                 if response.status not in REDIRECT_STATUSES or not location:
                     return Page(url, response)
