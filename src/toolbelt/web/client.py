@@ -16,9 +16,13 @@ from __future__ import annotations
 import ssl
 import zlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolbelt.core.errors import ToolError
 from toolbelt.web.guard import Target
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["REDIRECT_STATUSES", "FetchLimits", "RawResponse", "exchange"]
 
@@ -107,10 +111,7 @@ async def exchange(
     return raw
 
 
-async def _read_body(response: object, raw: RawResponse, cap: int) -> None:
-    import httpx
-
-    assert isinstance(response, httpx.Response)
+async def _read_body(response: httpx.Response, raw: RawResponse, cap: int) -> None:
     encoding = raw.headers.get("content-encoding", "identity").strip().lower()
     decoder = _decoder(encoding)
     size = 0

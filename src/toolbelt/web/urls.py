@@ -109,8 +109,8 @@ def _parse_host(raw: str, text: str) -> str:
             return str(ipaddress.IPv6Address(raw[1:-1]))
         except ValueError as exc:
             raise ToolError(f"{raw[:100]!r} is not a valid IPv6 address.") from exc
-    host = unquote(raw, errors="strict") if "%" in raw else raw
     try:
+        host = unquote(raw, errors="strict") if "%" in raw else raw
         ascii_host = host.lower() if host.isascii() else host.encode("idna").decode("ascii")
     except UnicodeError as exc:
         raise ToolError(f"{raw[:100]!r} is not a valid host name.") from exc
