@@ -173,3 +173,27 @@ def test_cli_lists_skills_and_reports_broken_ones(workspace: Path, home: Path) -
     assert listed["skipped"][0].startswith(
         f"{workspace / '.claude/skills/broken/SKILL.md'}: the frontmatter is not valid YAML"
     )
+
+
+async def test_mcp_server_lists_and_runs_the_workspace_skills_of_its_root(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    from mcp.client.stdio import stdio_client
+
+    from mcp import ClientSession, StdioServerParameters
+
+    env = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(workspace), "--trust-workspace"],
+        cwd=str(tmp_path),  # not the workspace: the listing must follow --root
+        env={**env, "HOME": str(home)},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        result = await client.call_tool("skill", {"name": "review", "arguments": "app.py"})
+    description = tools["skill"].description or ""
+    assert description.endswith("- review: Review a diff: style, tests")
+    assert result.is_error is False
+    assert result.content[0].text.endswith("\n\nReview app.py carefully.")
