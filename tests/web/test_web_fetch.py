@@ -170,6 +170,26 @@ async def test_windows_and_the_cache(tmp_path: Path, server: Server) -> None:
     await session.aclose()
 
 
+async def test_cached_page_expires_after_fifteen_minutes(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolbelt.web.cache as cache_module
+
+    now = [1000.0]
+    monkeypatch.setattr(cache_module.time, "monotonic", lambda: now[0])
+    session = Session(tmp_path)
+    settings = Settings(private_origins=[server.origin])
+    executor = Executor(
+        builtin_toolset(), session, policy=build_policy(session, "bypass", settings=settings)
+    )
+    url = f"{server.origin}/json"
+    for advance in (0.0, 14 * 60.0, 2 * 60.0):  # fetched, cached at 14 min, stale at 16 min
+        now[0] += advance
+        await executor.run_one(ToolCall("c", "web_fetch", {"url": url}))
+    await session.aclose()
+    assert [path for path, _ in server.requests] == ["/json", "/json"]
+
+
 async def test_same_site_redirect_is_followed(tmp_path: Path, server: Server) -> None:
     result, _ = await fetch(tmp_path, {"url": f"{server.origin}/to-page"}, origins=(server.origin,))
     assert result.text.startswith(f"URL: {server.origin}/page\n")
@@ -229,8 +249,22 @@ async def test_gigabyte_body_stops_at_the_cap(tmp_path: Path, server: Server) ->
     assert (
         result.output.structured is not None and result.output.structured["total_chars"] == 2 * MIB
     )
-    assert "The response was larger than 2,097,152 bytes; only that much was read" in result.text
+    assert "Only the first 2,097,152 bytes of the response were used (the cap)" in result.text
     assert server.bytes_sent < 100 * MIB  # the client hung up; the server did not send 1 GiB
+
+
+async def test_html_beyond_the_conversion_cap_is_cut(tmp_path: Path, server: Server) -> None:
+    limits = FetchLimits(max_html_bytes=300)
+    result, _ = await fetch(
+        tmp_path, {"url": f"{server.origin}/page"}, origins=(server.origin,), limits=limits
+    )
+    assert result.text.startswith(
+        f"URL: {server.origin}/page\nStatus: 200 OK (text/html)\n\n# Timeouts\n\nHTTPX enforces"
+    )
+    assert "Advanced" not in result.text
+    assert result.text.endswith(
+        "[Only the first 300 bytes of the response were used (the cap), so the page ends early.]"
+    )
 
 
 async def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, server: Server) -> None:
@@ -244,7 +278,7 @@ async def test_gzip_bomb_stops_at_the_cap(tmp_path: Path, server: Server) -> Non
     assert (
         result.output.structured is not None and result.output.structured["total_chars"] == 2 * MIB
     )
-    assert "only that much was read" in result.text
+    assert "Only the first 2,097,152 bytes of the response were used (the cap)" in result.text
     assert server.bytes_sent < 10 * MIB  # about 2 KB of it inflated to the cap
 
 

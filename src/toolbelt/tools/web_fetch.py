@@ -113,7 +113,9 @@ class WebFetchTool(Tool[WebFetchInput]):
         return Access(AccessKind.NETWORK, url=str(url), summary=f"fetch {url}")
 
     async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolOutput:
-        from toolbelt.web.convert import body_text
+        import anyio
+
+        from toolbelt.web.convert import body_text, is_html
         from toolbelt.web.fetcher import fetch_page
 
         url = _checked_url(args.url, ctx)
@@ -133,9 +135,14 @@ class WebFetchTool(Tool[WebFetchInput]):
             if fetched.redirect_to is not None:
                 return _redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)
             response = fetched.response
+            limits = config.limits
+            body, cut = response.body, limits.max_bytes if response.truncated else None
+            if is_html(response.content_type, body) and len(body) > limits.max_html_bytes:
+                body, cut = body[: limits.max_html_bytes], limits.max_html_bytes
             charset = _charset(response.headers.get("content-type", ""))
-            _, text = body_text(response.content_type, response.body, charset)
-            cut = config.limits.max_bytes if response.truncated else None
+            _, text = await anyio.to_thread.run_sync(
+                lambda: body_text(response.content_type, body, charset)
+            )
             page = _Converted(
                 str(fetched.url),
                 response.status,
@@ -182,8 +189,8 @@ def _window(page: _Converted, args: WebFetchInput) -> ToolOutput:
     notes = []
     if page.cut_at_bytes is not None:
         notes.append(
-            f"The response was larger than {page.cut_at_bytes:,} bytes; only that much was "
-            "read, so the page ends early."
+            f"Only the first {page.cut_at_bytes:,} bytes of the response were used (the cap), "
+            "so the page ends early."
         )
     if end < total:
         notes.append(

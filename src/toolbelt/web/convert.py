@@ -15,7 +15,7 @@ import re
 
 from toolbelt.core.errors import ToolError
 
-__all__ = ["TEXT_TYPES", "body_text", "html_to_markdown"]
+__all__ = ["TEXT_TYPES", "body_text", "html_to_markdown", "is_html"]
 
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -27,7 +27,7 @@ def body_text(content_type: str, body: bytes, charset: str | None) -> tuple[str,
     """``(kind, text)`` for a body: kind is ``html``, ``pdf`` or ``text``; ToolError otherwise."""
     if content_type == "application/pdf" or (not content_type and body.startswith(b"%PDF-")):
         return "pdf", _pdf_text(body)
-    if content_type in _HTML_TYPES or (not content_type and _looks_html(body)):
+    if is_html(content_type, body):
         return "html", html_to_markdown(body, charset)
     if content_type and not _is_text(content_type):
         raise ToolError(
@@ -82,6 +82,11 @@ def _pdf_text(body: bytes) -> str:
 
 def _is_text(content_type: str) -> bool:
     return content_type.startswith(TEXT_TYPES) or content_type.endswith(("+json", "+xml"))
+
+
+def is_html(content_type: str, body: bytes) -> bool:
+    """Whether the body is converted as HTML (by its type, or its start when untyped)."""
+    return content_type in _HTML_TYPES or (not content_type and _looks_html(body))
 
 
 def _looks_html(body: bytes) -> bool:
