@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,14 @@ import pytest
 from tests.tools.helpers import Requester
 
 from toolbelt.core.context import Session
+from toolbelt.core.errors import ToolError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.decision import Approval
 from toolbelt.permissions.factory import build_policy
 from toolbelt.permissions.rules import parse_rule
 from toolbelt.permissions.settings import Settings
 from toolbelt.tools import builtin_toolset
+from toolbelt.tools._git import GitRunner
 from toolbelt.tools.git_commit import DEFAULT_TRAILER
 
 pytestmark = pytest.mark.anyio
@@ -230,3 +233,34 @@ async def test_default_mode_asks_and_bash_rules_apply(repo: Path) -> None:
     (repo / "a.txt").write_text("y\n")
     refused, _ = await commit(repo, {"message": "No"}, mode="bypass", deny=("Bash(git commit:*)",))
     assert refused.text.startswith("the rule `Bash(git commit:*)` denies this call.")
+
+
+def _alive(pattern: str) -> bool:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+        except OSError:
+            continue
+        if pattern in cmdline and not zombie:
+            return True
+    return False
+
+
+async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) -> None:
+    tag = f"sleep 4{os.getpid()}"
+    hook = repo / ".git/hooks/pre-commit"
+    hook.write_text(f"#!/bin/sh\n( {tag} & ) \n{tag}\n")  # one detached child, one waited for
+    hook.chmod(0o755)
+    (repo / "a.txt").write_text("x\n")
+    git_runner = GitRunner(repo, trusted=True, timeout=1.0)
+    await git_runner.run("add", "-u")
+    with pytest.raises(ToolError) as caught:
+        await git_runner.run("commit", "-q", "-F", "-", stdin="Hangs\n")
+    assert str(caught.value).startswith("git commit did not finish within 1 s (a hook may be")
+    assert not _alive(tag)
+    assert git(repo, "log", "-1", "--format=%s") == "start\n"

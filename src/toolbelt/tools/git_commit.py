@@ -11,7 +11,6 @@ Permission is the ``Bash`` family's: ``Bash(git commit:*)`` rules apply, and it 
 
 from __future__ import annotations
 
-import anyio
 from pydantic import BaseModel, Field
 
 from toolbelt.core.access import Access, AccessKind
@@ -100,44 +99,48 @@ class GitCommitTool(Tool[GitCommitInput]):
         git = GitRunner(ctx.cwd, trusted=settings.trusted)
         trailer = DEFAULT_TRAILER if settings.commit_trailer is None else settings.commit_trailer
         message = _with_trailer(args.message, trailer)
-        return await anyio.to_thread.run_sync(lambda: _commit(git, args.paths, message))
+        return await _commit(git, args.paths, message)
 
 
-def _commit(git: GitRunner, paths: list[str] | None, message: str) -> ToolOutput:
-    top = git.run("rev-parse", "--show-toplevel")
+async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> ToolOutput:
+    top = await git.run("rev-parse", "--show-toplevel")
     if top.returncode != 0:
         raise ToolError(
             "The working directory is not inside a git repository; there is nothing to commit to."
         )
-    _refuse_in_progress(git)
-    branch = git.run("symbolic-ref", "--quiet", "--short", "HEAD")
+    await _refuse_in_progress(git)
+    branch = await git.run("symbolic-ref", "--quiet", "--short", "HEAD")
     if branch.returncode != 0:
         raise ToolError(
             "HEAD is detached (not on a branch), so a commit would be left dangling; ask the "
             "user which branch to commit on."
         )
-    staged = git.run("add", "-A", "--", *paths) if paths else git.run("add", "-u")
+    staged = await (git.run("add", "-A", "--", *paths) if paths else git.run("add", "-u"))
     _check(staged, "stage the changes")
-    if git.run("diff", "--cached", "--quiet").returncode == 0:
+    if (await git.run("diff", "--cached", "--quiet")).returncode == 0:
         listed = f" in {', '.join(paths)}" if paths else " to tracked files"
         raise ToolError(
             f"There is nothing to commit: no changes{listed} are staged. Make the change first, "
             "or list new files in `paths`."
         )
-    _check(git.run("commit", "--quiet", "--cleanup=whitespace", "-F", "-", stdin=message), "commit")
-    sha = git.run("rev-parse", "HEAD").stdout.strip()
-    stat = git.run(
+    _check(
+        await git.run("commit", "--quiet", "--cleanup=whitespace", "-F", "-", stdin=message),
+        "commit",
+    )
+    sha = (await git.run("rev-parse", "HEAD")).stdout.strip()
+    shown = await git.run(
         "show", "--stat", "--format=", "--no-ext-diff", "--no-textconv", "--no-color", "HEAD"
-    ).stdout.strip("\n")
+    )
+    stat = shown.stdout.strip("\n")
     name = branch.stdout.strip()
     subject = message.strip().splitlines()[0]
     text = f"Committed {sha[:12]} on {name}: {subject}\n{stat}"
     return ToolOutput.text(text, {"sha": sha, "branch": name, "stat": stat})
 
 
-def _refuse_in_progress(git: GitRunner) -> None:
+async def _refuse_in_progress(git: GitRunner) -> None:
     for marker, what in _IN_PROGRESS.items():
-        path = git.run("rev-parse", "--git-path", marker).stdout.strip()
+        path = (await git.run("rev-parse", "--git-path", marker)).stdout.strip()
         located = git.cwd / path
         if path and located.exists():
             raise ToolError(
