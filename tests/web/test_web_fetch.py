@@ -351,6 +351,17 @@ async def test_https_to_the_checked_address_verifies_the_name_and_sends_it_as_sn
     assert {host for host, _ in connects.connects} == {"127.0.0.1"}
 
 
+async def test_falls_back_to_the_next_checked_address_when_one_cannot_connect(
+    tmp_path: Path, server: Server, connects: ConnectLog
+) -> None:
+    name = f"http://dual.site.test:{server.port}"
+    resolver = StubResolver({"dual.site.test": [["::1", "127.0.0.1"]]})
+    result, _ = await fetch(tmp_path, {"url": f"{name}/json"}, origins=(name,), resolver=resolver)
+    assert result.state.value == "success", result.text
+    assert connects.connects == [("::1", server.port), ("127.0.0.1", server.port)]
+    assert resolver.lookups == ["dual.site.test"]
+
+
 async def test_dns_rebinding_cannot_switch_the_address(
     tmp_path: Path, server: Server, connects: ConnectLog
 ) -> None:

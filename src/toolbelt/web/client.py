@@ -24,7 +24,7 @@ from toolbelt.web.guard import Target
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["REDIRECT_STATUSES", "FetchLimits", "RawResponse", "exchange"]
+__all__ = ["REDIRECT_STATUSES", "ConnectFailed", "FetchLimits", "RawResponse", "exchange"]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "toolbelt-web-fetch/0.1 (an AI coding agent's fetch tool)"
@@ -32,6 +32,10 @@ _ACCEPT = (
     "text/html, text/markdown;q=0.95, text/plain;q=0.9, application/xhtml+xml, "
     "application/json;q=0.9, application/xml;q=0.8, application/pdf;q=0.8, */*;q=0.1"
 )
+
+
+class ConnectFailed(ToolError):
+    """No connection could be made to the address (another checked address may work)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +105,18 @@ async def exchange(
                     await _read_body(response, raw, limits.max_bytes)
             finally:
                 await response.aclose()
-    except httpx.TimeoutException as exc:
-        what = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for data"
-        seconds = limits.connect_timeout if what == "connecting" else limits.read_timeout
-        raise ToolError(
-            f"{url.origin} timed out {what} (limit {seconds:g} s); try again later or fetch "
-            "another source."
+    except httpx.ConnectTimeout as exc:
+        raise ConnectFailed(
+            f"{url.origin} timed out connecting (limit {limits.connect_timeout:g} s); try again "
+            "later or fetch another source."
         ) from exc
+    except httpx.TimeoutException as exc:
+        raise ToolError(
+            f"{url.origin} timed out waiting for data (limit {limits.read_timeout:g} s); try "
+            "again later or fetch another source."
+        ) from exc
+    except httpx.ConnectError as exc:
+        raise ConnectFailed(f"Could not connect to {url.origin} ({exc}).") from exc
     except httpx.HTTPError as exc:
         raise ToolError(f"Fetching {url} failed ({type(exc).__name__}: {exc}).") from exc
     return raw

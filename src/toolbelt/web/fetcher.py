@@ -10,11 +10,17 @@ deadline.
 from __future__ import annotations
 
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from toolbelt.core.errors import ToolError
-from toolbelt.web.client import REDIRECT_STATUSES, FetchLimits, RawResponse, exchange
-from toolbelt.web.guard import Resolver, check_target
+from toolbelt.web.client import (
+    REDIRECT_STATUSES,
+    ConnectFailed,
+    FetchLimits,
+    RawResponse,
+    exchange,
+)
+from toolbelt.web.guard import Resolver, Target, check_target
 from toolbelt.web.urls import WebUrl, resolve_redirect
 
 __all__ = ["MAX_REDIRECTS", "Page", "fetch_page"]
@@ -46,7 +52,7 @@ async def fetch_page(
         with anyio.fail_after(limits.total_timeout):
             for _ in range(MAX_REDIRECTS + 1):
                 target = await check_target(url, private_origins=private_origins, resolver=resolver)
-                response = await exchange(target, limits, verify=verify)
+                response = await _exchange_any(target, limits, verify)
                 location = response.headers.get("location")
                 if response.status not in REDIRECT_STATUSES or not location:
                     return Page(url, response)
@@ -62,6 +68,18 @@ async def fetch_page(
     raise ToolError(
         f"{url} redirected more than {MAX_REDIRECTS} times; the site may be in a redirect loop."
     )
+
+
+async def _exchange_any(
+    target: Target, limits: FetchLimits, verify: ssl.SSLContext | None
+) -> RawResponse:
+    """The exchange with the first checked address that accepts a connection."""
+    for address in target.alternatives:
+        try:
+            return await exchange(target, limits, verify=verify)
+        except ConnectFailed:
+            target = replace(target, address=address)
+    return await exchange(target, limits, verify=verify)
 
 
 def _same_site(current: WebUrl, following: WebUrl) -> bool:

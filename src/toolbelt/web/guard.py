@@ -1,4 +1,4 @@
-"""The SSRF guard: resolve a host once, refuse it unless every address is global, pin one.
+"""The SSRF guard: resolve a host once, refuse it unless every address is global, pin them.
 
 The address checked is the address connected to (``client`` dials exactly the ``Target``
 returned here), so a name that answers a public address to the check and a private one to the
@@ -28,10 +28,12 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A URL checked for fetching and the one address it will be fetched from."""
+    """A URL checked for fetching, the address it will be fetched from, and the host's other
+    checked addresses to fall back to if that one cannot be connected to (IPv6 without a route)."""
 
     url: WebUrl
     address: IPAddress
+    alternatives: tuple[IPAddress, ...] = ()
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
@@ -79,7 +81,8 @@ async def check_target(
             reason = blocked_reason(address)
             if reason is not None:
                 raise ToolError(refusal(url, address, reason))
-    return Target(url, addresses[0])
+    unique = list(dict.fromkeys(addresses))
+    return Target(url, unique[0], tuple(unique[1:4]))
 
 
 def refusal(url: WebUrl, address: IPAddress, reason: str) -> str:
