@@ -137,6 +137,14 @@ async def test_unknown_or_untrusted_skill_names_the_available_ones(
     )
 
 
+async def test_no_skills_installed_says_so(tmp_path: Path, home: Path) -> None:
+    result = await run_skill(tmp_path, trusted=True, name="deploy")
+    assert result.text == (
+        "There is no skill named 'deploy': no skills are installed here, so do the task "
+        "without one."
+    )
+
+
 def test_workspace_skill_symlinked_outside_is_skipped(tmp_path: Path, home: Path) -> None:
     root = tmp_path / "w"
     secret = tmp_path / "secret.md"

@@ -83,11 +83,15 @@ class SkillTool(Tool[SkillInput]):
         trusted = session_settings(ctx.session).trusted
         catalog = load_skills(ctx.root, trusted=trusted, home=self._home)
         skill = catalog.skills.get(args.name)
-        if skill is None:
-            names = ", ".join(sorted(catalog.skills)) or "none are installed"
+        if skill is None and not catalog.skills:
             raise ToolError(
-                f"There is no skill named {args.name!r}; available skills: {names}. Call skill "
-                "with one of those names."
+                f"There is no skill named {args.name!r}: no skills are installed here, so do "
+                "the task without one."
+            )
+        if skill is None:
+            raise ToolError(
+                f"There is no skill named {args.name!r}; available skills: "
+                f"{', '.join(sorted(catalog.skills))}. Call skill with one of those names."
             )
         body = expand_skill(skill.body, args.arguments)
         header = f"Skill `{skill.name}` from {skill.folder} (its other files are in that folder)."
