@@ -200,8 +200,17 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         job = results["bash"].structured_content["id"]
         polled = await client.call_tool("bash_output", {"id": job})
         stopped = await client.call_tool("kill_shell", {"id": job})
+        metadata = await client.call_tool("web_fetch", {"url": "http://169.254.169.254/"})
+    assert metadata.is_error is True
+    assert metadata.content[0].text.startswith("web_fetch does not reach 169.254.169.254")
     assert polled.content[0].text.startswith(f"[{job}: running]")
     assert stopped.content[0].text.startswith(f"Stopped {job}")
-    assert {name for name, _ in calls} | {"bash_output", "kill_shell"} == listed
+    assert {name for name, _ in calls} | {
+        "bash_output",
+        "kill_shell",
+        "web_fetch",
+        "git_commit",
+        "skill",
+    } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
     assert results["grep"].content[0].text == "m.py:2:b = 20"

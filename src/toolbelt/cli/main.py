@@ -45,6 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolbelt.cli.commands import list_tools
 
         return list_tools(as_json=args.json)
+    if args.command == "skills":
+        from toolbelt.cli.skills_command import list_skills
+
+        return list_skills(args.root, trust_workspace=args.trust_workspace, as_json=args.json)
     if args.command == "call":
         from toolbelt.cli.commands import call_tool
 
@@ -148,6 +152,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="trust a directory as broad as /, your home or a top-level directory anyway",
     )
+
+    skills = sub.add_parser("skills", help="list the skills the skill tool can run")
+    skills.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    skills.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="include the workspace's own skills for this run (see `toolbelt trust`)",
+    )
+    skills.add_argument("--json", action="store_true", help="print JSON")
 
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")

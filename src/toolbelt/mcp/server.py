@@ -67,7 +67,7 @@ class McpServer:
         settings = load_settings(session.root, trusted=trusted)
         self._notice = untrusted_notice(settings)
         """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
-        self.toolset = builtin_toolset()
+        self.toolset = builtin_toolset(workspace=session.root, trusted=settings.trusted)
         self.client_capabilities: dict[str, Any] = {}
         self.requester = ElicitationRequester(self, mode=mode)
         self.executor = Executor(

@@ -40,6 +40,7 @@ def build_policy(
                 "choose another mode (accept_edits asks only for commands and outside paths)."
             )
         session.add_directories(settings.additional_directories)
+        session.resource(Settings, lambda: settings)  # web_fetch, git_commit, skill read it
         rules = RuleSet(
             allow=settings.allow,
             ask=settings.ask,

@@ -6,7 +6,8 @@ in the session. It is evaluated in a fixed order, first match wins::
     no effect (think, todo)                       → allow
     a deny rule matches                           → deny (Read/Edit rules also judge the
                                                     files a command reads / writes)
-    plan mode and the call writes or executes     → deny (the message says it is plan mode)
+    plan mode and the call writes or executes     → deny (the message says it is plan mode;
+                                                    a fetch an allow rule covers still runs)
     an ask rule matches                           → ask (a hook's "allow" cannot skip it)
     a protected path (.git/, .env*, .mcp.json …)  → ask, in every mode, never remembered
     an allow rule matches                         → allow, unless the command writes outside
@@ -133,7 +134,10 @@ class ToolbeltPolicy(PermissionPolicy):
                     f"{write.describe()} denies writing a file this command writes. Do not "
                     "retry it another way; ask the user if the change is needed."
                 )
-        if self.mode == "plan" and _mutates(access):
+        allowed_fetch = (
+            access.kind is AccessKind.NETWORK and match is not None and match.verdict == "allow"
+        )
+        if self.mode == "plan" and _mutates(access) and not allowed_fetch:  # allow rules only
             return Deny(
                 f"Plan mode is on, so `{request.tool}` cannot {_verb(access)}. Only reading and "
                 "read-only commands run in plan mode; finish the plan and ask the user to leave "
@@ -284,6 +288,7 @@ _FAMILY = {
     "multi_edit": "Edit",
     "notebook_edit": "Edit",
     "bash": "Bash",
+    "git_commit": "Bash",
     "web_fetch": "WebFetch",
 }
 

@@ -2,10 +2,10 @@
 
 A rule is ``Tool`` or ``Tool(specifier)``. Tools: ``Read`` (read_file, grep, glob, ls),
 ``Edit`` — also spelled ``Write``, ``MultiEdit``, ``NotebookEdit`` — (every file-changing
-tool), ``Bash`` (bash, bash_output, kill_shell), ``WebFetch``, ``Glob``, ``Grep``, ``LS``,
-``TodoWrite``, ``mcp__server`` / ``mcp__server__*`` (all its tools), ``mcp__server__tool``,
-or a toolbelt name as it is (``read_file(src/**)``). What the specifier means depends on the
-tool:
+tool), ``Bash`` (bash, bash_output, kill_shell, and git_commit as the command ``git commit``),
+``WebFetch``, ``Glob``, ``Grep``, ``LS``, ``TodoWrite``, ``mcp__server`` / ``mcp__server__*``
+(all its tools), ``mcp__server__tool``, or a toolbelt name as it is (``read_file(src/**)``).
+What the specifier means depends on the tool:
 
 - paths, gitignore-style, matched against real paths: ``//abs/path``, ``~/x`` (home), ``/x``
   (the project root of the settings file), ``./x`` or ``x/y`` (the cwd), and a bare name such
@@ -48,7 +48,7 @@ __all__ = ["TOOL_ALIASES", "Rule", "RuleSet", "parse_rule", "rule_for_approval"]
 
 _READERS = ("read_file", "grep", "glob", "ls")
 _WRITERS = ("edit_file", "write_file", "multi_edit", "notebook_edit")
-_SHELL = ("bash", "bash_output", "kill_shell")
+_SHELL = ("bash", "bash_output", "kill_shell", "git_commit")
 TOOL_ALIASES: dict[str, tuple[str, ...]] = {
     "Read": _READERS,
     **dict.fromkeys(("Edit", "Write", "MultiEdit", "NotebookEdit"), _WRITERS),
@@ -79,7 +79,7 @@ Kind = Literal["command", "path", "domain", "other"]
 
 def _kind(tool_name: str) -> Kind:
     """How a specifier is read for calls to ``tool_name``."""
-    if tool_name == "bash":
+    if tool_name in ("bash", "git_commit"):  # git_commit is `git commit` to Bash rules
         return "command"
     if tool_name == "web_fetch":
         return "domain"

@@ -6,9 +6,10 @@
 that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
-``permissions`` and ``hooks`` sections are validated: a file that is not JSON, has the wrong
-shape or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
-ignored deny rule is worse than refusing to start. Missing files are fine.
+``permissions``, ``hooks``, ``webFetch`` and ``gitCommit`` sections are validated: a file that
+is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError`` naming the
+file and the line. A silently ignored deny rule is worse than refusing to start. Missing files
+are fine.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolbelt.core.errors import SettingsError
+from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
@@ -76,10 +77,38 @@ class _Permissions(BaseModel):
         return value
 
 
+class _WebFetch(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    allow_private_origins: list[str] = Field(default=[], alias="allowPrivateOrigins")
+
+    @field_validator("allow_private_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        from toolbelt.web.urls import parse_web_url
+
+        for origin in value:
+            try:
+                parsed = parse_web_url(origin)
+            except ToolbeltError as exc:
+                raise ValueError(f"{origin!r} is not an origin: {exc}") from exc
+            if parsed.target != "/" or parsed.userinfo:
+                raise ValueError(f"{origin!r} is not an origin; write it as {parsed.origin!r}")
+        return value
+
+
+class _GitCommit(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    trailer: str | None = None
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
     permissions: _Permissions = Field(default_factory=_Permissions)
+    web_fetch: _WebFetch = Field(default_factory=_WebFetch, alias="webFetch")
+    git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -103,6 +132,10 @@ class Settings:
     files: list[Path] = field(default_factory=list)
     home: Path | None = None
     """The home ``~`` stood for when loading (None: the real one)."""
+    private_origins: list[str] = field(default_factory=list)
+    """``webFetch.allowPrivateOrigins``: origins web_fetch may reach though they are private."""
+    commit_trailer: str | None = None
+    """``gitCommit.trailer``: the line git_commit adds to messages ("" for none)."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -157,6 +190,9 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
         for event, groups in raw.get("hooks", {}).items():
             merged.hooks.setdefault(event, []).extend(groups)
+        merged.private_origins += parsed.web_fetch.allow_private_origins
+        if parsed.git_commit.trailer is not None:
+            merged.commit_trailer = parsed.git_commit.trailer
     return merged
 
 
@@ -171,6 +207,8 @@ def _loosening(
         _count(hooks, "hook group"),
         _count(len(permissions.additional_directories), "additional directory", "directories"),
         "a default mode" if permissions.default_mode is not None else "",
+        _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
+        "a commit trailer" if parsed.git_commit.trailer is not None else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+from pathlib import Path
 
 from toolbelt.core.registry import AnyTool, Toolset
 
@@ -31,16 +32,24 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "think": ("think", "ThinkTool"),
     "todo_read": ("todo", "TodoReadTool"),
     "todo_write": ("todo", "TodoWriteTool"),
+    "web_fetch": ("web_fetch", "WebFetchTool"),
+    "git_commit": ("git_commit", "GitCommitTool"),
+    "skill": ("skill", "SkillTool"),
 }
 """Tool name → (module in ``toolbelt.tools``, class), in listing order."""
 
 
 class BuiltinToolset(Toolset):
-    """Every built-in tool, in listing order, each created on first lookup."""
+    """Every built-in tool, in listing order, each created on first lookup.
 
-    def __init__(self) -> None:
+    ``workspace`` and ``trusted`` tell the ``skill`` tool whose skills its description lists
+    (default: the process's working directory and its stored trust).
+    """
+
+    def __init__(self, *, workspace: Path | None = None, trusted: bool | None = None) -> None:
         self._loaded: dict[str, AnyTool] = {}
         self._lock = threading.Lock()
+        self._skill_options = {"root": workspace, "trusted": trusted}
 
     def get(self, name: str) -> AnyTool | None:
         where = _BUILTINS.get(name)
@@ -50,7 +59,8 @@ class BuiltinToolset(Toolset):
             tool = self._loaded.get(name)
             if tool is None:
                 module = importlib.import_module(f"toolbelt.tools.{where[0]}")
-                tool = self._loaded[name] = getattr(module, where[1])()
+                options = self._skill_options if name == "skill" else {}
+                tool = self._loaded[name] = getattr(module, where[1])(**options)
         return tool
 
     def tools(self) -> tuple[AnyTool, ...]:
@@ -66,6 +76,8 @@ class BuiltinToolset(Toolset):
         return tool
 
 
-def builtin_toolset() -> BuiltinToolset:
-    """A fresh toolset holding every built-in tool, in listing order."""
-    return BuiltinToolset()
+def builtin_toolset(
+    *, workspace: Path | None = None, trusted: bool | None = None
+) -> BuiltinToolset:
+    """A fresh toolset holding every built-in tool, in listing order (see ``BuiltinToolset``)."""
+    return BuiltinToolset(workspace=workspace, trusted=trusted)

@@ -1,0 +1,161 @@
+"""Skills: folders holding a ``SKILL.md`` (Claude Code's and Keen Code's format).
+
+``SKILL.md`` starts with YAML frontmatter — ``name``, ``description``, optionally
+``allowed-tools`` — and its body is the instruction the model follows, with ``$ARGUMENTS``
+(everything passed) and ``$1``, ``$2``… (the arguments split as a shell would) substituted.
+Other files in the folder (scripts, templates, references) are the skill's to mention; the
+model reads them from the folder's path.
+
+Where skills come from, in precedence order (the first folder defining a name wins):
+the user's ``~/.config/toolbelt/skills/`` and ``~/.claude/skills/``, then the workspace's
+``.toolbelt/skills/`` and ``.claude/skills/`` — the workspace's only when it is trusted, since
+every skill's description is put in front of the model in the tool list, where a cloned
+repository must not be able to write. A workspace skill whose ``SKILL.md`` resolves outside the
+workspace (a symlink) is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolbelt.permissions.trust import user_config_dir
+
+__all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_sources"]
+
+MAX_SKILL_BYTES = 256 * 1024
+MAX_DESCRIPTION = 300
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_POSITIONAL = re.compile(r"\$(ARGUMENTS\b|[1-9](?!\d))")
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """One loaded skill: its name, description, body and where it lives."""
+
+    name: str
+    description: str
+    body: str
+    folder: Path
+    source: str
+    """``user``, ``user (claude)``, ``workspace`` or ``workspace (claude)``."""
+    allowed_tools: tuple[str, ...] = ()
+
+
+@dataclass
+class SkillCatalog:
+    """Every usable skill by name (in listing order) and the folders skipped, with why."""
+
+    skills: dict[str, Skill] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+def skill_sources(root: Path, *, trusted: bool, home: Path | None = None) -> list[tuple[str, Path]]:
+    """``(label, directory)`` to search, highest precedence first."""
+    user_home = home or Path.home()
+    sources = [
+        ("user", user_config_dir(home) / "skills"),
+        ("user (claude)", user_home / ".claude" / "skills"),
+    ]
+    if trusted:
+        sources += [
+            ("workspace", root / ".toolbelt" / "skills"),
+            ("workspace (claude)", root / ".claude" / "skills"),
+        ]
+    return sources
+
+
+def load_skills(root: Path, *, trusted: bool, home: Path | None = None) -> SkillCatalog:
+    """Find and parse every skill; broken ones are listed in ``skipped``, never fatal."""
+    catalog = SkillCatalog()
+    real_root = Path(os.path.realpath(root))
+    for label, directory in skill_sources(root, trusted=trusted, home=home):
+        try:
+            folders = sorted(p for p in directory.iterdir() if (p / "SKILL.md").is_file())
+        except OSError:
+            continue
+        for folder in folders:
+            skill_file = folder / "SKILL.md"
+            real = Path(os.path.realpath(skill_file))
+            if label.startswith("workspace") and real_root not in real.parents:
+                catalog.skipped.append(f"{skill_file}: it resolves outside the workspace")
+                continue
+            try:
+                skill = _parse(skill_file, folder, label)
+            except ValueError as exc:
+                catalog.skipped.append(f"{skill_file}: {exc}")
+                continue
+            catalog.skills.setdefault(skill.name, skill)
+    return catalog
+
+
+def _parse(path: Path, folder: Path, source: str) -> Skill:
+    import yaml
+
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SKILL_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot be read ({exc.strerror})") from exc
+    if len(data) > MAX_SKILL_BYTES:
+        raise ValueError(f"larger than {MAX_SKILL_BYTES // 1024} KB")
+    text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
+    meta: Any = {}
+    body = text
+    if text.startswith("---\n"):
+        end = text.find("\n---", 3)
+        if end == -1:
+            raise ValueError("the frontmatter's closing `---` is missing")
+        try:
+            meta = yaml.safe_load(text[4:end]) or {}
+        except yaml.YAMLError as exc:
+            raise ValueError(f"the frontmatter is not valid YAML ({exc})") from exc
+        body = text[end + 4 :].split("\n", 1)[1] if "\n" in text[end + 4 :] else ""
+    if not isinstance(meta, dict):
+        raise ValueError("the frontmatter must be a mapping of keys to values")
+    name = str(meta.get("name") or folder.name).strip()
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"{name[:80]!r} is not a usable skill name (letters, digits, - _ . :)")
+    description = " ".join(str(meta.get("description") or "").split())
+    if not description:
+        first = next((line.strip("# ") for line in body.splitlines() if line.strip()), "")
+        description = first or "(no description)"
+    if len(description) > MAX_DESCRIPTION:
+        description = description[: MAX_DESCRIPTION - 1] + "…"
+    return Skill(name, description, body.strip("\n"), folder, source, _tools(meta))
+
+
+def _tools(meta: dict[Any, Any]) -> tuple[str, ...]:
+    value = meta.get("allowed-tools", meta.get("allowed_tools"))
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list):
+        return tuple(str(part).strip() for part in value if str(part).strip())
+    return ()
+
+
+def expand_skill(body: str, arguments: str) -> str:
+    """``$ARGUMENTS`` → all of ``arguments``; ``$1``… → the shell-split words (or "").
+
+    A body that mentions neither gets the arguments appended, so they are never lost.
+    """
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+
+    def substitute(match: re.Match[str]) -> str:
+        token = match.group(1)
+        if token == "ARGUMENTS":
+            return arguments
+        index = int(token)
+        return words[index - 1] if 1 <= index <= len(words) else ""
+
+    expanded, count = _POSITIONAL.subn(substitute, body)
+    if count == 0 and arguments.strip():
+        expanded = f"{expanded.rstrip()}\n\nARGUMENTS: {arguments}"
+    return expanded
