@@ -6,9 +6,8 @@ over MCP (``toolbelt mcp``) or run by hand (``toolbelt call``)::
     import anyio, toolbelt
 
     async def main() -> None:
-        async with toolbelt.Session(root=".") as session:
-            executor = toolbelt.Executor(toolbelt.build_toolset(), session)
-            [result] = await executor.run([toolbelt.ToolCall("1", "think", {"thought": "hi"})])
+        async with toolbelt.Runtime(".", toolset=toolbelt.build_toolset()) as runtime:
+            [result] = await runtime.run([toolbelt.ToolCall("1", "think", {"thought": "hi"})])
             print(result.text)
 
     anyio.run(main)
@@ -67,6 +66,7 @@ if TYPE_CHECKING:
     )
     from toolbelt.permissions.factory import build_hooks, build_policy
     from toolbelt.permissions.settings import load_settings
+    from toolbelt.runtime import Runtime
     from toolbelt.tools import builtin_toolset
 
 _EXPORTS = {
@@ -94,6 +94,7 @@ _EXPORTS = {
     "PermissionRequest": "toolbelt.permissions.decision",
     "PermissionRequester": "toolbelt.permissions.decision",
     "ProgressEvent": "toolbelt.core.events",
+    "Runtime": "toolbelt.runtime",
     "Session": "toolbelt.core.context",
     "SessionConfig": "toolbelt.core.context",
     "SettingsError": "toolbelt.core.errors",

@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tools":
         from toolbelt.cli.commands import list_tools
 
-        return list_tools(as_json=args.json)
+        return list_tools(as_json=args.json, toolset_spec=args.toolset)
     if args.command == "call":
         from toolbelt.cli.commands import call_tool
 
@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
             as_json=args.json,
             trust_workspace=args.trust_workspace,
+            toolset_spec=args.toolset,
         )
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import serve_mcp
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             allow_remote=args.allow_remote,
             token_file=args.token_file,
             trust_workspace=args.trust_workspace,
+            toolset_spec=args.toolset,
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -93,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list the tools with their input schemas")
     tools.add_argument("--json", action="store_true", help="print JSON with full schemas")
+    _add_toolset_option(tools)
 
     call = sub.add_parser(
         "call",
@@ -145,7 +148,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_toolset_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--toolset",
+        metavar="MODULE:ATTR",
+        help="use this Toolset (or function returning one) instead of the built-in tools",
+    )
+
+
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    _add_toolset_option(parser)
     parser.add_argument("--root", default=".", help="workspace root (default: current directory)")
     parser.add_argument(
         "--mode",

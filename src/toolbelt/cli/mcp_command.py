@@ -5,14 +5,14 @@ from __future__ import annotations
 import ipaddress
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 
-from toolbelt.cli.trust_command import load_and_warn
-from toolbelt.core.context import Session
+from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
-from toolbelt.permissions.factory import build_policy
+from toolbelt.runtime import Runtime
 
 __all__ = ["serve_mcp"]
 
@@ -28,17 +28,28 @@ def serve_mcp(
     allow_remote: bool = False,
     token_file: str | None = None,
     trust_workspace: bool = False,
+    toolset_spec: str | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
     try:
-        session = Session(root, add_dirs=add_dirs)
-        settings = load_and_warn(session.root, trusted)
-        build_policy(session, mode, settings=settings)  # a bad mode or directory fails here
+        factory: ToolsetFactory | None = None
+        if toolset_spec is not None:
+            factory = load_toolset_factory(toolset_spec)
+        # stdio serves this runtime; for HTTP it only checks the mode and directories up front
+        runtime = Runtime(
+            root,
+            toolset=factory() if factory is not None else None,
+            mode=mode,
+            add_dirs=add_dirs,
+            trusted=trusted,
+        )
+        if runtime.notice:
+            print(f"toolbelt: {runtime.notice}", file=sys.stderr)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
-            anyio.run(lambda: serve_stdio(session, mode=mode, trusted=trusted))
+            anyio.run(_serve_stdio_with, runtime, serve_stdio)
             return 0
         host, port = _address(http)
         token = _token(token_file)
@@ -60,9 +71,16 @@ def serve_mcp(
 
     from toolbelt.mcp.http import HttpOptions, build_app
 
-    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token, trusted)
+    options = HttpOptions(
+        runtime.session.root, mode, host, port, tuple(add_dirs), token, trusted, factory
+    )
     uvicorn.run(build_app(options), host=host, port=port, log_level="warning", lifespan="on")
     return 0
+
+
+async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
+    async with runtime:
+        await serve(runtime)
 
 
 def _address(value: str) -> tuple[str, int]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from toolbelt.core.errors import UsageError
 from toolbelt.core.tool import Tool
@@ -31,11 +32,42 @@ AnyTool = Tool[Any]
 
 
 class Toolset(ABC):
-    """An ordered collection of uniquely named tools."""
+    """An ordered collection of uniquely named tools, with a lifecycle.
+
+    The shape follows pydantic-ai's ``AbstractToolset``: a toolset may hold something that
+    lives as long as it is open (a connection to another MCP server), so it is opened and
+    closed (``async with``, or ``open``/``aclose``) and lists its tools asynchronously
+    (``list_tools``). ``tools()`` and ``get()`` stay synchronous: the executor looks a tool up
+    on every call, and a connected toolset answers them from what it listed when it opened.
+    """
 
     @abstractmethod
     def tools(self) -> tuple[AnyTool, ...]:
         """Every tool, in a stable order."""
+
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        """Every tool, in a stable order, fetching them first if the toolset must."""
+        return self.tools()
+
+    async def open(self) -> None:
+        """Acquire what the toolset needs while in use; the default needs nothing."""
+        return None
+
+    async def aclose(self) -> None:
+        """Release what ``open`` acquired; safe to call twice, or without ``open``."""
+        return None
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     def get(self, name: str) -> AnyTool | None:
         """The tool called ``name``, or None."""
@@ -118,6 +150,15 @@ class FilteredToolset(Toolset):
     def tools(self) -> tuple[AnyTool, ...]:
         return tuple(tool for tool in self._inner.tools() if self._predicate(tool))
 
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        return tuple(tool for tool in await self._inner.list_tools() if self._predicate(tool))
+
+    async def open(self) -> None:
+        await self._inner.open()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
 
 class CombinedToolset(Toolset):
     """Several toolsets listed one after the other; a name present twice is refused."""
@@ -137,6 +178,33 @@ class CombinedToolset(Toolset):
                     )
                 seen[tool.name] = tool
         return tuple(seen.values())
+
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        for toolset in self._toolsets:
+            await toolset.list_tools()
+        return self.tools()
+
+    async def open(self) -> None:
+        opened: list[Toolset] = []
+        try:
+            for toolset in self._toolsets:
+                await toolset.open()
+                opened.append(toolset)
+        except BaseException:
+            for toolset in reversed(opened):
+                await toolset.aclose()
+            raise
+
+    async def aclose(self) -> None:
+        """Close every member, newest first, even when one of them fails to close."""
+        errors: list[BaseException] = []
+        for toolset in reversed(self._toolsets):
+            try:
+                await toolset.aclose()
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
 
 
 def build_toolset(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,9 +32,10 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from toolbelt.core.context import Session
+from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outgoing
+from toolbelt.runtime import Runtime
 
 if TYPE_CHECKING:
     from starlette.responses import JSONResponse
@@ -58,6 +59,8 @@ class HttpOptions:
     token: str | None = None
     trusted: bool | None = None
     """True: the workspace's settings apply in full (``--trust-workspace``); None: as stored."""
+    toolset: Callable[[], Toolset] | None = None
+    """Makes the toolset each session serves (None: the built-ins)."""
 
 
 @dataclass
@@ -78,9 +81,17 @@ class _State:
         self.ready = False
 
     def open_session(self, session_id: str | None = None) -> _HttpSession:
-        core = Session(self.options.root, add_dirs=self.options.add_dirs, session_id=session_id)
+        options = self.options
+        runtime = Runtime(
+            options.root,
+            toolset=options.toolset() if options.toolset is not None else None,
+            mode=options.mode,
+            add_dirs=options.add_dirs,
+            trusted=options.trusted,
+            session_id=session_id,
+        )
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = McpServer(core, send, mode=self.options.mode, trusted=self.options.trusted)
+        server = McpServer(runtime, send)
         opened = _HttpSession(server, receive)
         assert self.group is not None
         self.group.start_soon(_route, opened)

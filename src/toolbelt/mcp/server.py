@@ -23,15 +23,12 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.content import TextBlock
-from toolbelt.core.context import Session
 from toolbelt.core.events import Event, ProgressEvent
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.mcp.gate import ReadWriteGate
 from toolbelt.mcp.requester import ElicitationRequester
-from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
-from toolbelt.permissions.settings import untrusted_notice
 from toolbelt.providers.formats import mcp_tool
-from toolbelt.tools import builtin_toolset
+from toolbelt.runtime import Runtime
 
 __all__ = ["SUPPORTED_VERSIONS", "McpServer"]
 
@@ -53,29 +50,17 @@ Outbox = MemoryObjectSendStream[Outgoing]
 class McpServer:
     """One MCP connection: its session, executor and in-flight requests."""
 
-    def __init__(
-        self,
-        session: Session,
-        outbox: Outbox,
-        *,
-        mode: str | None = None,
-        trusted: bool | None = None,
-    ) -> None:
-        self.session = session
+    def __init__(self, runtime: Runtime, outbox: Outbox) -> None:
+        self.runtime = runtime
+        self.session = runtime.session
         self._outbox = outbox
-        settings = load_settings(session.root, trusted=trusted)
-        self._notice = untrusted_notice(settings)
+        self._notice = runtime.notice
         """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
-        self.toolset = builtin_toolset()
+        self.toolset = runtime.toolset
         self.client_capabilities: dict[str, Any] = {}
-        self.requester = ElicitationRequester(self, mode=mode)
-        self.executor = Executor(
-            self.toolset,
-            session,
-            policy=build_policy(session, mode, settings=settings),
-            requester=self.requester,
-            hooks=build_hooks(session, settings),
-        )
+        self.requester = ElicitationRequester(self, mode=runtime.mode)
+        runtime.use_requester(self.requester)
+        self.executor = runtime.executor
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[str, Any] = {}
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
@@ -322,7 +307,7 @@ class McpServer:
         """Cancel what runs and end every process the session started."""
         for scope in list(self._calls.values()):
             scope.cancel()
-        await self.session.aclose()
+        await self.runtime.aclose()
 
 
 def _request_of(call_id: str) -> Any:

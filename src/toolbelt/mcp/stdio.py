@@ -18,17 +18,17 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from toolbelt.core.context import Session
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import McpServer, Outgoing
+from toolbelt.runtime import Runtime
 
 __all__ = ["serve_stdio"]
 
 MAX_LINE = 64 * 1024 * 1024
 
 
-async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | None = None) -> None:
-    """Serve ``session`` to the client on this process's stdin/stdout until it disconnects."""
+async def serve_stdio(runtime: Runtime) -> None:
+    """Serve ``runtime`` to the client on this process's stdin/stdout until it disconnects."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -37,7 +37,7 @@ async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | Non
     )
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(session, send, mode=mode, trusted=trusted)
+    server = McpServer(runtime, send)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_write_all, receive, writer)

@@ -1,0 +1,134 @@
+"""A user's own toolset — the built-ins minus bash, plus a tool of theirs — served by every door.
+
+The toolset lives in a module beside the project (``my_tools.py``), as a user would write it,
+and is named with ``--toolset my_tools:toolset``: the real ``toolbelt call`` and ``toolbelt
+mcp`` (driven by the MCP SDK's stdio client) run in a subprocess, and the library opens the
+same ``Runtime``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.stdio import stdio_client
+
+import toolbelt
+from mcp import ClientSession, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+MY_TOOLS = """
+from typing import Any
+
+import toolbelt
+
+
+class ShoutInput(toolbelt.ToolInput):
+    text: str
+
+
+class ShoutTool(toolbelt.Tool[ShoutInput]):
+    name = "shout"
+    title = "Shout"
+    description = "Return the text in capitals."
+    input_model = ShoutInput
+    example = {"text": "hello"}
+    readonly = True
+
+    async def run(self, args: ShoutInput, ctx: toolbelt.ToolContext) -> toolbelt.ToolOutput:
+        return toolbelt.ToolOutput.text(args.text.upper())
+
+
+def toolset() -> toolbelt.Toolset:
+    return toolbelt.build_toolset(disabled=["bash"], extra=[ShoutTool()])
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "my_tools.py").write_text(MY_TOOLS)
+    (tmp_path / "notes.txt").write_text("kept\n")
+    return tmp_path
+
+
+def toolbelt_cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_toolbelt_call_runs_a_tool_of_the_users_toolset(project: Path) -> None:
+    done = toolbelt_cli(project, "call", "shout", '{"text": "hi"}', "--toolset", "my_tools:toolset")
+    assert (done.returncode, done.stdout.strip()) == (0, "HI")
+
+
+def test_toolbelt_call_refuses_a_tool_the_toolset_dropped(project: Path) -> None:
+    done = toolbelt_cli(
+        project, "call", "bash", '{"command": "true"}', "--toolset", "my_tools:toolset"
+    )
+    assert done.returncode == 2
+    assert "There is no tool named `bash`" in done.stdout
+    assert "shout" in done.stdout
+
+
+def test_a_toolset_that_cannot_be_loaded_is_a_usage_error(project: Path) -> None:
+    done = toolbelt_cli(project, "call", "think", "{}", "--toolset", "my_tools:missing")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "toolbelt: --toolset: module 'my_tools' has no attribute 'missing'."
+    )
+
+
+def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
+    done = toolbelt_cli(project, "tools", "--json", "--toolset", "my_tools:toolset")
+    names = [tool["name"] for tool in json.loads(done.stdout)]
+    assert names[-1] == "shout"
+    assert "bash" not in names
+    assert "read_file" in names
+
+
+async def test_toolbelt_mcp_serves_the_users_toolset(project: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        cwd=str(project),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        shouted = await client.call_tool("shout", {"text": "over mcp"})
+        bash = await client.call_tool("bash", {"command": "true"})
+        kept = await client.call_tool("read_file", {"path": "notes.txt"})
+    assert "shout" in names and "bash" not in names
+    assert (shouted.is_error, shouted.content[0].text) == (False, "OVER MCP")  # type: ignore[union-attr]
+    assert bash.is_error
+    assert bash.content[0].text.startswith("There is no tool named `bash`")  # type: ignore[union-attr]
+    assert kept.content[0].text == "1\tkept"  # type: ignore[union-attr]
+
+
+async def test_the_library_opens_the_same_runtime(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(project))
+    from my_tools import toolset  # type: ignore[import-not-found]
+
+    async with toolbelt.Runtime(project, toolset=toolset(), mode="accept_edits") as runtime:
+        [shout, write] = await runtime.run(
+            [
+                toolbelt.ToolCall("1", "shout", {"text": "lib"}),
+                toolbelt.ToolCall("2", "write_file", {"path": "new.txt", "content": "x\n"}),
+            ]
+        )
+        assert runtime.mode == "accept_edits"
+    assert (shout.text, write.is_error) == ("LIB", False)
+    assert (project / "new.txt").read_text() == "x\n"
+    assert runtime.session.closed
