@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         Toolset,
         build_toolset,
     )
+    from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
     from toolbelt.hooks.base import ToolHooks
     from toolbelt.permissions.basic import AutoApprove, DenyRequests
@@ -95,6 +96,8 @@ _EXPORTS = {
     "PermissionRequester": "toolbelt.permissions.decision",
     "ProgressEvent": "toolbelt.core.events",
     "Runtime": "toolbelt.runtime",
+    "SchemaArguments": "toolbelt.core.schema_tool",
+    "SchemaTool": "toolbelt.core.schema_tool",
     "Session": "toolbelt.core.context",
     "SessionConfig": "toolbelt.core.context",
     "SettingsError": "toolbelt.core.errors",

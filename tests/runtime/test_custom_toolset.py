@@ -43,8 +43,29 @@ class ShoutTool(toolbelt.Tool[ShoutInput]):
         return toolbelt.ToolOutput.text(args.text.upper())
 
 
+class CountWords(toolbelt.SchemaTool):
+    # defined by a JSON Schema alone
+
+    def __init__(self) -> None:
+        super().__init__(
+            "count_words",
+            description="Count the words of a text.",
+            input_schema={
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+            readonly=True,
+        )
+
+    async def run(
+        self, args: toolbelt.SchemaArguments, ctx: toolbelt.ToolContext
+    ) -> toolbelt.ToolOutput:
+        return toolbelt.ToolOutput.text(str(len(args.values()["text"].split())))
+
+
 def toolset() -> toolbelt.Toolset:
-    return toolbelt.build_toolset(disabled=["bash"], extra=[ShoutTool()])
+    return toolbelt.build_toolset(disabled=["bash"], extra=[ShoutTool(), CountWords()])
 """
 
 
@@ -91,7 +112,7 @@ def test_a_toolset_that_cannot_be_loaded_is_a_usage_error(project: Path) -> None
 def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
     done = toolbelt_cli(project, "tools", "--json", "--toolset", "my_tools:toolset")
     names = [tool["name"] for tool in json.loads(done.stdout)]
-    assert names[-1] == "shout"
+    assert names[-2:] == ["shout", "count_words"]
     assert "bash" not in names
     assert "read_file" in names
 
@@ -104,11 +125,25 @@ async def test_toolbelt_mcp_serves_the_users_toolset(project: Path) -> None:
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()
-        names = [tool.name for tool in (await client.list_tools()).tools]
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         shouted = await client.call_tool("shout", {"text": "over mcp"})
+        counted = await client.call_tool("count_words", {"text": "one two three"})
+        refused = await client.call_tool("count_words", {"txt": "one"})
         bash = await client.call_tool("bash", {"command": "true"})
         kept = await client.call_tool("read_file", {"path": "notes.txt"})
-    assert "shout" in names and "bash" not in names
+    assert "shout" in tools and "bash" not in tools
+    assert tools["count_words"].input_schema == {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    }
+    assert (counted.is_error, counted.content[0].text) == (False, "3")  # type: ignore[union-attr]
+    assert refused.is_error
+    assert refused.content[0].text == (  # type: ignore[union-attr]
+        "Invalid arguments for `count_words`: `text` is required; `txt` is not a parameter of "
+        '`count_words` (known: `text`). A correct call looks like: {"text": "text"}'
+    )
     assert (shouted.is_error, shouted.content[0].text) == (False, "OVER MCP")  # type: ignore[union-attr]
     assert bash.is_error
     assert bash.content[0].text.startswith("There is no tool named `bash`")  # type: ignore[union-attr]

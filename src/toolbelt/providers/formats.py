@@ -102,8 +102,9 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
             "openWorldHint": tool.open_world,
         },
     }
-    if tool.output_model is not None:
-        definition["outputSchema"] = tool.output_model.model_json_schema()
+    output_schema = tool.output_schema()
+    if output_schema is not None:
+        definition["outputSchema"] = output_schema
     return definition
 
 
