@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.permissions.identities import identity
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.permissions.decision import Allow, Answer, Approval, Ask, Deny, PermissionRequest
@@ -17,7 +18,7 @@ OUTSIDE = Path("/w-evil/app.py")
 
 
 def request(tool: str, access: Access) -> PermissionRequest:
-    return PermissionRequest("c1", tool, {}, access, readonly=False)
+    return PermissionRequest("c1", tool, {}, access, readonly=False, identity=identity(tool))
 
 
 READ_IN = ("read_file", Access(AccessKind.READ, paths=(INSIDE,)))
@@ -191,3 +192,15 @@ def test_always_persists_rules() -> None:
     policy.remember(request(*WRITE_OUT), Answer(Approval.ALWAYS))
     policy.remember(request(*FETCH), Answer(Approval.ALWAYS))
     assert saved == ["Bash(make)", "Edit(//w-evil/app.py)", "WebFetch(domain:example.com)"]
+
+
+def test_a_glob_approval_is_saved_under_the_family_it_was_approved_as() -> None:
+    """glob was approved as `Read` for the session but saved as a `Glob` rule; the tool's own
+    identity now decides both, so what is saved is what was approved."""
+    saved: list[str] = []
+    policy = ToolbeltPolicy(mode="default", roots=[ROOT], persist=saved.append)
+    glob_outside = request("glob", Access(AccessKind.READ, paths=(OUTSIDE,)))
+    policy.remember(glob_outside, Answer(Approval.ALWAYS))
+    assert saved == ["Read(//w-evil/app.py)"]
+    read_outside = request(*READ_OUT)
+    assert isinstance(policy.decide(read_outside), Allow)  # the same family, approved once

@@ -14,9 +14,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+from toolbelt.permissions.modes import MODES
 
-MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
+__all__ = ["main"]
 
 CALL_EPILOG = """\
 exit status: 0 success, 1 tool error, 2 invalid input, 3 permission denied.

@@ -262,7 +262,9 @@ class Executor:
             args = parse_arguments(tool, pre.updated_input)
             dumped = args.model_dump(mode="json")
         access: Access = await tool.access(args, ctx)
-        request = PermissionRequest(ctx.call_id, tool.name, dumped, access, tool.is_readonly(args))
+        request = PermissionRequest(
+            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.rule_identity()
+        )
         decision = _with_hook(self.policy.decide(request), pre.decision, pre.reason)
         await self._authorize(request, decision, ctx)
         self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 
 from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.identity import FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
 from toolbelt.core.validation import validate_with_model
 
@@ -69,6 +70,20 @@ class Tool(ABC, Generic[InputT]):
     """Reaches outside the workspace, e.g. the network (MCP ``openWorldHint``)."""
     programmatic: bool = True
     """Suitable when no person is at the keyboard (False for ask_user, git_commit, web_fetch)."""
+
+    rule_family: str | None = None
+    """Permission rule family (``Read``, ``Edit``, ``Bash``, ``WebFetch``); None: the name."""
+    rule_target: RuleTarget = "none"
+    """What rule specifiers match (``path``, ``command``, ``domain``, ``none``) for a tool
+    that is its own family; a known family (``FAMILY_TARGETS``) decides it for its tools."""
+    rule_aliases: tuple[str, ...] = ()
+    """Other rule names for this tool alone (Claude Code's ``Glob``, ``TodoWrite``)."""
+
+    def rule_identity(self) -> RuleIdentity:
+        """How permission rules see this tool (see ``core.identity``)."""
+        family = self.rule_family or self.name
+        target = FAMILY_TARGETS.get(family, self.rule_target)
+        return RuleIdentity(self.name, family, target, self.rule_aliases)
 
     def input_schema(self) -> JsonSchema:
         """The arguments' JSON Schema in neutral form (closed, inlined); providers use it."""

@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from toolbelt.core.access import Access
+from toolbelt.core.identity import RuleIdentity
 
 __all__ = [
     "Allow",
@@ -39,6 +40,13 @@ class PermissionRequest:
     arguments: Mapping[str, Any]
     access: Access
     readonly: bool
+    identity: RuleIdentity | None = None
+    """How rules see the tool (``Tool.rule_identity()``); None: rules may only name it."""
+
+    @property
+    def rule_identity(self) -> RuleIdentity:
+        """The tool's permission identity; a tool that declares none is its own family."""
+        return self.identity or RuleIdentity(self.tool, self.tool)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
+from toolbelt.permissions.modes import MODES
 from toolbelt.permissions.paths import protected_reason
-from toolbelt.permissions.policy import Mode, ToolbeltPolicy
+from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.rules import RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
-
-MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
 
 
 def build_policy(
@@ -54,7 +51,7 @@ def build_policy(
             add_local_rule(session.root, "allow", rule)
 
     return ToolbeltPolicy(
-        mode=cast(Mode, mode),
+        mode=mode,
         roots=session.roots,
         rules=rules,
         protected=protected_reason,

@@ -15,10 +15,8 @@ in the session. It is evaluated in a fixed order, first match wins::
     the mode's default for the kind of access     → allow or ask
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
-Modes: ``default`` allows reads inside the workspace and read-only commands; ``accept_edits``
-also allows file edits inside the workspace; ``plan`` allows nothing that writes or executes;
-``bypass`` allows everything except protected paths and dangerous commands; ``dont_ask``
-behaves like default but denies instead of asking.
+The modes are described where they are listed, in ``permissions.modes``. Which rules speak
+about a call is the tool's own declaration (``Tool.rule_identity``), carried on the request.
 
 The shell analysis behind ``Access.readonly_command`` / ``Access.dangerous`` only decides
 whether to ask: it is not a sandbox, and the documentation says so.
@@ -32,6 +30,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.identity import FILE_READ, RuleIdentity
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.decision import (
     Allow,
@@ -43,10 +42,10 @@ from toolbelt.permissions.decision import (
     PermissionPolicy,
     PermissionRequest,
 )
+from toolbelt.permissions.modes import Mode
 
 __all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy"]
 
-Mode = Literal["default", "accept_edits", "plan", "bypass", "dont_ask"]
 Verdict = Literal["deny", "ask", "allow"]
 
 SETTINGS_HINT = ".toolbelt/settings.json"
@@ -70,7 +69,7 @@ class RuleMatcher(Protocol):
 
     def match(
         self,
-        tool: str,
+        tool: RuleIdentity,
         *,
         paths: Sequence[Path],
         commands: Sequence[str],
@@ -80,7 +79,12 @@ class RuleMatcher(Protocol):
 
 class _NoRules:
     def match(
-        self, tool: str, *, paths: Sequence[Path], commands: Sequence[str], url: str | None
+        self,
+        tool: RuleIdentity,
+        *,
+        paths: Sequence[Path],
+        commands: Sequence[str],
+        url: str | None,
     ) -> RuleMatch | None:
         return None
 
@@ -111,7 +115,7 @@ class ToolbeltPolicy(PermissionPolicy):
         if access.kind in (AccessKind.NONE, AccessKind.INTERACT):
             return Allow("no effect outside the session")
         match = self._rules.match(
-            request.tool, paths=access.paths, commands=_commands(access), url=access.url
+            request.rule_identity, paths=access.paths, commands=_commands(access), url=access.url
         )
         if match is not None and match.verdict == "deny":
             return Deny(
@@ -119,7 +123,7 @@ class ToolbeltPolicy(PermissionPolicy):
                 "or ask the user to change the rule."
             )
         if access.reads:  # a command's file arguments answer to the read rules too
-            read = self._rules.match("read_file", paths=access.reads, commands=(), url=None)
+            read = self._rules.match(FILE_READ, paths=access.reads, commands=(), url=None)
             if read is not None and read.verdict == "deny":
                 return Deny(
                     f"{read.describe()} denies reading a file this command reads. Do not "
@@ -259,22 +263,8 @@ def _verb(access: Access) -> str:
     }.get(access.kind, "run a command that may change things")
 
 
-_FAMILY = {
-    "read_file": "Read",
-    "glob": "Read",
-    "grep": "Read",
-    "ls": "Read",
-    "write_file": "Edit",
-    "edit_file": "Edit",
-    "multi_edit": "Edit",
-    "notebook_edit": "Edit",
-    "bash": "Bash",
-    "web_fetch": "WebFetch",
-}
-
-
 def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
-    family = _FAMILY.get(request.tool, request.tool)
+    family = request.rule_identity.family
     access = request.access
     specifiers: Iterable[str]
     if access.commands or access.command:
@@ -292,7 +282,7 @@ def _rules_for(request: PermissionRequest) -> list[str]:
     """Rules that allow exactly this call again (wildcards in names escaped)."""
     from toolbelt.permissions.rules import rule_for_approval  # rules imports this module
 
-    access, tool = request.access, request.tool
+    access, tool = request.access, request.rule_identity
     if access.commands or access.command:
         return [rule_for_approval(tool, c) for c in _commands(access)]
     if access.url:
@@ -304,7 +294,7 @@ def _rules_for(request: PermissionRequest) -> list[str]:
 
 def _example_rule(request: PermissionRequest) -> str:
     rules = _rules_for(request)
-    return rules[0] if rules else request.tool
+    return rules[0] if rules else request.rule_identity.family
 
 
 def _domain(url: str) -> str:

@@ -60,6 +60,7 @@ class BashTool(Tool[BashInput]):
     """Shell commands with process-tree cleanup."""
 
     name = "bash"
+    rule_family = "Bash"
     title = "Run shell command"
     description = DESCRIPTION
     input_model = BashInput

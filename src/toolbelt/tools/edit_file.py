@@ -77,6 +77,7 @@ class EditFileTool(Tool[EditFileInput]):
     """Exact string replacement with safe recoveries."""
 
     name = "edit_file"
+    rule_family = "Edit"
     title = "Edit file"
     description = DESCRIPTION
     input_model = EditFileInput

@@ -75,6 +75,7 @@ class GrepTool(Tool[GrepInput]):
     """Content search on ripgrep."""
 
     name = "grep"
+    rule_family, rule_aliases = "Read", ("Grep",)
     title = "Search file contents"
     description = DESCRIPTION
     input_model = GrepInput

@@ -58,6 +58,7 @@ class LsTool(Tool[LsInput]):
     """Directory listing."""
 
     name = "ls"
+    rule_family, rule_aliases = "Read", ("LS",)
     title = "List directory"
     description = DESCRIPTION
     input_model = LsInput

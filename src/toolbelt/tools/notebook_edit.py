@@ -55,6 +55,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     """Replace, insert or delete a notebook cell."""
 
     name = "notebook_edit"
+    rule_family = "Edit"
     title = "Edit notebook cell"
     description = DESCRIPTION
     input_model = NotebookEditInput

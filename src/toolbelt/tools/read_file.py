@@ -75,6 +75,7 @@ class ReadFileTool(Tool[ReadFileInput]):
     """Read text, images, PDFs and notebooks."""
 
     name = "read_file"
+    rule_family = "Read"
     title = "Read file"
     description = DESCRIPTION
     input_model = ReadFileInput

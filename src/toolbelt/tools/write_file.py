@@ -59,6 +59,7 @@ class WriteFileTool(Tool[WriteFileInput]):
     """Create or overwrite a file."""
 
     name = "write_file"
+    rule_family = "Edit"
     title = "Write file"
     description = DESCRIPTION
     input_model = WriteFileInput
