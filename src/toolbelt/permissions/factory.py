@@ -6,8 +6,8 @@ from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.modes import MODES
-from toolbelt.permissions.paths import protected_reason
 from toolbelt.permissions.policy import ToolbeltPolicy
+from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 
@@ -54,7 +54,7 @@ def build_policy(
         mode=mode,
         roots=session.roots,
         rules=rules,
-        protected=protected_reason,
+        protected=protection_of,
         persist=persist,
     )
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal, Protocol
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access, AccessKind, Protection
 from toolbelt.core.identity import FILE_READ, RuleIdentity
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.decision import (
@@ -211,16 +211,25 @@ class ToolbeltPolicy(PermissionPolicy):
         return any(is_within(path, root) for root in self._roots)
 
     def _protected_reason(self, access: Access) -> str | None:
-        if self._protected is None:
-            return None
+        """Why the call touches a protected path, or None.
+
+        The path guard found the protections (``Access.protections``), by each path's name as
+        written and where it resolves; the real paths are checked here again only for tools
+        that built their ``Access`` without the guard. Reading asks only for secrets; writing
+        asks for anything protected.
+        """
         if access.kind not in (AccessKind.WRITE, AccessKind.EXECUTE, AccessKind.READ):
             return None
-        reading = access.kind is AccessKind.READ
-        touched = [(p, reading) for p in access.paths] + [(p, True) for p in access.reads]
-        for path, read in touched:
-            reason = self._protected(self._below_root(path))
-            if reason and (not read or ".env" in reason):  # reads: only secrets are protected
-                return reason
+        found = list(access.protections)
+        if self._protected is not None:
+            for path in (*access.paths, *access.reads):
+                protection = self._protected(self._below_root(path), path)
+                if protection is not None:
+                    found.append(protection)
+        writing = access.kind is not AccessKind.READ
+        for protection in found:
+            if protection.kind == "secret" or (writing and protection.path in access.paths):
+                return protection.reason
         return None
 
     def _below_root(self, path: Path) -> Path:
@@ -237,7 +246,7 @@ class ToolbeltPolicy(PermissionPolicy):
 
 
 class _Protected(Protocol):
-    def __call__(self, path: Path) -> str | None: ...
+    def __call__(self, path: PurePath | str, real: Path | None = None) -> Protection | None: ...
 
 
 class _Persist(Protocol):

@@ -18,6 +18,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
+from toolbelt.permissions.paths import protections_of
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.shell.environment import command_environment
 from toolbelt.tools._files import file_guard
@@ -72,7 +73,9 @@ class BashTool(Tool[BashInput]):
     async def access(self, args: BashInput, ctx: ToolContext) -> Access:
         analysis = analyze_command(args.command)
         guard = file_guard(ctx)
-        targets = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.write_targets)
+        written = [guard.resolve(t, ctx.cwd) for t in analysis.write_targets]
+        read = [guard.resolve(t, ctx.cwd) for t in analysis.read_targets]
+        targets = tuple(r.path for r in written)
         dangerous = list(analysis.dangerous)
         dangerous += [
             f"writes outside the workspace ({t})" for t in targets if not guard.is_inside(t)
@@ -85,7 +88,8 @@ class BashTool(Tool[BashInput]):
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
-            reads=tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets),
+            reads=tuple(r.path for r in read),
+            protections=protections_of(*written, *read),
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) or (args.command,),
             readonly_command=analysis.readonly and not args.run_in_background,

@@ -25,7 +25,7 @@ from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     Change,
     LoadedFile,
@@ -152,6 +152,7 @@ def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     return Access(
         AccessKind.WRITE,
         paths=(loaded.path,),
+        protections=protections_of(resolved),
         preview=change.unified,
         summary=f"edit {loaded.shown} (+{change.added} -{change.removed})",
     )

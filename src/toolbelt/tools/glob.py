@@ -16,6 +16,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.paths import protections_of
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
@@ -66,7 +67,12 @@ class GlobTool(Tool[GlobInput]):
 
     async def access(self, args: GlobInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path or ".")
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"list {args.path or '.'}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"list {args.path or '.'}",
+        )
 
     async def run(self, args: GlobInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")

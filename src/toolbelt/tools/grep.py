@@ -19,6 +19,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.paths import protections_of
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
@@ -87,7 +88,12 @@ class GrepTool(Tool[GrepInput]):
 
     async def access(self, args: GrepInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path or ".")
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"search {args.path or '.'}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"search {args.path or '.'}",
+        )
 
     async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")

@@ -23,6 +23,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.paths import protections_of
 from toolbelt.search.ignored import git_ignored
 from toolbelt.tools._files import file_guard, resolve
 
@@ -70,7 +71,12 @@ class LsTool(Tool[LsInput]):
 
     async def access(self, args: LsInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path)
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"list {args.path}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"list {args.path}",
+        )
 
     async def run(self, args: LsInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path)

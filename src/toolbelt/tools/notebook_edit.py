@@ -20,6 +20,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.tracker import Freshness
+from toolbelt.permissions.paths import protections_of
 from toolbelt.tools._files import load_for_change, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
@@ -68,6 +69,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         return Access(
             AccessKind.WRITE,
             paths=(resolved.path,),
+            protections=protections_of(resolved),
             preview=args.new_source,
             summary=f"{args.edit_mode} a cell of {args.path}",
         )

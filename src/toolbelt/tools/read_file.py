@@ -25,7 +25,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import file_guard, read_tracker, resolve
 
 __all__ = ["ReadFileInput", "ReadFileTool"]
@@ -87,7 +87,12 @@ class ReadFileTool(Tool[ReadFileInput]):
 
     async def access(self, args: ReadFileInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
-        return Access(AccessKind.READ, paths=(resolved.path,), summary=f"read {args.path}")
+        return Access(
+            AccessKind.READ,
+            paths=(resolved.path,),
+            protections=protections_of(resolved),
+            summary=f"read {args.path}",
+        )
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         resolved = resolve(ctx, args.path)

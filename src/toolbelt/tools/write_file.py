@@ -19,7 +19,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     describe_change,
     encode_like,
@@ -89,6 +89,7 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
     return Access(
         AccessKind.WRITE,
         paths=(resolved.path,),
+        protections=protections_of(resolved),
         preview=change.unified,
         summary=f"{verb} {shown} (+{change.added} -{change.removed})",
     )
