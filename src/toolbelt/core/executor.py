@@ -6,12 +6,16 @@ For a batch of calls from the model it returns one result per call, in the model
    validate the arguments (invalid → error naming the field, with a correct example).
 2. **Segment** the batch: consecutive read-only calls form a group that runs concurrently (at
    most ``max_concurrency`` at once); any other call runs alone, in order. Read-only is
-   decided per call (``Tool.is_readonly(args)``), defensively: unknown means mutating.
+   decided per call (``Tool.is_readonly(args)``), defensively: unknown means mutating. One
+   readers–writer gate (``core.gate``) holds across batches too: a mutating call never
+   overlaps any other call of this executor, whichever batch or MCP request it came from.
 3. **Run** each call: PreToolUse hooks → the tool's own ``access`` declaration → the policy's
    decision → the user's answer if it asks → ``run`` → PostToolUse hooks.
 4. **Report**: every state change is an event; a raised ``ToolError`` becomes an error result,
    any other exception an "unexpected failure" result; the executor itself never raises for a
-   call. ``cancel()`` turns running and not-yet-started calls into ``aborted`` results.
+   call. ``cancel()`` turns the running and not-yet-started calls of the batches in flight into
+   ``aborted`` results; each batch has its own cancel flag, so a ``run`` right after
+   ``cancel()`` neither revives the cancelled batch nor is cancelled itself.
 
 Cancellation is structured: each call runs in its own anyio cancel scope inside a task group,
 so cancelling unwinds the tool through its ``finally`` blocks (which kill its processes)
@@ -40,6 +44,7 @@ from toolbelt.core.errors import (
     UnknownToolError,
 )
 from toolbelt.core.events import CallState, EventBus, StateEvent
+from toolbelt.core.gate import ReadWriteGate
 from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
@@ -120,6 +125,21 @@ class _Running:
     started_at: float = field(default_factory=time.time)
 
 
+@dataclass(slots=True)
+class _Batch:
+    """One ``run``: its own cancel flag and running calls, so cancelling it cannot be undone
+    by the next ``run`` and cannot reach a batch started after the cancel."""
+
+    cancelled: bool = False
+    running: dict[str, _Running] = field(default_factory=dict)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        for running in tuple(self.running.values()):
+            running.ctx.cancelled = True
+            running.scope.cancel()
+
+
 class Executor:
     """Runs the model's tool calls through validation, hooks, permissions and the tools."""
 
@@ -142,12 +162,20 @@ class Executor:
         self.events = events or EventBus()
         self.metrics = ExecutorMetrics()
         self.permission_timeout = permission_timeout
-        self._running: dict[str, _Running] = {}
-        self._cancelled = False
+        self.gate = ReadWriteGate()
+        """Read-only calls share it, any other call holds it alone — across batches and doors."""
+        self._batches: list[_Batch] = []
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of calls; returns exactly one result per call, in the same order."""
-        self._cancelled = False
+        batch = _Batch()
+        self._batches.append(batch)
+        try:
+            return await self._run_batch(batch, calls)
+        finally:
+            self._batches.remove(batch)
+
+    async def _run_batch(self, batch: _Batch, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         prepared = [self._prepare(index, call) for index, call in enumerate(calls)]
         results: list[ToolCallResult | None] = [p.failure for p in prepared]
         limiter: anyio.CapacityLimiter | None = None
@@ -155,12 +183,12 @@ class Executor:
         async def run_into(item: _Prepared) -> None:
             assert limiter is not None
             async with limiter:
-                results[item.index] = await self._execute(item)
+                results[item.index] = await self._execute(item, batch)
 
         for segment in _segments([p for p in prepared if p.failure is None]):
             if len(segment) == 1:
                 item = segment[0]
-                results[item.index] = await self._execute(item)
+                results[item.index] = await self._execute(item, batch)
                 continue
             limiter = limiter or anyio.CapacityLimiter(max(1, self.session.config.max_concurrency))
             async with anyio.create_task_group() as group:
@@ -173,11 +201,10 @@ class Executor:
         return (await self.run([call]))[0]
 
     def cancel(self) -> None:
-        """Abort the running batch: running calls and calls not yet started end ``aborted``."""
-        self._cancelled = True
-        for running in tuple(self._running.values()):
-            running.ctx.cancelled = True
-            running.scope.cancel()
+        """Abort the batches in flight: their running calls and calls not yet started end
+        ``aborted``; a ``run`` started after this call is not affected."""
+        for batch in tuple(self._batches):
+            batch.cancel()
 
     # -- preparation --------------------------------------------------------------------
 
@@ -207,11 +234,11 @@ class Executor:
 
     # -- execution ----------------------------------------------------------------------
 
-    async def _execute(self, item: _Prepared) -> ToolCallResult:
+    async def _execute(self, item: _Prepared, batch: _Batch) -> ToolCallResult:
         assert item.tool is not None
         assert item.args is not None
         call, started = item.call, time.time()
-        if self._cancelled:
+        if batch.cancelled:
             return self._aborted(
                 call, started, started_running=False, args=item.args.model_dump(mode="json")
             )
@@ -220,15 +247,16 @@ class Executor:
         output: ToolOutput | None = None
         error: BaseException | None = None
         with anyio.CancelScope() as scope:
-            self._running[call.id] = _Running(scope, ctx, started)
+            batch.running[call.id] = _Running(scope, ctx, started)
             try:
-                output = await self._pipeline(item.tool, item.args, args, ctx)
+                async with self.gate.hold(shared=item.readonly):
+                    output = await self._pipeline(item.tool, item.args, args, ctx)
             except ToolError as exc:
                 error = exc
             except Exception as exc:
                 error = exc
             finally:
-                self._running.pop(call.id, None)
+                batch.running.pop(call.id, None)
         if scope.cancelled_caught or (output is None and error is None):
             return self._aborted(call, started, started_running=True, args=args)
         if error is not None:

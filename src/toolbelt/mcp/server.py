@@ -8,8 +8,8 @@ client supports it), progress notifications, cancellation that kills what the ca
 State — read tracker, shell, todo list, background jobs — lives in one ``Session`` per
 connection; closing the connection closes it and ends every process it started.
 
-Read-only calls run concurrently; any other call waits until it can run alone (a
-readers–writer gate), so two clients' edits never interleave.
+Read-only calls run concurrently; any other call waits until it can run alone (the
+executor's readers–writer gate), so two clients' edits never interleave.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from anyio.streams.memory import MemoryObjectSendStream
 from toolbelt.core.content import TextBlock
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall, ToolCallResult
-from toolbelt.mcp.gate import ReadWriteGate
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
@@ -66,7 +65,6 @@ class McpServer:
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self._next_id = 0
         self._log_level = "warning"
-        self._gate = ReadWriteGate()
         self.executor.events.subscribe(self._on_event)
         self._sent_progress: dict[str, int] = {}
         self._modern: dict[str, dict[str, Any]] = {}
@@ -163,13 +161,10 @@ class McpServer:
             self._modern[call_id] = meta.get(META_CAPABILITIES) or {}
             self._raw_calls[call_id] = (name, json.dumps(arguments, sort_keys=True))
             self._take_input_responses(call_id, name, arguments, params)
-        tool = self.toolset.get(name)
-        readonly = tool is not None and tool.readonly
         with anyio.CancelScope() as scope:
             self._calls[request_id] = scope
-            try:
-                async with self._gate.hold(shared=readonly):
-                    result = await self.executor.run_one(ToolCall(call_id, name, arguments))
+            try:  # the executor's gate keeps mutating calls apart across requests
+                result = await self.executor.run_one(ToolCall(call_id, name, arguments))
             finally:
                 self._calls.pop(request_id, None)
                 self._progress.pop(call_id, None)
