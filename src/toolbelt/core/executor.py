@@ -46,6 +46,7 @@ from toolbelt.core.errors import (
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.gate import ReadWriteGate
 from toolbelt.core.metrics import ExecutorMetrics
+from toolbelt.core.os_errors import tool_error_from_os
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
@@ -253,6 +254,8 @@ class Executor:
                     output = await self._pipeline(item.tool, item.args, args, ctx)
             except ToolError as exc:
                 error = exc
+            except OSError as exc:  # the one place OS failures become model-facing errors
+                error = tool_error_from_os(call.name, exc)
             except Exception as exc:
                 error = exc
             finally:
@@ -361,7 +364,7 @@ class Executor:
         *,
         args: Mapping[str, Any] | None = None,
     ) -> ToolCallResult:
-        if isinstance(error, ToolError):
+        if isinstance(error, ToolError | FatalError):  # both are written for the model
             message = str(error)
         else:
             message = (
