@@ -12,6 +12,7 @@ a name is refused rather than letting one silently shadow the other.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
@@ -29,6 +30,9 @@ __all__ = [
 ]
 
 AnyTool = Tool[Any]
+
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+"""snake_case, and within every provider's limit (64 characters of ``[a-zA-Z0-9_-]``)."""
 
 
 class Toolset(ABC):
@@ -123,8 +127,11 @@ class ToolRegistry(Toolset):
     def register(self, tool: AnyTool) -> AnyTool:
         """Add ``tool``; raises ``UsageError`` if its name is taken or malformed."""
         name = getattr(tool, "name", "")
-        if not name or not name.replace("_", "a").isalnum() or not name.isascii():
-            raise UsageError(f"Tool name {name!r} must be non-empty snake_case ASCII.")
+        if not isinstance(name, str) or _TOOL_NAME.fullmatch(name) is None:
+            raise UsageError(
+                f"Tool name {name!r} must be snake_case ASCII: lowercase letters, digits and "
+                "underscores, starting with a letter, at most 64 characters (like 'read_file')."
+            )
         if name in self._tools:
             raise UsageError(
                 f"A tool named {name!r} is already registered; rename one of them or "
