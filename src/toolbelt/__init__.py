@@ -12,8 +12,10 @@ over MCP (``toolbelt mcp``) or run by hand (``toolbelt call``)::
 
     anyio.run(main)
 
-The names below are the public API. They are loaded on first use (PEP 562), so that
-``import toolbelt`` — which every ``toolbelt`` command pays — costs almost nothing.
+The names below are the public API, with ``toolbelt.testing`` (fakes for testing your own
+tools and requesters); every other module is internal and may change. They are loaded on
+first use (PEP 562), so that ``import toolbelt`` — which every ``toolbelt`` command pays —
+costs almost nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolbelt.core.access import Access, AccessKind
+    from toolbelt.core.access import Access, AccessKind, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
     from toolbelt.core.errors import (
@@ -39,11 +41,13 @@ if TYPE_CHECKING:
     from toolbelt.core.events import (
         CallState,
         DiffEvent,
+        Event,
         EventBus,
         ProgressEvent,
         StateEvent,
     )
-    from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+    from toolbelt.core.executor import ErrorKind, Executor, ToolCall, ToolCallResult
+    from toolbelt.core.identity import RuleIdentity
     from toolbelt.core.registry import (
         CombinedToolset,
         FilteredToolset,
@@ -53,7 +57,7 @@ if TYPE_CHECKING:
     )
     from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
-    from toolbelt.hooks.base import ToolHooks
+    from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
     from toolbelt.permissions.basic import AutoApprove, DenyRequests
     from toolbelt.permissions.decision import (
         Allow,
@@ -66,7 +70,22 @@ if TYPE_CHECKING:
         PermissionRequester,
     )
     from toolbelt.permissions.factory import build_hooks, build_policy
+    from toolbelt.permissions.modes import MODES, Mode
     from toolbelt.permissions.settings import load_settings
+    from toolbelt.providers.calls import (
+        calls_from_anthropic,
+        calls_from_gemini,
+        calls_from_openai_chat,
+        calls_from_openai_responses,
+    )
+    from toolbelt.providers.formats import (
+        Provider,
+        anthropic_tool_result,
+        gemini_function_response,
+        openai_chat_tool_message,
+        openai_responses_output,
+        tool_definitions,
+    )
     from toolbelt.runtime import Runtime
     from toolbelt.tools import builtin_toolset
 
@@ -83,18 +102,28 @@ _EXPORTS = {
     "Deny": "toolbelt.permissions.decision",
     "DenyRequests": "toolbelt.permissions.basic",
     "DiffEvent": "toolbelt.core.events",
+    "ErrorKind": "toolbelt.core.executor",
+    "Event": "toolbelt.core.events",
     "EventBus": "toolbelt.core.events",
     "Executor": "toolbelt.core.executor",
     "FatalError": "toolbelt.core.errors",
     "FilteredToolset": "toolbelt.core.registry",
+    "HookCall": "toolbelt.hooks.base",
     "ImageBlock": "toolbelt.core.content",
     "InvalidInputError": "toolbelt.core.errors",
+    "MODES": "toolbelt.permissions.modes",
+    "Mode": "toolbelt.permissions.modes",
     "PathError": "toolbelt.core.errors",
     "PermissionDeniedError": "toolbelt.core.errors",
     "PermissionPolicy": "toolbelt.permissions.decision",
     "PermissionRequest": "toolbelt.permissions.decision",
     "PermissionRequester": "toolbelt.permissions.decision",
+    "PostToolUseResult": "toolbelt.hooks.base",
+    "PreToolUseResult": "toolbelt.hooks.base",
     "ProgressEvent": "toolbelt.core.events",
+    "Protection": "toolbelt.core.access",
+    "Provider": "toolbelt.providers.formats",
+    "RuleIdentity": "toolbelt.core.identity",
     "Runtime": "toolbelt.runtime",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",
@@ -116,11 +145,20 @@ _EXPORTS = {
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
+    "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.permissions.factory",
     "build_policy": "toolbelt.permissions.factory",
     "build_toolset": "toolbelt.core.registry",
     "builtin_toolset": "toolbelt.tools",
+    "calls_from_anthropic": "toolbelt.providers.calls",
+    "calls_from_gemini": "toolbelt.providers.calls",
+    "calls_from_openai_chat": "toolbelt.providers.calls",
+    "calls_from_openai_responses": "toolbelt.providers.calls",
+    "gemini_function_response": "toolbelt.providers.formats",
     "load_settings": "toolbelt.permissions.settings",
+    "openai_chat_tool_message": "toolbelt.providers.formats",
+    "openai_responses_output": "toolbelt.providers.formats",
+    "tool_definitions": "toolbelt.providers.formats",
 }
 
 __all__ = sorted(_EXPORTS)
