@@ -53,7 +53,6 @@ if TYPE_CHECKING:
         FilteredToolset,
         ToolRegistry,
         Toolset,
-        build_toolset,
     )
     from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
@@ -87,7 +86,7 @@ if TYPE_CHECKING:
         tool_definitions,
     )
     from toolbelt.runtime import Runtime
-    from toolbelt.tools import builtin_toolset
+    from toolbelt.tools import build_toolset, builtin_toolset
 
 _EXPORTS = {
     "Access": "toolbelt.core.access",
@@ -148,7 +147,7 @@ _EXPORTS = {
     "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.permissions.factory",
     "build_policy": "toolbelt.permissions.factory",
-    "build_toolset": "toolbelt.core.registry",
+    "build_toolset": "toolbelt.tools",
     "builtin_toolset": "toolbelt.tools",
     "calls_from_anthropic": "toolbelt.providers.calls",
     "calls_from_gemini": "toolbelt.providers.calls",

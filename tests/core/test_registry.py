@@ -8,9 +8,9 @@ import pytest
 
 from tests.core.fakes import BrokenTool, ReaderTool, SlowTool, Trace, WriterTool
 from toolbelt.core.errors import UsageError
-from toolbelt.core.registry import CombinedToolset, ToolRegistry, build_toolset
+from toolbelt.core.registry import CombinedToolset, ToolRegistry
 from toolbelt.core.tool import Tool
-from toolbelt.tools import builtin_toolset
+from toolbelt.tools import build_toolset, builtin_toolset
 
 
 class InteractiveTool(SlowTool):

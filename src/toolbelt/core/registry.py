@@ -4,17 +4,16 @@ The order of ``tools()`` is the order in which tools were registered and never d
 hashing or dict iteration of names, so the tool list a provider receives is byte-identical
 from one request to the next (prompt caches key on it).
 
-Composition follows seed 004's three knobs, applied in this order: a base set (explicit
-tools, or the ``programmatic`` preset that drops interactive and side-effecting tools, or all
-built-ins), minus ``disabled`` names, plus ``extra`` tools. Combining two toolsets that share
-a name is refused rather than letting one silently shadow the other.
+Toolsets compose (``filtered``, ``without``, ``CombinedToolset``); combining two toolsets that
+share a name is refused rather than letting one silently shadow the other. ``build_toolset``,
+which starts from the built-ins, lives with them in ``toolbelt.tools``: the core knows no tool.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Self
 
@@ -26,7 +25,6 @@ __all__ = [
     "FilteredToolset",
     "ToolRegistry",
     "Toolset",
-    "build_toolset",
 ]
 
 AnyTool = Tool[Any]
@@ -212,33 +210,3 @@ class CombinedToolset(Toolset):
                 errors.append(exc)
         if errors:
             raise errors[0]
-
-
-def build_toolset(
-    *,
-    tools: Sequence[AnyTool] | Toolset | None = None,
-    programmatic: bool = False,
-    disabled: Iterable[str] = (),
-    extra: Sequence[AnyTool] = (),
-) -> Toolset:
-    """Compose a toolset with seed 004's knobs: base set, minus ``disabled``, plus ``extra``.
-
-    The base is ``tools`` when given, else every built-in tool; ``programmatic=True`` then
-    drops tools that need a person or have outside side effects.
-    """
-    if tools is None:
-        from toolbelt.tools import builtin_toolset
-
-        base: Toolset = builtin_toolset()
-    elif isinstance(tools, Toolset):
-        base = tools
-    else:
-        base = ToolRegistry(tools)
-    if programmatic:
-        base = base.programmatic()
-    disabled_names = tuple(disabled)
-    if disabled_names:
-        base = base.without(*disabled_names)
-    if extra:
-        base = CombinedToolset(base, ToolRegistry(extra))
-    return base

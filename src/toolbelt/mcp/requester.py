@@ -8,7 +8,7 @@ at once with a message that says how to allow it; nothing ever hangs waiting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from toolbelt.permissions.decision import (
     Answer,
@@ -18,10 +18,35 @@ from toolbelt.permissions.decision import (
     PermissionRequester,
 )
 
-if TYPE_CHECKING:
-    from toolbelt.mcp.server import McpServer
+__all__ = ["ClientChannel", "ElicitationRequester"]
 
-__all__ = ["ElicitationRequester"]
+
+class ClientChannel(Protocol):
+    """What the requester needs of the connection it asks through (``McpServer`` is one);
+    a protocol, so the requester does not import the server that uses it."""
+
+    client_capabilities: dict[str, Any]
+    """What the client declared at ``initialize``."""
+
+    def modern_call(self, call_id: str) -> dict[str, Any] | None:
+        """The client's capabilities when the call came in the stateless era, else None."""
+
+    def take_answer(self, call_id: str) -> dict[str, Any] | None:
+        """The elicitation answer a retried call carried, if any."""
+
+    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
+        """Answer the call with ``input_required`` carrying ``elicitation``."""
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the client's deadline to answer
+        route: Any = None,
+    ) -> dict[str, Any]:
+        """Send a request to the client and wait for its result."""
+
 
 CHOICES = {
     "allow_once": Approval.ONCE,
@@ -40,7 +65,7 @@ HOW_TO_ALLOW = (
 class ElicitationRequester(PermissionRequester):
     """Permission prompts through ``elicitation/create``."""
 
-    def __init__(self, server: McpServer, *, mode: str | None, timeout: float = 120.0) -> None:
+    def __init__(self, server: ClientChannel, *, mode: str | None, timeout: float = 120.0) -> None:
         self._server = server
         self._mode = mode
         self._timeout = timeout

@@ -25,9 +25,8 @@ whether to ask: it is not a sandbox, and the documentation says so.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Literal, Protocol
+from typing import Protocol
 
 from toolbelt.core.access import Access, AccessKind, Protection
 from toolbelt.core.identity import FILE_READ, RuleIdentity
@@ -43,25 +42,11 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
 )
 from toolbelt.permissions.modes import Mode
+from toolbelt.permissions.rules import RuleMatch, rule_for_approval
 
 __all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy"]
 
-Verdict = Literal["deny", "ask", "allow"]
-
 SETTINGS_HINT = ".toolbelt/settings.json"
-
-
-@dataclass(frozen=True, slots=True)
-class RuleMatch:
-    """The first rule that matched a call: its list, its text, and where it was written."""
-
-    verdict: Verdict
-    rule: str
-    source: str = ""
-
-    def describe(self) -> str:
-        where = f" in {self.source}" if self.source else ""
-        return f"the rule `{self.rule}`{where}"
 
 
 class RuleMatcher(Protocol):
@@ -289,8 +274,6 @@ def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
 
 def _rules_for(request: PermissionRequest) -> list[str]:
     """Rules that allow exactly this call again (wildcards in names escaped)."""
-    from toolbelt.permissions.rules import rule_for_approval  # rules imports this module
-
     access, tool = request.access, request.rule_identity
     if access.commands or access.command:
         return [rule_for_approval(tool, c) for c in _commands(access)]

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from toolbelt.core.identity import (
@@ -47,9 +48,24 @@ from toolbelt.permissions.patterns import (
     squash_blanks,
     unescaped_stars,
 )
-from toolbelt.permissions.policy import RuleMatch, Verdict
 
-__all__ = ["Rule", "RuleSet", "parse_rule", "rule_for_approval"]
+__all__ = ["Rule", "RuleMatch", "RuleSet", "Verdict", "parse_rule", "rule_for_approval"]
+
+Verdict = Literal["deny", "ask", "allow"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    """The first rule that matched a call: its list, its text, and where it was written."""
+
+    verdict: Verdict
+    rule: str
+    source: str = ""
+
+    def describe(self) -> str:
+        where = f" in {self.source}" if self.source else ""
+        return f"the rule `{self.rule}`{where}"
+
 
 _RULE = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?", re.DOTALL)
 
