@@ -57,6 +57,7 @@ from toolbelt.permissions.decision import (
     Ask,
     Decision,
     Deny,
+    NeedsInput,
     PermissionPolicy,
     PermissionRequest,
     PermissionRequester,
@@ -247,6 +248,7 @@ class Executor:
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None
         error: BaseException | None = None
+        waiting: NeedsInput | None = None
         with anyio.CancelScope() as scope:
             batch.running[call.id] = _Running(scope, ctx, started)
             try:
@@ -256,10 +258,14 @@ class Executor:
                 error = exc
             except OSError as exc:  # the one place OS failures become model-facing errors
                 error = tool_error_from_os(call.name, exc)
+            except NeedsInput as exc:
+                waiting = exc
             except Exception as exc:
                 error = exc
             finally:
                 batch.running.pop(call.id, None)
+        if waiting is not None and not scope.cancelled_caught:
+            return self._needs_input(call, waiting.reason, started, args)
         if scope.cancelled_caught or (output is None and error is None):
             return self._aborted(call, started, started_running=True, args=args)
         if error is not None:
@@ -408,9 +414,24 @@ class Executor:
         )
         return self._record(result)
 
+    def _needs_input(
+        self, call: ToolCall, reason: str, started: float, args: Mapping[str, Any]
+    ) -> ToolCallResult:
+        result = ToolCallResult(
+            call.id,
+            call.name,
+            CallState.NEEDS_INPUT,
+            ToolOutput.text(reason, {"needs_input": reason}),
+            None,
+            started,
+            time.time(),
+            args,
+        )
+        return self._record(result)
+
     def _record(self, result: ToolCallResult) -> ToolCallResult:
         self.metrics.record(result.tool, result.state, result.error_kind, result.duration)
-        detail = result.text if result.is_error else ""
+        detail = result.text if result.is_error else ""  # needs_input: what it waits for
         self.events.emit(
             StateEvent(result.call_id, result.tool, result.state, result.ended_at, detail)
         )

@@ -14,6 +14,7 @@ from toolbelt.permissions.decision import (
     Answer,
     Approval,
     Ask,
+    NeedsInput,
     PermissionRequest,
     PermissionRequester,
 )
@@ -80,7 +81,7 @@ class ElicitationRequester(PermissionRequester):
             answer = self._server.take_answer(request.call_id)
             if answer is None:  # ask by returning input_required; the client retries
                 self._server.need_input(request.call_id, params)
-                return Answer(Approval.DENY, "Waiting for the user's answer.")
+                raise NeedsInput("Waiting for the user's answer.")
             return _to_answer(answer)
         route = request.call_id.removeprefix("mcp-")
         result = await self._server.request(

@@ -25,6 +25,7 @@ __all__ = [
     "Ask",
     "Decision",
     "Deny",
+    "NeedsInput",
     "PermissionPolicy",
     "PermissionRequest",
     "PermissionRequester",
@@ -78,6 +79,16 @@ class Deny:
 
 
 Decision = Allow | Ask | Deny
+
+
+class NeedsInput(Exception):
+    """Raised by a requester that cannot get the answer now: it will arrive with a retry of
+    the same call (MCP's ``input_required``). The executor ends the call ``needs_input`` —
+    not run, not denied, not an error."""
+
+    def __init__(self, reason: str = "Waiting for the user's answer.") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class Approval(StrEnum):
