@@ -38,6 +38,8 @@ PUBLIC = [
     "InvalidInputError",
     "MODES",
     "Mode",
+    "NeedsInput",
+    "NoUser",
     "PathError",
     "PermissionDeniedError",
     "PermissionPolicy",
@@ -48,6 +50,7 @@ PUBLIC = [
     "ProgressEvent",
     "Protection",
     "Provider",
+    "Question",
     "RuleIdentity",
     "Runtime",
     "SchemaArguments",
@@ -70,6 +73,8 @@ PUBLIC = [
     "Toolset",
     "UnknownToolError",
     "UsageError",
+    "UserAnswer",
+    "UserChannel",
     "anthropic_tool_result",
     "build_hooks",
     "build_policy",
@@ -85,7 +90,14 @@ PUBLIC = [
     "openai_responses_output",
     "tool_definitions",
 ]
-TESTING = ["EventLog", "NeverAnswers", "ScriptedRequester", "run_call", "tool_context"]
+TESTING = [
+    "EventLog",
+    "NeverAnswers",
+    "ScriptedRequester",
+    "ScriptedUser",
+    "run_call",
+    "tool_context",
+]
 
 
 def test_the_public_names_are_exactly_these() -> None:

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     )
     from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
+    from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
     from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
     from toolbelt.permissions.basic import AutoApprove, DenyRequests
     from toolbelt.permissions.decision import (
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
         Approval,
         Ask,
         Deny,
+        NeedsInput,
         PermissionPolicy,
         PermissionRequest,
         PermissionRequester,
@@ -112,6 +114,8 @@ _EXPORTS = {
     "InvalidInputError": "toolbelt.core.errors",
     "MODES": "toolbelt.permissions.modes",
     "Mode": "toolbelt.permissions.modes",
+    "NeedsInput": "toolbelt.permissions.decision",
+    "NoUser": "toolbelt.core.user",
     "PathError": "toolbelt.core.errors",
     "PermissionDeniedError": "toolbelt.core.errors",
     "PermissionPolicy": "toolbelt.permissions.decision",
@@ -122,6 +126,7 @@ _EXPORTS = {
     "ProgressEvent": "toolbelt.core.events",
     "Protection": "toolbelt.core.access",
     "Provider": "toolbelt.providers.formats",
+    "Question": "toolbelt.core.user",
     "RuleIdentity": "toolbelt.core.identity",
     "Runtime": "toolbelt.runtime",
     "SchemaArguments": "toolbelt.core.schema_tool",
@@ -144,6 +149,8 @@ _EXPORTS = {
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
+    "UserAnswer": "toolbelt.core.user",
+    "UserChannel": "toolbelt.core.user",
     "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.permissions.factory",
     "build_policy": "toolbelt.permissions.factory",

@@ -23,6 +23,7 @@ from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.registry import Toolset
+from toolbelt.core.user import UserChannel
 from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.policy import ToolbeltPolicy
@@ -48,12 +49,15 @@ class Runtime:
         session_id: str | None = None,
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
+        user: UserChannel | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
         ``mode`` None means the settings' ``defaultMode`` (else ``default``); ``trusted``
         True applies the workspace's own settings in full for this runtime, None uses the
-        stored trust; ``settings`` replaces reading the settings files altogether.
+        stored trust; ``settings`` replaces reading the settings files altogether;
+        ``requester`` answers permission prompts and ``user`` carries the tools' own questions
+        to the person (``NoUser`` when nobody is there).
         """
         self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
         self.settings = (
@@ -73,6 +77,7 @@ class Runtime:
             hooks=build_hooks(self.session, self.settings),
             events=events,
             permission_timeout=permission_timeout,
+            user=user,
         )
 
     @property

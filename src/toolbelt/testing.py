@@ -28,6 +28,7 @@ from toolbelt.core.events import Event, EventBus, StateEvent
 from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.tool import Tool
+from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
 from toolbelt.permissions.decision import (
     Answer,
     Approval,
@@ -42,6 +43,7 @@ __all__ = [
     "EventLog",
     "NeverAnswers",
     "ScriptedRequester",
+    "ScriptedUser",
     "run_call",
     "tool_context",
 ]
@@ -80,6 +82,29 @@ class NeverAnswers(PermissionRequester):
         raise AssertionError("unreachable: sleep_forever returned")
 
 
+class ScriptedUser(UserChannel):
+    """A person who replies to tools' questions from a script and reads what they are shown.
+
+    Strings in the script are accepted answers; ``UserAnswer`` objects are replied as they
+    are (to decline, say). When the script runs out the question is dismissed (``cancel``).
+    """
+
+    def __init__(self, *replies: str | UserAnswer) -> None:
+        self.replies = list(replies)
+        self.questions: list[Question] = []
+        self.shown: list[str] = []
+
+    async def ask(self, question: Question) -> UserAnswer:
+        self.questions.append(question)
+        if not self.replies:
+            return UserAnswer("cancel")
+        reply = self.replies.pop(0)
+        return UserAnswer("accept", reply) if isinstance(reply, str) else reply
+
+    async def show(self, message: str) -> None:
+        self.shown.append(message)
+
+
 class EventLog:
     """Every event of an ``EventBus``, in order; ``states(call_id)`` tells a call's story."""
 
@@ -106,6 +131,7 @@ async def run_call(
     settings: Settings | None = None,
     config: SessionConfig | None = None,
     permission_timeout: float = 300.0,
+    user: UserChannel | None = None,
 ) -> ToolCallResult:
     """Run one call of ``tool`` the way every door does (validation, hooks, policy, the user's
     answer, the tool), in a session of its own that is closed afterwards."""
@@ -117,11 +143,18 @@ async def run_call(
         requester=requester,
         config=config,
         permission_timeout=permission_timeout,
+        user=user,
     )
     async with runtime:
         return await runtime.run_one(ToolCall("test-1", tool.name, arguments))
 
 
-def tool_context(session: Session, tool_name: str = "test", call_id: str = "test-1") -> ToolContext:
+def tool_context(
+    session: Session,
+    tool_name: str = "test",
+    call_id: str = "test-1",
+    *,
+    user: UserChannel | None = None,
+) -> ToolContext:
     """A context to call a tool's ``access`` or ``run`` directly, without the executor."""
-    return ToolContext(session, call_id, tool_name, EventBus())
+    return ToolContext(session, call_id, tool_name, EventBus(), user=user or NoUser())

@@ -49,6 +49,7 @@ from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.os_errors import tool_error_from_os
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.permissions.basic import DenyRequests
 from toolbelt.permissions.decision import (
@@ -155,6 +156,7 @@ class Executor:
         hooks: ToolHooks | None = None,
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
+        user: UserChannel | None = None,
     ) -> None:
         self.toolset = toolset
         self.session = session
@@ -164,6 +166,8 @@ class Executor:
         self.events = events or EventBus()
         self.metrics = ExecutorMetrics()
         self.permission_timeout = permission_timeout
+        self.user: UserChannel = user or NoUser()
+        """How tools reach the person (questions, messages); ``NoUser`` when nobody is there."""
         self.gate = ReadWriteGate()
         """Read-only calls share it, any other call holds it alone — across batches and doors."""
         self._batches: list[_Batch] = []
@@ -244,7 +248,14 @@ class Executor:
             return self._aborted(
                 call, started, started_running=False, args=item.args.model_dump(mode="json")
             )
-        ctx = ToolContext(self.session, call.id, call.name, self.events)
+        ctx = ToolContext(
+            self.session,
+            call.id,
+            call.name,
+            self.events,
+            hidden=self.policy.hidden_paths(),
+            user=self.user,
+        )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None
         error: BaseException | None = None

@@ -10,9 +10,10 @@ The orchestration is always the same: decide, ask if needed, run, report.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from toolbelt.core.access import Access
@@ -124,6 +125,11 @@ class PermissionPolicy(ABC):
 
     def remember(self, request: PermissionRequest, answer: Answer) -> None:  # noqa: B027
         """Record a session or permanent approval so the same request is not asked again."""
+
+    def hidden_paths(self) -> Callable[[Path], bool] | None:
+        """What listings (grep, glob, ls) must leave out — paths reading would be denied — or
+        None when the policy hides nothing; ``ToolContext.visible`` applies it."""
+        return None
 
 
 class PermissionRequester(ABC):

@@ -20,7 +20,7 @@ def build_policy(
     """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
 
     With settings, "always allow" answers are written to ``.toolbelt/settings.local.json``
-    and read-deny rules also filter what grep, glob and ls return. The settings'
+    and read-deny rules also filter what grep, glob and ls return (``hidden_paths``). The settings'
     ``defaultMode`` applies when ``mode`` is None, their ``additionalDirectories`` join the
     session's roots, and ``disableBypassPermissionsMode`` refuses bypass.
     """
@@ -45,7 +45,6 @@ def build_policy(
             # shell's `cd`, `cd src && cat ../secret` would step around `Read(./secret)`
             cwd=session.cwd,
         )
-        session.read_denied = rules.read_denied
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)

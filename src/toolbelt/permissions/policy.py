@@ -24,7 +24,7 @@ whether to ask: it is not a sandbox, and the documentation says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePath
 from typing import Protocol
 
@@ -61,6 +61,10 @@ class RuleMatcher(Protocol):
         url: str | None,
     ) -> RuleMatch | None: ...
 
+    def read_denied(self, path: Path) -> bool:
+        """Whether a path-scoped read-deny rule covers ``path``."""
+        ...
+
 
 class _NoRules:
     def match(
@@ -72,6 +76,9 @@ class _NoRules:
         url: str | None,
     ) -> RuleMatch | None:
         return None
+
+    def read_denied(self, path: Path) -> bool:
+        return False
 
 
 class ToolbeltPolicy(PermissionPolicy):
@@ -174,6 +181,11 @@ class ToolbeltPolicy(PermissionPolicy):
                 return Ask(f"{what} reaches the network.")
             case _:
                 return Ask(f"{what} needs approval.")
+
+    def hidden_paths(self) -> Callable[[Path], bool] | None:
+        if isinstance(self._rules, _NoRules):
+            return None
+        return self._rules.read_denied
 
     # -- approvals -----------------------------------------------------------------------
 

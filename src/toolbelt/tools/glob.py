@@ -91,9 +91,8 @@ class GlobTool(Tool[GlobInput]):
             )
         else:
             paths = await _rg_glob(rg, args, target.path)
-        denied = ctx.session.read_denied
-        if denied is not None:
-            paths = [rel for rel in paths if not denied(target.path / rel)]
+        if ctx.hides_paths:
+            paths = [rel for rel in paths if ctx.visible(target.path / rel)]
         if rg is None:
             paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)
         return _render(paths, args, slow=rg is None)

@@ -127,11 +127,10 @@ class GrepTool(Tool[GrepInput]):
             lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
         if not slow and not names and _glob_overrides_ignores(args):
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        denied = ctx.session.read_denied
-        if denied is not None:
+        if ctx.hides_paths:
             mode = args.output_mode
             lines = [
-                line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
+                line for line in lines if line == "--" or ctx.visible(cwd / _path_of(line, mode))
             ]
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)

@@ -83,18 +83,17 @@ class LsTool(Tool[LsInput]):
         shown = file_guard(ctx).display(target.path)
         if not target.path.is_dir():
             return ToolOutput.text(f"{shown} is not a directory.", is_error=True)
-        denied = ctx.session.read_denied or (lambda path: False)
-        return await anyio.to_thread.run_sync(_list, target.path, shown, args, denied)
+        return await anyio.to_thread.run_sync(_list, target.path, shown, args, ctx.visible)
 
 
-def _list(root: Path, shown: str, args: LsInput, denied: Callable[[Path], bool]) -> ToolOutput:
+def _list(root: Path, shown: str, args: LsInput, visible: Callable[[Path], bool]) -> ToolOutput:
     lines: list[str] = []
     entries: list[dict[str, object]] = []
     truncated = False
     queue: list[tuple[Path, int]] = [(root, 0)]
     while queue and not truncated:
         directory, level = queue.pop(0)
-        children = [c for c in _children(directory, args) if not denied(c[0])]
+        children = [c for c in _children(directory, args) if visible(c[0])]
         for entry, info in children:
             if len(entries) >= MAX_ENTRIES:
                 truncated = True
