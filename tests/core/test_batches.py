@@ -3,6 +3,7 @@ readers–writer gate orders calls across batches (and MCP requests)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import anyio
@@ -68,3 +69,29 @@ async def test_writers_from_two_batches_never_overlap_each_other_or_readers(
         writers = active & {"a", "b", "c"}
         assert not writers or len(active) == 1, f"{sorted(active)} overlap"
     assert len(trace.events) == 12
+
+
+async def test_the_gate_serves_waiters_in_order_and_forgets_a_cancelled_one() -> None:
+    from toolbelt.core.gate import ReadWriteGate
+
+    gate = ReadWriteGate()
+    order: list[str] = []
+    await gate.acquire(shared=True)  # a reader holds the gate
+
+    async def take(name: str, *, shared: bool) -> None:
+        await gate.acquire(shared=shared)
+        order.append(name)
+        gate.release(shared=shared)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(take, "writer", shared=False))
+        await anyio.wait_all_tasks_blocked()
+        group.start_soon(partial(take, "late reader", shared=True))  # must wait behind the writer
+        await anyio.wait_all_tasks_blocked()
+        with anyio.CancelScope() as abandoned:
+            abandoned.cancel()
+            await gate.acquire(shared=False)  # cancelled while queued: leaves the queue
+        assert order == []
+        gate.release(shared=True)
+    assert order == ["writer", "late reader"]
+    assert gate.idle

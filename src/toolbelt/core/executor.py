@@ -25,8 +25,9 @@ before the result is produced.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -160,6 +161,7 @@ class Executor:
     ) -> None:
         self.toolset = toolset
         self.session = session
+        self._hidden: Callable[[Path], bool] | None = None
         self.policy = policy or _default_policy(session)
         self.requester = requester or DenyRequests()
         self.hooks = hooks or ToolHooks()
@@ -172,6 +174,16 @@ class Executor:
         """Read-only calls share it, any other call holds it alone — across batches and doors."""
         self._batches: list[_Batch] = []
 
+    @property
+    def policy(self) -> PermissionPolicy:
+        """Decides every call; replacing it also replaces what listings hide."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: PermissionPolicy) -> None:
+        self._policy = policy
+        self._hidden = policy.hidden_paths()
+
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of calls; returns exactly one result per call, in the same order."""
         batch = _Batch()
@@ -183,6 +195,9 @@ class Executor:
 
     async def _run_batch(self, batch: _Batch, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         prepared = [self._prepare(index, call) for index, call in enumerate(calls)]
+        if len(prepared) == 1:  # the common case (MCP, the CLI): no segments, no limiter
+            only = prepared[0]
+            return [only.failure or await self._execute(only, batch)]
         results: list[ToolCallResult | None] = [p.failure for p in prepared]
         limiter: anyio.CapacityLimiter | None = None
 
@@ -253,7 +268,7 @@ class Executor:
             call.id,
             call.name,
             self.events,
-            hidden=self.policy.hidden_paths(),
+            hidden=self._hidden,
             user=self.user,
         )
         args = item.args.model_dump(mode="json")
@@ -263,8 +278,11 @@ class Executor:
         with anyio.CancelScope() as scope:
             batch.running[call.id] = _Running(scope, ctx, started)
             try:
-                async with self.gate.hold(shared=item.readonly):
+                await self.gate.acquire(shared=item.readonly)
+                try:
                     output = await self._pipeline(item.tool, item.args, args, ctx)
+                finally:
+                    self.gate.release(shared=item.readonly)
             except ToolError as exc:
                 error = exc
             except OSError as exc:  # the one place OS failures become model-facing errors

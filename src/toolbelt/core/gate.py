@@ -37,18 +37,20 @@ class ReadWriteGate:
     @asynccontextmanager
     async def hold(self, *, shared: bool) -> AsyncIterator[None]:
         """Hold the gate (shared or alone) for the body of the ``async with``."""
-        await self._acquire(shared)
+        await self.acquire(shared=shared)
         try:
             yield
         finally:
-            self._release(shared)
+            self.release(shared=shared)
 
     @property
     def idle(self) -> bool:
         """Nobody holds the gate and nobody waits for it."""
         return not (self._readers or self._writer or self._queue)
 
-    async def _acquire(self, shared: bool) -> None:
+    async def acquire(self, *, shared: bool) -> None:
+        """Wait for the gate; pair with ``release`` in a ``finally`` (``hold`` does both; the
+        executor calls these directly, which saves a context manager on every call)."""
         if not self._queue and self._free_for(shared):
             self._enter(shared)
             return
@@ -58,7 +60,7 @@ class ReadWriteGate:
             await waiter.event.wait()
         except BaseException:
             if waiter.granted:  # granted while being cancelled: hand it on
-                self._release(shared)
+                self.release(shared=shared)
             else:
                 self._queue.remove(waiter)
                 self._wake()
@@ -73,7 +75,8 @@ class ReadWriteGate:
         else:
             self._writer = True
 
-    def _release(self, shared: bool) -> None:
+    def release(self, *, shared: bool) -> None:
+        """Give back what ``acquire`` granted."""
         if shared:
             self._readers -= 1
         else:

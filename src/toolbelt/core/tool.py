@@ -80,10 +80,14 @@ class Tool(ABC, Generic[InputT]):
     """Other rule names for this tool alone (Claude Code's ``Glob``, ``TodoWrite``)."""
 
     def rule_identity(self) -> RuleIdentity:
-        """How permission rules see this tool (see ``core.identity``)."""
-        family = self.rule_family or self.name
-        target = FAMILY_TARGETS.get(family, self.rule_target)
-        return RuleIdentity(self.name, family, target, self.rule_aliases)
+        """How permission rules see this tool (see ``core.identity``); computed once."""
+        cached: RuleIdentity | None = self.__dict__.get("_rule_identity")
+        if cached is None or cached.tool != self.name:
+            family = self.rule_family or self.name
+            target = FAMILY_TARGETS.get(family, self.rule_target)
+            cached = RuleIdentity(self.name, family, target, self.rule_aliases)
+            self.__dict__["_rule_identity"] = cached
+        return cached
 
     def input_schema(self) -> JsonSchema:
         """The arguments' JSON Schema in neutral form (closed, inlined); providers use it."""
