@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp.client.stdio import stdio_client
@@ -64,8 +65,27 @@ class CountWords(toolbelt.SchemaTool):
         return toolbelt.ToolOutput.text(str(len(args.values()["text"].split())))
 
 
+class PickInput(toolbelt.ToolInput):
+    topic: str
+
+
+class PickTool(toolbelt.Tool[PickInput]):
+    name = "pick"
+    title = "Pick"
+    description = "Ask the user to pick a colour."
+    input_model = PickInput
+    example = {"topic": "logo"}
+    readonly = True
+
+    async def run(self, args: PickInput, ctx: toolbelt.ToolContext) -> toolbelt.ToolOutput:
+        question = toolbelt.Question(f"Colour for the {args.topic}?", ("red", "blue"))
+        answer = await ctx.user.ask(question)
+        return toolbelt.ToolOutput.text(f"{answer.action}: {answer.text}")
+
+
 def toolset() -> toolbelt.Toolset:
-    return toolbelt.build_toolset(disabled=["bash"], extra=[ShoutTool(), CountWords()])
+    extra = [ShoutTool(), CountWords(), PickTool()]
+    return toolbelt.build_toolset(disabled=["bash"], extra=extra)
 """
 
 
@@ -112,7 +132,7 @@ def test_a_toolset_that_cannot_be_loaded_is_a_usage_error(project: Path) -> None
 def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
     done = toolbelt_cli(project, "tools", "--json", "--toolset", "my_tools:toolset")
     names = [tool["name"] for tool in json.loads(done.stdout)]
-    assert names[-2:] == ["shout", "count_words"]
+    assert names[-3:] == ["shout", "count_words", "pick"]
     assert "bash" not in names
     assert "read_file" in names
 
@@ -167,3 +187,56 @@ async def test_the_library_opens_the_same_runtime(
     assert (shout.text, write.is_error) == ("LIB", False)
     assert (project / "new.txt").read_text() == "x\n"
     assert runtime.session.closed
+
+
+async def test_a_tools_question_reaches_the_mcp_clients_user_by_elicitation(
+    project: Path,
+) -> None:
+    asked: list[tuple[str, Any]] = []
+
+    async def elicit(context: Any, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        asked.append((params.message, params.requested_schema))
+        return ElicitResult(action="accept", content={"answer": "blue"})
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        cwd=str(project),
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, elicitation_callback=elicit) as client,
+    ):
+        await client.initialize()
+        picked = await client.call_tool("pick", {"topic": "logo"})
+    assert (picked.is_error, picked.content[0].text) == (False, "accept: blue")  # type: ignore[union-attr]
+    assert asked == [
+        (
+            "Colour for the logo?",
+            {
+                "type": "object",
+                "properties": {
+                    "answer": {"type": "string", "title": "Answer", "enum": ["red", "blue"]}
+                },
+                "required": ["answer"],
+            },
+        )
+    ]
+
+
+async def test_a_client_without_elicitation_tells_the_model_to_carry_on(project: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        cwd=str(project),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        picked = await client.call_tool("pick", {"topic": "logo"})
+    assert picked.is_error
+    assert picked.content[0].text == (  # type: ignore[union-attr]
+        "This MCP client cannot ask the user a question in the middle of a call (it does not "
+        "support elicitation); decide with what you know and say which assumption you made."
+    )

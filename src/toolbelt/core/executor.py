@@ -269,7 +269,7 @@ class Executor:
             call.name,
             self.events,
             hidden=self._hidden,
-            user=self.user,
+            user=self.user.for_call(call.id),
         )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None

@@ -55,6 +55,11 @@ class UserChannel(ABC):
     async def show(self, message: str) -> None:
         """Tell the person something without waiting for a reply."""
 
+    def for_call(self, call_id: str) -> UserChannel:
+        """The channel one call uses; a door that routes replies per request (MCP over HTTP
+        streams each call's messages on its own response) binds the call here."""
+        return self
+
 
 class NoUser(UserChannel):
     """No person is attached (a headless run, a server without elicitation)."""

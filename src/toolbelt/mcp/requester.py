@@ -38,6 +38,9 @@ class ClientChannel(Protocol):
     def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
         """Answer the call with ``input_required`` carrying ``elicitation``."""
 
+    async def log(self, level: str, text: str) -> None:
+        """Send a log message at ``level`` (shown if the client's log level admits it)."""
+
     async def request(
         self,
         method: str,

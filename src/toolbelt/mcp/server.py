@@ -26,6 +26,7 @@ from toolbelt.core.content import TextBlock
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.mcp.requester import ElicitationRequester
+from toolbelt.mcp.user_channel import ElicitationUser
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
 
@@ -59,6 +60,7 @@ class McpServer:
         self.client_capabilities: dict[str, Any] = {}
         self.requester = ElicitationRequester(self, mode=runtime.mode)
         runtime.use_requester(self.requester)
+        runtime.executor.user = ElicitationUser(self)
         self.executor = runtime.executor
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[str, Any] = {}
