@@ -116,7 +116,11 @@ class Runtime:
             await self.toolset.aclose()
 
     async def __aenter__(self) -> Runtime:
-        await self.toolset.open()
+        try:
+            await self.toolset.open()
+        except BaseException:
+            await self.session.aclose()  # nothing may run in a runtime that did not open
+            raise
         return self
 
     async def __aexit__(

@@ -68,3 +68,11 @@ async def test_filtered_and_combined_toolsets_forward_the_lifecycle() -> None:
 def test_a_bad_mode_fails_before_anything_is_opened(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="Unknown permission mode 'fast'"):
         Runtime(tmp_path, toolset=ToolRegistry(), mode="fast")
+
+
+async def test_a_toolset_that_fails_to_open_leaves_the_session_closed(tmp_path: Path) -> None:
+    runtime = Runtime(tmp_path, toolset=Connected("a", [], fail_open=True))
+    with pytest.raises(ConnectionError, match="a is unreachable"):
+        async with runtime:
+            pass
+    assert runtime.session.closed
