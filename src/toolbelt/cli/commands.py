@@ -14,6 +14,7 @@ from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.core.registry import Toolset
+from toolbelt.core.user import UserChannel
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.providers.schema import neutral_schema
@@ -88,6 +89,7 @@ def call_tool(
             add_dirs=add_dirs,
             trusted=True if trust_workspace else None,
             requester=_requester(renderer, yes=yes),
+            user=_user(),
             config=SessionConfig(require_read_before_write=False),
         )
     except UsageError as exc:
@@ -117,6 +119,15 @@ async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
 def _toolset(spec: str | None) -> Toolset | None:
     """The toolset ``--toolset`` names, or None for the built-ins."""
     return None if spec is None else load_toolset_factory(spec)()
+
+
+def _user() -> UserChannel | None:
+    """The person at the terminal, when there is one (tools' own questions)."""
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        from toolbelt.cli.user_prompt import TerminalUser
+
+        return TerminalUser()
+    return None
 
 
 def _requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
