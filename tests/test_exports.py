@@ -1,17 +1,140 @@
-"""The public API is exactly ``toolbelt.__all__``, every name resolves, and import is cheap."""
+"""The public API is exactly ``toolbelt.__all__`` (plus ``toolbelt.testing``), every name
+resolves, the README uses nothing else, and import is cheap."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import toolbelt
+import toolbelt.testing
+
+README = Path(__file__).parent.parent / "README.md"
+
+PUBLIC = [
+    "Access",
+    "AccessKind",
+    "Allow",
+    "Answer",
+    "Approval",
+    "Ask",
+    "AutoApprove",
+    "CallState",
+    "CombinedToolset",
+    "Deny",
+    "DenyRequests",
+    "DiffEvent",
+    "ErrorKind",
+    "Event",
+    "EventBus",
+    "Executor",
+    "FatalError",
+    "FilteredToolset",
+    "HookCall",
+    "ImageBlock",
+    "InvalidInputError",
+    "MODES",
+    "Mode",
+    "NeedsInput",
+    "NoUser",
+    "PathError",
+    "PermissionDeniedError",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "PermissionRequester",
+    "PostToolUseResult",
+    "PreToolUseResult",
+    "ProgressEvent",
+    "Protection",
+    "Provider",
+    "Question",
+    "RuleIdentity",
+    "Runtime",
+    "SchemaArguments",
+    "SchemaTool",
+    "Session",
+    "SessionConfig",
+    "SettingsError",
+    "StateEvent",
+    "TextBlock",
+    "Tool",
+    "ToolCall",
+    "ToolCallResult",
+    "ToolContext",
+    "ToolError",
+    "ToolHooks",
+    "ToolInput",
+    "ToolOutput",
+    "ToolRegistry",
+    "ToolbeltError",
+    "Toolset",
+    "UnknownToolError",
+    "UsageError",
+    "UserAnswer",
+    "UserChannel",
+    "anthropic_tool_result",
+    "build_hooks",
+    "build_policy",
+    "build_toolset",
+    "builtin_toolset",
+    "calls_from_anthropic",
+    "calls_from_gemini",
+    "calls_from_openai_chat",
+    "calls_from_openai_responses",
+    "gemini_function_response",
+    "load_settings",
+    "openai_chat_tool_message",
+    "openai_responses_output",
+    "tool_definitions",
+]
+TESTING = [
+    "EventLog",
+    "NeverAnswers",
+    "ScriptedRequester",
+    "ScriptedUser",
+    "run_call",
+    "tool_context",
+]
 
 
-def test_all_is_sorted_and_resolves() -> None:
-    assert toolbelt.__all__ == sorted(toolbelt.__all__)
-    for name in toolbelt.__all__:
-        assert getattr(toolbelt, name) is not None
+def test_the_public_names_are_exactly_these() -> None:
+    assert toolbelt.__all__ == PUBLIC
+    assert toolbelt.testing.__all__ == TESTING
+
+
+def test_every_public_name_resolves() -> None:
+    for name in PUBLIC:
+        assert getattr(toolbelt, name) is not None, name
+    for name in TESTING:
+        assert getattr(toolbelt.testing, name) is not None, name
+
+
+def test_the_readme_uses_only_public_names() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
+    assert blocks
+    used: set[str] = set()
+    for block in blocks:
+        tree = ast.parse(block.replace("await ", ""))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolbelt"):
+                assert node.module in ("toolbelt", "toolbelt.testing"), node.module
+                used.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert alias.name in ("toolbelt", "toolbelt.testing") or not (
+                        alias.name.startswith("toolbelt")
+                    ), alias.name
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "toolbelt"
+            ):
+                used.add(node.attr)
+    assert used - set(PUBLIC) - set(TESTING) == set()
+    assert {"Runtime", "tool_definitions", "calls_from_anthropic"} <= used
 
 
 def test_importing_toolbelt_loads_no_heavy_module() -> None:
@@ -28,7 +151,7 @@ def test_call_path_imports_no_provider_or_mcp_sdk() -> None:
     code = (
         "import sys; from toolbelt.cli.main import main; main(['call', 'think', "
         "'{\"thought\": \"x\"}']); print(sorted(m for m in ('mcp', 'anthropic', 'openai', "
-        "'google.genai', 'rich') if m in sys.modules))"
+        "'google.genai', 'rich', 'jsonschema') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[-1] == "[]"

@@ -6,15 +6,16 @@ over MCP (``toolbelt mcp``) or run by hand (``toolbelt call``)::
     import anyio, toolbelt
 
     async def main() -> None:
-        async with toolbelt.Session(root=".") as session:
-            executor = toolbelt.Executor(toolbelt.build_toolset(), session)
-            [result] = await executor.run([toolbelt.ToolCall("1", "think", {"thought": "hi"})])
+        async with toolbelt.Runtime(".", toolset=toolbelt.build_toolset()) as runtime:
+            [result] = await runtime.run([toolbelt.ToolCall("1", "think", {"thought": "hi"})])
             print(result.text)
 
     anyio.run(main)
 
-The names below are the public API. They are loaded on first use (PEP 562), so that
-``import toolbelt`` — which every ``toolbelt`` command pays — costs almost nothing.
+The names below are the public API, with ``toolbelt.testing`` (fakes for testing your own
+tools and requesters); every other module is internal and may change. They are loaded on
+first use (PEP 562), so that ``import toolbelt`` — which every ``toolbelt`` command pays —
+costs almost nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolbelt.core.access import Access, AccessKind
+    from toolbelt.core.access import Access, AccessKind, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
     from toolbelt.core.errors import (
@@ -40,20 +41,23 @@ if TYPE_CHECKING:
     from toolbelt.core.events import (
         CallState,
         DiffEvent,
+        Event,
         EventBus,
         ProgressEvent,
         StateEvent,
     )
-    from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+    from toolbelt.core.executor import ErrorKind, Executor, ToolCall, ToolCallResult
+    from toolbelt.core.identity import RuleIdentity
     from toolbelt.core.registry import (
         CombinedToolset,
         FilteredToolset,
         ToolRegistry,
         Toolset,
-        build_toolset,
     )
+    from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
-    from toolbelt.hooks.base import ToolHooks
+    from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
+    from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
     from toolbelt.permissions.basic import AutoApprove, DenyRequests
     from toolbelt.permissions.decision import (
         Allow,
@@ -61,13 +65,30 @@ if TYPE_CHECKING:
         Approval,
         Ask,
         Deny,
+        NeedsInput,
         PermissionPolicy,
         PermissionRequest,
         PermissionRequester,
     )
     from toolbelt.permissions.factory import build_hooks, build_policy
+    from toolbelt.permissions.modes import MODES, Mode
     from toolbelt.permissions.settings import load_settings
-    from toolbelt.tools import builtin_toolset
+    from toolbelt.providers.calls import (
+        calls_from_anthropic,
+        calls_from_gemini,
+        calls_from_openai_chat,
+        calls_from_openai_responses,
+    )
+    from toolbelt.providers.formats import (
+        Provider,
+        anthropic_tool_result,
+        gemini_function_response,
+        openai_chat_tool_message,
+        openai_responses_output,
+        tool_definitions,
+    )
+    from toolbelt.runtime import Runtime
+    from toolbelt.tools import build_toolset, builtin_toolset
 
 _EXPORTS = {
     "Access": "toolbelt.core.access",
@@ -82,18 +103,34 @@ _EXPORTS = {
     "Deny": "toolbelt.permissions.decision",
     "DenyRequests": "toolbelt.permissions.basic",
     "DiffEvent": "toolbelt.core.events",
+    "ErrorKind": "toolbelt.core.executor",
+    "Event": "toolbelt.core.events",
     "EventBus": "toolbelt.core.events",
     "Executor": "toolbelt.core.executor",
     "FatalError": "toolbelt.core.errors",
     "FilteredToolset": "toolbelt.core.registry",
+    "HookCall": "toolbelt.hooks.base",
     "ImageBlock": "toolbelt.core.content",
     "InvalidInputError": "toolbelt.core.errors",
+    "MODES": "toolbelt.permissions.modes",
+    "Mode": "toolbelt.permissions.modes",
+    "NeedsInput": "toolbelt.permissions.decision",
+    "NoUser": "toolbelt.core.user",
     "PathError": "toolbelt.core.errors",
     "PermissionDeniedError": "toolbelt.core.errors",
     "PermissionPolicy": "toolbelt.permissions.decision",
     "PermissionRequest": "toolbelt.permissions.decision",
     "PermissionRequester": "toolbelt.permissions.decision",
+    "PostToolUseResult": "toolbelt.hooks.base",
+    "PreToolUseResult": "toolbelt.hooks.base",
     "ProgressEvent": "toolbelt.core.events",
+    "Protection": "toolbelt.core.access",
+    "Provider": "toolbelt.providers.formats",
+    "Question": "toolbelt.core.user",
+    "RuleIdentity": "toolbelt.core.identity",
+    "Runtime": "toolbelt.runtime",
+    "SchemaArguments": "toolbelt.core.schema_tool",
+    "SchemaTool": "toolbelt.core.schema_tool",
     "Session": "toolbelt.core.context",
     "SessionConfig": "toolbelt.core.context",
     "SettingsError": "toolbelt.core.errors",
@@ -112,11 +149,22 @@ _EXPORTS = {
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
+    "UserAnswer": "toolbelt.core.user",
+    "UserChannel": "toolbelt.core.user",
+    "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.permissions.factory",
     "build_policy": "toolbelt.permissions.factory",
-    "build_toolset": "toolbelt.core.registry",
+    "build_toolset": "toolbelt.tools",
     "builtin_toolset": "toolbelt.tools",
+    "calls_from_anthropic": "toolbelt.providers.calls",
+    "calls_from_gemini": "toolbelt.providers.calls",
+    "calls_from_openai_chat": "toolbelt.providers.calls",
+    "calls_from_openai_responses": "toolbelt.providers.calls",
+    "gemini_function_response": "toolbelt.providers.formats",
     "load_settings": "toolbelt.permissions.settings",
+    "openai_chat_tool_message": "toolbelt.providers.formats",
+    "openai_responses_output": "toolbelt.providers.formats",
+    "tool_definitions": "toolbelt.providers.formats",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -8,9 +8,9 @@ import pytest
 
 from tests.core.fakes import BrokenTool, ReaderTool, SlowTool, Trace, WriterTool
 from toolbelt.core.errors import UsageError
-from toolbelt.core.registry import CombinedToolset, ToolRegistry, build_toolset
+from toolbelt.core.registry import CombinedToolset, ToolRegistry
 from toolbelt.core.tool import Tool
-from toolbelt.tools import builtin_toolset
+from toolbelt.tools import build_toolset, builtin_toolset
 
 
 class InteractiveTool(SlowTool):
@@ -33,12 +33,29 @@ def test_duplicate_names_are_refused_with_a_fix() -> None:
         tools.register(ReaderTool(Trace()))
 
 
-def test_bad_names_are_refused() -> None:
+@pytest.mark.parametrize(
+    "name", ["read-file", "ReadFile9", "readFile", "9lives", "_x", "a" * 65, ""]
+)
+def test_bad_names_are_refused(name: str) -> None:
     class Bad(ReaderTool):
-        name = "read-file"
+        pass
 
-    with pytest.raises(UsageError, match="snake_case"):
+    Bad.name = name
+    with pytest.raises(UsageError) as refused:
         ToolRegistry([Bad(Trace())])
+    assert str(refused.value) == (
+        f"Tool name {name!r} must be snake_case ASCII: lowercase letters, digits and "
+        "underscores, starting with a letter, at most 64 characters (like 'read_file')."
+    )
+
+
+@pytest.mark.parametrize("name", ["read_file", "mcp__github__create_issue", "x9", "a" * 64])
+def test_snake_case_names_are_accepted(name: str) -> None:
+    class Good(ReaderTool):
+        pass
+
+    Good.name = name
+    assert ToolRegistry([Good(Trace())]).names() == (name,)
 
 
 def test_lookup_and_membership() -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import pytest
+from tests.permissions.identities import identity
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access, AccessKind, Protection
 from toolbelt.permissions.decision import Allow, Answer, Approval, Ask, Deny, PermissionRequest
 from toolbelt.permissions.policy import RuleMatch, ToolbeltPolicy
 
@@ -17,7 +18,7 @@ OUTSIDE = Path("/w-evil/app.py")
 
 
 def request(tool: str, access: Access) -> PermissionRequest:
-    return PermissionRequest("c1", tool, {}, access, readonly=False)
+    return PermissionRequest("c1", tool, {}, access, readonly=False, identity=identity(tool))
 
 
 READ_IN = ("read_file", Access(AccessKind.READ, paths=(INSIDE,)))
@@ -99,12 +100,13 @@ def test_ask_rule_is_forced_and_allow_rule_allows() -> None:
     assert isinstance(allow.decide(request(*MAKE_CMD)), Allow)
 
 
-def protected(path: Path) -> str | None:
-    parts = [p.lower() for p in path.parts]
+def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
+    where = real or Path(path)
+    parts = [p.lower() for p in PurePath(path).parts]
     if ".git" in parts:
-        return ".git/ holds repository configuration and hooks"
-    if path.name.lower().startswith(".env"):
-        return ".env files hold secrets"
+        return Protection("code", ".git/ holds repository configuration and hooks", where)
+    if PurePath(path).name.lower().startswith(".env"):
+        return Protection("secret", ".env files hold secrets", where)
     return None
 
 
@@ -131,11 +133,11 @@ def test_protected_paths_ask_in_every_mode_and_are_never_remembered(mode: Any) -
 
 
 def test_only_the_part_below_the_root_is_checked_for_protected_names() -> None:
-    from toolbelt.permissions.protected import protected_reason
+    from toolbelt.permissions.protected import protection_of
 
     root = Path("/home/u/.vscode/extensions/mine")  # a workspace inside a protected name
     extra = Path("/home/u/other/.git")  # an added directory gets no such allowance
-    policy = ToolbeltPolicy(mode="bypass", roots=[root, extra], protected=protected_reason)
+    policy = ToolbeltPolicy(mode="bypass", roots=[root, extra], protected=protection_of)
 
     def write(path: str) -> object:
         access = Access(AccessKind.WRITE, paths=(Path(path),))
@@ -191,3 +193,15 @@ def test_always_persists_rules() -> None:
     policy.remember(request(*WRITE_OUT), Answer(Approval.ALWAYS))
     policy.remember(request(*FETCH), Answer(Approval.ALWAYS))
     assert saved == ["Bash(make)", "Edit(//w-evil/app.py)", "WebFetch(domain:example.com)"]
+
+
+def test_a_glob_approval_is_saved_under_the_family_it_was_approved_as() -> None:
+    """glob was approved as `Read` for the session but saved as a `Glob` rule; the tool's own
+    identity now decides both, so what is saved is what was approved."""
+    saved: list[str] = []
+    policy = ToolbeltPolicy(mode="default", roots=[ROOT], persist=saved.append)
+    glob_outside = request("glob", Access(AccessKind.READ, paths=(OUTSIDE,)))
+    policy.remember(glob_outside, Answer(Approval.ALWAYS))
+    assert saved == ["Read(//w-evil/app.py)"]
+    read_outside = request(*READ_OUT)
+    assert isinstance(policy.decide(read_outside), Allow)  # the same family, approved once

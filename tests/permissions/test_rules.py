@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.permissions.identities import identity
 
 from toolbelt.permissions.rules import Rule, RuleSet, parse_rule, rule_for_approval
 
@@ -192,7 +193,7 @@ def test_path_rules_resolve_symlinked_bases(tmp_path: Path) -> None:
     ],
 )
 def test_tool_aliases(rule: str, tool: str, expected: bool) -> None:
-    assert parse_rule(rule).covers(tool) is expected
+    assert parse_rule(rule).covers(identity(tool)) is expected
 
 
 @pytest.mark.parametrize(
@@ -224,21 +225,21 @@ def test_deny_then_ask_then_allow_first_match_wins() -> None:
     ruleset = rules(
         allow=["Bash(git *)"], ask=["Bash(git push:*)"], deny=["Bash(git push --force:*)"]
     )
-    match = ruleset.match("bash", commands=["git push --force origin"])
+    match = ruleset.match(identity("bash"), commands=["git push --force origin"])
     assert match is not None
     assert (match.verdict, match.rule, match.source) == (
         "deny",
         "Bash(git push --force:*)",
         "settings.json",
     )
-    assert ruleset.evaluate("bash", commands=["git push origin"]) == "ask"
-    assert ruleset.evaluate("bash", commands=["git status"]) == "allow"
-    assert ruleset.evaluate("bash", commands=["ls"]) is None
+    assert ruleset.evaluate(identity("bash"), commands=["git push origin"]) == "ask"
+    assert ruleset.evaluate(identity("bash"), commands=["git status"]) == "allow"
+    assert ruleset.evaluate(identity("bash"), commands=["ls"]) is None
 
 
 def test_a_broad_deny_cannot_have_allow_exceptions() -> None:
     ruleset = rules(allow=["Bash(aws s3 ls)"], deny=["Bash(aws *)"])
-    assert ruleset.evaluate("bash", commands=["aws s3 ls"]) == "deny"
+    assert ruleset.evaluate(identity("bash"), commands=["aws s3 ls"]) == "deny"
 
 
 @pytest.mark.parametrize(
@@ -258,7 +259,7 @@ def test_compound_commands_are_judged_per_part(commands: list[str], expected: st
         ask=["Bash(git push:*)"],
         deny=["Bash(rm:*)"],
     )
-    assert ruleset.evaluate("bash", commands=commands) == expected
+    assert ruleset.evaluate(identity("bash"), commands=commands) == expected
 
 
 @pytest.mark.parametrize(
@@ -272,32 +273,36 @@ def test_compound_commands_are_judged_per_part(commands: list[str], expected: st
 )
 def test_every_path_must_be_allowed(paths: list[str], expected: str | None) -> None:
     ruleset = rules(allow=["Edit(./a/**)", "Edit(./b/**)"], deny=["Edit(.env)"])
-    assert ruleset.evaluate("write_file", paths=[Path(p) for p in paths]) == expected
+    assert ruleset.evaluate(identity("write_file"), paths=[Path(p) for p in paths]) == expected
 
 
 def test_bare_rules_and_specifiers_that_cannot_apply() -> None:
     ruleset = rules(allow=["Read", "Task(Explore)", "WebFetch(domain:x.org)"], deny=["mcp__gh"])
-    assert ruleset.evaluate("grep", paths=[Path("/anywhere")]) == "allow"
-    assert ruleset.evaluate("task") is None  # toolbelt cannot tell the subagent: never matches
-    assert ruleset.evaluate("mcp__gh__create_issue") == "deny"
-    assert ruleset.evaluate("web_fetch", url="https://api.x.org/v1") == "allow"
-    assert ruleset.evaluate("web_fetch", url="https://x.com/") is None
-    assert ruleset.evaluate("web_fetch") is None
-    assert ruleset.evaluate("write_file", paths=[Path("/anywhere")]) is None
+    assert ruleset.evaluate(identity("grep"), paths=[Path("/anywhere")]) == "allow"
+    assert (
+        ruleset.evaluate(identity("task")) is None
+    )  # toolbelt cannot tell the subagent: never matches
+    assert ruleset.evaluate(identity("mcp__gh__create_issue")) == "deny"
+    assert ruleset.evaluate(identity("web_fetch"), url="https://api.x.org/v1") == "allow"
+    assert ruleset.evaluate(identity("web_fetch"), url="https://x.com/") is None
+    assert ruleset.evaluate(identity("web_fetch")) is None
+    assert ruleset.evaluate(identity("write_file"), paths=[Path("/anywhere")]) is None
 
 
 def test_a_bash_deny_covers_the_shell_companions() -> None:
     ruleset = rules(deny=["Bash"])
-    assert [ruleset.evaluate(t) for t in ("bash", "bash_output", "kill_shell")] == ["deny"] * 3
+    assert [ruleset.evaluate(identity(t)) for t in ("bash", "bash_output", "kill_shell")] == [
+        "deny"
+    ] * 3
 
 
 def test_cwd_can_follow_the_session() -> None:
     cwd = [CWD]
     ruleset = RuleSet(allow=[parse_rule("Edit(./a/**)")], cwd=lambda: cwd[0], home=HOME)
     target = [CWD / "sub" / "a" / "x.py"]
-    assert ruleset.evaluate("edit_file", paths=target) is None
+    assert ruleset.evaluate(identity("edit_file"), paths=target) is None
     cwd[0] = CWD / "sub"
-    assert ruleset.evaluate("edit_file", paths=target) == "allow"
+    assert ruleset.evaluate(identity("edit_file"), paths=target) == "allow"
 
 
 def test_read_denied_filters_search_results() -> None:
@@ -316,7 +321,7 @@ def test_read_denied_filters_search_results() -> None:
         ("multi_edit", "/p/a.txt", "Edit(//p/a.txt)"),
         ("read_file", "/p/[x]*.txt", "Read(//p/\\[x]\\*.txt)"),
         ("edit_file", "/p/name ", "Edit(//p/name\\ )"),
-        ("grep", "/p", "Grep(//p)"),
+        ("grep", "/p", "Read(//p)"),  # saved under the family it is approved as
         ("web_fetch", "https://Docs.Example.com/a?b", "WebFetch(domain:docs.example.com)"),
         ("web_fetch", "example.com", "WebFetch(domain:example.com)"),
         ("bash_output", None, "Bash"),
@@ -324,14 +329,14 @@ def test_read_denied_filters_search_results() -> None:
     ],
 )
 def test_rule_for_approval(tool: str, specifier: str | None, expected: str) -> None:
-    assert rule_for_approval(tool, specifier) == expected
+    assert rule_for_approval(identity(tool), specifier) == expected
 
 
 def test_approved_rules_allow_exactly_what_was_approved() -> None:
-    command = parse_rule(rule_for_approval("bash", "ls *.py"))
+    command = parse_rule(rule_for_approval(identity("bash"), "ls *.py"))
     assert command.matches_command("ls *.py")
     assert not command.matches_command("ls secret.py")
-    path = parse_rule(rule_for_approval("read_file", "/p/[x]*.txt"))
+    path = parse_rule(rule_for_approval(identity("read_file"), "/p/[x]*.txt"))
     assert path.matches_path(Path("/p/[x]*.txt"), cwd=CWD, home=HOME)
     assert not path.matches_path(Path("/p/x-anything.txt"), cwd=CWD, home=HOME)
 
@@ -347,14 +352,14 @@ def test_rule_for_approval_refuses_what_it_cannot_render(
     tool: str, specifier: str, message: str
 ) -> None:
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        rule_for_approval(tool, specifier)
+        rule_for_approval(identity(tool), specifier)
 
 
 @given(st.text(st.characters(codec="utf-8", exclude_characters="\0"), min_size=1))
 def test_an_approved_command_rule_matches_its_command(command: str) -> None:
     if not command.strip():
         return
-    rule = parse_rule(rule_for_approval("bash", command))
+    rule = parse_rule(rule_for_approval(identity("bash"), command))
     assert rule.matches_command(command)
     assert not rule.matches_command(command + " --and-more")
 
@@ -365,7 +370,7 @@ _NAME = st.text(st.characters(codec="ascii", exclude_characters="/\0"), min_size
 @given(st.lists(_NAME.filter(lambda name: name not in (".", "..")), min_size=1))
 def test_an_approved_path_rule_matches_its_path(names: list[str]) -> None:
     path = "/nonexistent-tb/" + "/".join(names)
-    rule = parse_rule(rule_for_approval("edit_file", path))
+    rule = parse_rule(rule_for_approval(identity("edit_file"), path))
     assert isinstance(rule, Rule)
     assert rule.matches_path(Path(path), cwd=CWD, home=HOME)
     assert not rule.matches_path(Path(path + "x"), cwd=CWD, home=HOME)

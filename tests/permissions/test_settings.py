@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.permissions.identities import identity
 
 from toolbelt.core.errors import SettingsError
 from toolbelt.permissions.settings import add_local_rule, load_settings, settings_files
@@ -69,9 +70,9 @@ def test_rules_resolve_against_the_settings_root_and_home(tmp_path: Path) -> Non
     )
     settings = load_settings(tmp_path, home=tmp_path / "home", trusted=True)
     rules = settings.rule_set(cwd=tmp_path / "sub")
-    assert rules.evaluate("edit_file", paths=[tmp_path / "src" / "a.py"]) == "allow"
-    assert rules.evaluate("edit_file", paths=[tmp_path / "sub" / "src" / "a.py"]) is None
-    assert rules.evaluate("edit_file", paths=[tmp_path / "home" / ".bashrc"]) == "deny"
+    assert rules.evaluate(identity("edit_file"), paths=[tmp_path / "src" / "a.py"]) == "allow"
+    assert rules.evaluate(identity("edit_file"), paths=[tmp_path / "sub" / "src" / "a.py"]) is None
+    assert rules.evaluate(identity("edit_file"), paths=[tmp_path / "home" / ".bashrc"]) == "deny"
 
 
 def test_missing_and_empty_files_are_fine(tmp_path: Path) -> None:

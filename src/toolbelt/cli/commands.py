@@ -9,17 +9,16 @@ from typing import Any
 import anyio
 
 from toolbelt.cli.render import Renderer
-from toolbelt.cli.trust_command import load_and_warn
-from toolbelt.core.context import Session, SessionConfig
+from toolbelt.cli.toolset_spec import load_toolset_factory
+from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.executor import ToolCall, ToolCallResult
+from toolbelt.core.registry import Toolset
+from toolbelt.core.user import UserChannel
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.factory import build_hooks, build_policy
-from toolbelt.permissions.policy import ToolbeltPolicy
-from toolbelt.permissions.settings import Settings
 from toolbelt.providers.schema import neutral_schema
-from toolbelt.tools import builtin_toolset
+from toolbelt.runtime import Runtime
 
 __all__ = ["EXIT_CODES", "call_tool", "exit_code", "list_tools"]
 
@@ -39,9 +38,17 @@ DENY_HINT = (
 )
 
 
-def list_tools(*, as_json: bool) -> int:
+def list_tools(*, as_json: bool, toolset_spec: str | None = None) -> int:
     """Print every tool: a table for people, or JSON with the full input schemas."""
-    toolset = builtin_toolset()
+    try:
+        toolset = _toolset(toolset_spec)
+    except UsageError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 2
+    if toolset is None:
+        from toolbelt.tools import builtin_toolset
+
+        toolset = builtin_toolset()
     if as_json:
         listing = [
             {
@@ -69,22 +76,28 @@ def call_tool(
     yes: bool,
     as_json: bool,
     trust_workspace: bool = False,
+    toolset_spec: str | None = None,
 ) -> int:
     """Run one call and print what the model would see; returns the documented exit status."""
     renderer = Renderer.for_stdout()
     try:
         arguments = sys.stdin.read() if raw_arguments == "-" else raw_arguments
-        session = Session(
-            root, add_dirs=add_dirs, config=SessionConfig(require_read_before_write=False)
+        runtime = Runtime(
+            root,
+            toolset=_toolset(toolset_spec),
+            mode=mode,
+            add_dirs=add_dirs,
+            trusted=True if trust_workspace else None,
+            requester=_requester(renderer, yes=yes),
+            user=_user(),
+            config=SessionConfig(require_read_before_write=False),
         )
-        settings = load_and_warn(session.root, True if trust_workspace else None)
-        policy = build_policy(session, mode, settings=settings)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
-    requester = _requester(renderer, yes=yes)
-    call = ToolCall("cli-1", name, arguments)
-    result = anyio.run(_run_one, session, policy, settings, requester, call)
+    if runtime.notice:
+        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+    result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:
@@ -97,23 +110,24 @@ def exit_code(result: ToolCallResult) -> int:
     return EXIT_CODES.get(result.error_kind, 1)
 
 
-async def _run_one(
-    session: Session,
-    policy: ToolbeltPolicy,
-    settings: Settings,
-    requester: PermissionRequester,
-    call: ToolCall,
-) -> ToolCallResult:
-    async with session:
-        executor = Executor(
-            builtin_toolset(),
-            session,
-            policy=policy,
-            requester=requester,
-            hooks=build_hooks(session, settings),
-        )
-        Renderer.for_stderr().follow(executor.events)
-        return await executor.run_one(call)
+async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
+    async with runtime:
+        Renderer.for_stderr().follow(runtime.events)
+        return await runtime.run_one(call)
+
+
+def _toolset(spec: str | None) -> Toolset | None:
+    """The toolset ``--toolset`` names, or None for the built-ins."""
+    return None if spec is None else load_toolset_factory(spec)()
+
+
+def _user() -> UserChannel | None:
+    """The person at the terminal, when there is one (tools' own questions)."""
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        from toolbelt.cli.user_prompt import TerminalUser
+
+        return TerminalUser()
+    return None
 
 
 def _requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:

@@ -14,9 +14,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+from toolbelt.permissions.modes import MODES
 
-MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
+__all__ = ["main"]
 
 CALL_EPILOG = """\
 exit status: 0 success, 1 tool error, 2 invalid input, 3 permission denied.
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tools":
         from toolbelt.cli.commands import list_tools
 
-        return list_tools(as_json=args.json)
+        return list_tools(as_json=args.json, toolset_spec=args.toolset)
     if args.command == "skills":
         from toolbelt.cli.skills_command import list_skills
 
@@ -61,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
             as_json=args.json,
             trust_workspace=args.trust_workspace,
+            toolset_spec=args.toolset,
         )
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import mcp_limits, serve_mcp
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             trust_workspace=args.trust_workspace,
             no_auth=args.no_auth,
             limits=mcp_limits(args),
+            toolset_spec=args.toolset,
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -99,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list the tools with their input schemas")
     tools.add_argument("--json", action="store_true", help="print JSON with full schemas")
+    _add_toolset_option(tools)
 
     call = sub.add_parser(
         "call",
@@ -194,7 +197,16 @@ def add_http_limits(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_toolset_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--toolset",
+        metavar="MODULE:ATTR",
+        help="use this Toolset (or function returning one) instead of the built-in tools",
+    )
+
+
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    _add_toolset_option(parser)
     parser.add_argument("--root", default=".", help="workspace root (default: current directory)")
     parser.add_argument(
         "--mode",

@@ -10,16 +10,16 @@ import secrets
 import signal
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 
-from toolbelt.cli.trust_command import load_and_warn
-from toolbelt.core.context import Session
+from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
-from toolbelt.permissions.factory import build_policy
+from toolbelt.runtime import Runtime
 
 __all__ = ["mcp_limits", "serve_mcp", "token_path"]
 
@@ -37,17 +37,28 @@ def serve_mcp(
     trust_workspace: bool = False,
     no_auth: bool = False,
     limits: Limits | None = None,
+    toolset_spec: str | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
     try:
-        session = Session(root, add_dirs=add_dirs)
-        settings = load_and_warn(session.root, trusted)
-        build_policy(session, mode, settings=settings)  # a bad mode or directory fails here
+        factory: ToolsetFactory | None = None
+        if toolset_spec is not None:
+            factory = load_toolset_factory(toolset_spec)
+        # stdio serves this runtime; for HTTP it only checks the mode and directories up front
+        runtime = Runtime(
+            root,
+            toolset=factory() if factory is not None else None,
+            mode=mode,
+            add_dirs=add_dirs,
+            trusted=trusted,
+        )
+        if runtime.notice:
+            print(f"toolbelt: {runtime.notice}", file=sys.stderr)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
-            anyio.run(lambda: serve_stdio(session, mode=mode, trusted=trusted))
+            anyio.run(_serve_stdio_with, runtime, serve_stdio)
             return 0
         host, port = _address(http)
         remote = not _loopback(host)
@@ -79,7 +90,16 @@ def serve_mcp(
         token = secrets.token_urlsafe(32)
         written = _write_token_file(port, token)
     options = HttpOptions(
-        session.root, mode, host, port, tuple(add_dirs), token, trusted, remote, limits or Limits()
+        runtime.session.root,
+        mode,
+        host,
+        port,
+        add_dirs=tuple(add_dirs),
+        token=token,
+        trusted=trusted,
+        remote=remote,
+        limits=limits or Limits(),
+        toolset=factory,
     )
     _announce(host, port, written or (Path(token_file) if token_file else None), no_auth)
     try:
@@ -162,6 +182,11 @@ def _write_token_file(port: int, token: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(token + "\n")
     return path
+
+
+async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
+    async with runtime:
+        await serve(runtime)
 
 
 def _address(value: str) -> tuple[str, int]:

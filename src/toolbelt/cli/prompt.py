@@ -4,8 +4,9 @@ Shows the tool, the reason, and what the call touches — the command, the path,
 every control character escaped visibly (``permissions.display``), the real command always
 and the model's description only beside it —
 then offers: yes once, yes for this session, always (saved as a rule), or no with an
-optional reason that goes back to the model. Reading the answer runs in a worker thread so
-the event loop (and a cancellation) is never blocked by ``input()``.
+optional reason that goes back to the model. Reading the answer runs in a worker thread that
+is abandoned when the executor's permission timeout or a cancellation ends the wait, so
+neither is ever blocked by a ``readline`` that does not return.
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ class TerminalRequester(PermissionRequester):
     """Prompts on standard error and reads the answer from standard input."""
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        return await anyio.to_thread.run_sync(self._ask_blocking, request, decision)
+        # abandoned, not awaited, on timeout or cancellation: ``readline`` cannot be interrupted,
+        # and a prompt nobody answers must not hold the call (the process exits after it)
+        return await anyio.to_thread.run_sync(
+            self._ask_blocking, request, decision, abandon_on_cancel=True
+        )
 
     def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
         out = sys.stderr

@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Renderer"]
 
-_MARK = {CallState.SUCCESS: "✓", CallState.ERROR: "✗", CallState.ABORTED: "⊘"}
+_MARK = {
+    CallState.SUCCESS: "✓",
+    CallState.ERROR: "✗",
+    CallState.ABORTED: "⊘",
+    CallState.NEEDS_INPUT: "?",
+}
 
 
 class Renderer:

@@ -10,8 +10,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
-__all__ = ["Access", "AccessKind"]
+__all__ = ["Access", "AccessKind", "Protection"]
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """Why a path is protected even inside the workspace, as the path guard found it.
+
+    ``kind`` says what the protection covers: ``secret`` files (``.env``) ask before they are
+    read or written, ``code`` (``.git/``, ``.vscode/``, ``.envrc``, shell start-up files) asks
+    before it is written. ``path`` is the real path the protection was found for — by its
+    name as written or by where it resolves.
+    """
+
+    kind: Literal["secret", "code"]
+    reason: str
+    path: Path
 
 
 class AccessKind(StrEnum):
@@ -54,6 +70,8 @@ class Access:
     reads: tuple[Path, ...] = ()
     """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
     reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
+    protections: tuple[Protection, ...] = ()
+    """What the path guard found protected among ``paths`` and ``reads`` (``protections_of``)."""
 
     @classmethod
     def none(cls) -> Access:

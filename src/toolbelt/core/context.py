@@ -7,7 +7,8 @@ their type so each tool module owns its own state class without the core knowing
 ``aclose`` closes them all (killing every process the session started).
 
 ``ToolContext`` is what one call sees: the session, its call id, a way to report progress and
-diffs, and a cancellation flag that code running in worker threads can poll.
+diffs, a cancellation flag that code running in worker threads can poll, ``visible(path)``
+(the one filter every listing tool applies) and the user channel.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
+from toolbelt.core.user import NoUser, UserChannel
 
 __all__ = ["Session", "SessionConfig", "ToolContext"]
 
@@ -58,11 +60,9 @@ class Session:
         self._resources: dict[type[Any], Any] = {}
         self._lock = threading.Lock()
         self._closed = False
-        self.read_denied: Callable[[Path], bool] | None = None
         self.trusted: bool | None = None
         """Whether the user trusts the workspace (None: look it up); untrusted, git runs with
         the repository's program-starting settings neutralised (``shell.git_env``)."""
-        """Set by the policy: search tools drop results a read-deny rule covers."""
 
     def add_directories(self, directories: Sequence[str | Path]) -> None:
         """Count ``directories`` as inside the workspace too (settings'
@@ -155,6 +155,21 @@ class ToolContext:
         True when no policy is in play (a tool run directly, without an executor).
         """
         return self.read_check is None or self.read_check(path)
+
+    hidden: Callable[[Path], bool] | None = None
+    """The policy's read-deny predicate (``PermissionPolicy.hidden_paths``); None: none."""
+    user: UserChannel = field(default_factory=NoUser)
+    """Reaches the person: a question, a message (beside the permission requester)."""
+
+    def visible(self, path: Path) -> bool:
+        """Whether a listing (grep, glob, ls) may show ``path``: what a read-deny rule
+        covers is left out, as reading it would be refused."""
+        return self.hidden is None or not self.hidden(path)
+
+    @property
+    def hides_paths(self) -> bool:
+        """Whether ``visible`` can be False at all (listings skip the filter otherwise)."""
+        return self.hidden is not None
 
     @property
     def cwd(self) -> Path:

@@ -30,7 +30,7 @@ __all__ = [
 
 
 class CallState(StrEnum):
-    """Where a tool call is in its life; the last three are terminal."""
+    """Where a tool call is in its life; the last four are terminal."""
 
     PENDING = "pending"
     PERMISSION_REQUIRED = "permission_required"
@@ -38,11 +38,19 @@ class CallState(StrEnum):
     SUCCESS = "success"
     ERROR = "error"
     ABORTED = "aborted"
+    NEEDS_INPUT = "needs_input"
+    """The call did not run: the user's answer comes with a retry of the same call (MCP's
+    ``input_required``); neither a success nor an error."""
 
     @property
     def terminal(self) -> bool:
-        """True for success, error and aborted: no further change can follow."""
-        return self in (CallState.SUCCESS, CallState.ERROR, CallState.ABORTED)
+        """True for success, error, aborted and needs_input: no further change can follow."""
+        return self in (
+            CallState.SUCCESS,
+            CallState.ERROR,
+            CallState.ABORTED,
+            CallState.NEEDS_INPUT,
+        )
 
 
 @dataclass(frozen=True, slots=True)

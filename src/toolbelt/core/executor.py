@@ -6,12 +6,16 @@ For a batch of calls from the model it returns one result per call, in the model
    validate the arguments (invalid → error naming the field, with a correct example).
 2. **Segment** the batch: consecutive read-only calls form a group that runs concurrently (at
    most ``max_concurrency`` at once); any other call runs alone, in order. Read-only is
-   decided per call (``Tool.is_readonly(args)``), defensively: unknown means mutating.
+   decided per call (``Tool.is_readonly(args)``), defensively: unknown means mutating. One
+   readers–writer gate (``core.gate``) holds across batches too: a mutating call never
+   overlaps any other call of this executor, whichever batch or MCP request it came from.
 3. **Run** each call: PreToolUse hooks → the tool's own ``access`` declaration → the policy's
    decision → the user's answer if it asks → ``run`` → PostToolUse hooks.
 4. **Report**: every state change is an event; a raised ``ToolError`` becomes an error result,
    any other exception an "unexpected failure" result; the executor itself never raises for a
-   call. ``cancel()`` turns running and not-yet-started calls into ``aborted`` results.
+   call. ``cancel()`` turns the running and not-yet-started calls of the batches in flight into
+   ``aborted`` results; each batch has its own cancel flag, so a ``run`` right after
+   ``cancel()`` neither revives the cancelled batch nor is cancelled itself.
 
 Cancellation is structured: each call runs in its own anyio cancel scope inside a task group,
 so cancelling unwinds the tool through its ``finally`` blocks (which kill its processes)
@@ -21,7 +25,7 @@ before the result is produced.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -41,9 +45,12 @@ from toolbelt.core.errors import (
     UnknownToolError,
 )
 from toolbelt.core.events import CallState, EventBus, StateEvent
+from toolbelt.core.gate import ReadWriteGate
 from toolbelt.core.metrics import ExecutorMetrics
+from toolbelt.core.os_errors import tool_error_from_os
 from toolbelt.core.registry import Toolset
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.permissions.basic import DenyRequests
 from toolbelt.permissions.decision import (
@@ -52,6 +59,7 @@ from toolbelt.permissions.decision import (
     Ask,
     Decision,
     Deny,
+    NeedsInput,
     PermissionPolicy,
     PermissionRequest,
     PermissionRequester,
@@ -121,6 +129,21 @@ class _Running:
     started_at: float = field(default_factory=time.time)
 
 
+@dataclass(slots=True)
+class _Batch:
+    """One ``run``: its own cancel flag and running calls, so cancelling it cannot be undone
+    by the next ``run`` and cannot reach a batch started after the cancel."""
+
+    cancelled: bool = False
+    running: dict[str, _Running] = field(default_factory=dict)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        for running in tuple(self.running.values()):
+            running.ctx.cancelled = True
+            running.scope.cancel()
+
+
 class Executor:
     """Runs the model's tool calls through validation, hooks, permissions and the tools."""
 
@@ -134,34 +157,59 @@ class Executor:
         hooks: ToolHooks | None = None,
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
+        user: UserChannel | None = None,
     ) -> None:
         self.toolset = toolset
         self.session = session
+        self._hidden: Callable[[Path], bool] | None = None
         self.policy = policy or _default_policy(session)
         self.requester = requester or DenyRequests()
         self.hooks = hooks or ToolHooks()
         self.events = events or EventBus()
         self.metrics = ExecutorMetrics()
         self.permission_timeout = permission_timeout
-        self._running: dict[str, _Running] = {}
-        self._cancelled = False
+        self.user: UserChannel = user or NoUser()
+        """How tools reach the person (questions, messages); ``NoUser`` when nobody is there."""
+        self.gate = ReadWriteGate()
+        """Read-only calls share it, any other call holds it alone — across batches and doors."""
+        self._batches: list[_Batch] = []
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """Decides every call; replacing it also replaces what listings hide."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: PermissionPolicy) -> None:
+        self._policy = policy
+        self._hidden = policy.hidden_paths()
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of calls; returns exactly one result per call, in the same order."""
-        self._cancelled = False
+        batch = _Batch()
+        self._batches.append(batch)
+        try:
+            return await self._run_batch(batch, calls)
+        finally:
+            self._batches.remove(batch)
+
+    async def _run_batch(self, batch: _Batch, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         prepared = [self._prepare(index, call) for index, call in enumerate(calls)]
+        if len(prepared) == 1:  # the common case (MCP, the CLI): no segments, no limiter
+            only = prepared[0]
+            return [only.failure or await self._execute(only, batch)]
         results: list[ToolCallResult | None] = [p.failure for p in prepared]
         limiter: anyio.CapacityLimiter | None = None
 
         async def run_into(item: _Prepared) -> None:
             assert limiter is not None
             async with limiter:
-                results[item.index] = await self._execute(item)
+                results[item.index] = await self._execute(item, batch)
 
         for segment in _segments([p for p in prepared if p.failure is None]):
             if len(segment) == 1:
                 item = segment[0]
-                results[item.index] = await self._execute(item)
+                results[item.index] = await self._execute(item, batch)
                 continue
             limiter = limiter or anyio.CapacityLimiter(max(1, self.session.config.max_concurrency))
             async with anyio.create_task_group() as group:
@@ -174,11 +222,10 @@ class Executor:
         return (await self.run([call]))[0]
 
     def cancel(self) -> None:
-        """Abort the running batch: running calls and calls not yet started end ``aborted``."""
-        self._cancelled = True
-        for running in tuple(self._running.values()):
-            running.ctx.cancelled = True
-            running.scope.cancel()
+        """Abort the batches in flight: their running calls and calls not yet started end
+        ``aborted``; a ``run`` started after this call is not affected."""
+        for batch in tuple(self._batches):
+            batch.cancel()
 
     # -- preparation --------------------------------------------------------------------
 
@@ -208,30 +255,47 @@ class Executor:
 
     # -- execution ----------------------------------------------------------------------
 
-    async def _execute(self, item: _Prepared) -> ToolCallResult:
+    async def _execute(self, item: _Prepared, batch: _Batch) -> ToolCallResult:
         assert item.tool is not None
         assert item.args is not None
         call, started = item.call, time.time()
-        if self._cancelled:
+        if batch.cancelled:
             return self._aborted(
                 call, started, started_running=False, args=item.args.model_dump(mode="json")
             )
         ctx = ToolContext(
-            self.session, call.id, call.name, self.events, read_check=self._read_allowed
+            self.session,
+            call.id,
+            call.name,
+            self.events,
+            read_check=self._read_allowed,
+            hidden=self._hidden,
+            user=self.user.for_call(call.id),
         )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None
         error: BaseException | None = None
+        waiting: NeedsInput | None = None
         with anyio.CancelScope() as scope:
-            self._running[call.id] = _Running(scope, ctx, started)
+            batch.running[call.id] = _Running(scope, ctx, started)
             try:
-                output = await self._pipeline(item.tool, item.args, args, ctx)
+                await self.gate.acquire(shared=item.readonly)
+                try:
+                    output = await self._pipeline(item.tool, item.args, args, ctx)
+                finally:
+                    self.gate.release(shared=item.readonly)
             except ToolError as exc:
                 error = exc
+            except OSError as exc:  # the one place OS failures become model-facing errors
+                error = tool_error_from_os(call.name, exc)
+            except NeedsInput as exc:
+                waiting = exc
             except Exception as exc:
                 error = exc
             finally:
-                self._running.pop(call.id, None)
+                batch.running.pop(call.id, None)
+        if waiting is not None and not scope.cancelled_caught:
+            return self._needs_input(call, waiting.reason, started, args)
         if scope.cancelled_caught or (output is None and error is None):
             return self._aborted(call, started, started_running=True, args=args)
         if error is not None:
@@ -265,7 +329,9 @@ class Executor:
             args = parse_arguments(tool, pre.updated_input)
             dumped = args.model_dump(mode="json")
         access: Access = await tool.access(args, ctx)
-        request = PermissionRequest(ctx.call_id, tool.name, dumped, access, tool.is_readonly(args))
+        request = PermissionRequest(
+            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.rule_identity()
+        )
         decision = _with_hook(self.policy.decide(request), pre.decision, pre.reason)
         await self._authorize(request, decision, ctx)
         self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
@@ -340,7 +406,7 @@ class Executor:
         *,
         args: Mapping[str, Any] | None = None,
     ) -> ToolCallResult:
-        if isinstance(error, ToolError):
+        if isinstance(error, ToolError | FatalError):  # both are written for the model
             message = str(error)
         else:
             message = (
@@ -384,9 +450,24 @@ class Executor:
         )
         return self._record(result)
 
+    def _needs_input(
+        self, call: ToolCall, reason: str, started: float, args: Mapping[str, Any]
+    ) -> ToolCallResult:
+        result = ToolCallResult(
+            call.id,
+            call.name,
+            CallState.NEEDS_INPUT,
+            ToolOutput.text(reason, {"needs_input": reason}),
+            None,
+            started,
+            time.time(),
+            args,
+        )
+        return self._record(result)
+
     def _record(self, result: ToolCallResult) -> ToolCallResult:
         self.metrics.record(result.tool, result.state, result.error_kind, result.duration)
-        detail = result.text if result.is_error else ""
+        detail = result.text if result.is_error else ""  # needs_input: what it waits for
         self.events.emit(
             StateEvent(result.call_id, result.tool, result.state, result.ended_at, detail)
         )

@@ -4,17 +4,18 @@ The order of ``tools()`` is the order in which tools were registered and never d
 hashing or dict iteration of names, so the tool list a provider receives is byte-identical
 from one request to the next (prompt caches key on it).
 
-Composition follows seed 004's three knobs, applied in this order: a base set (explicit
-tools, or the ``programmatic`` preset that drops interactive and side-effecting tools, or all
-built-ins), minus ``disabled`` names, plus ``extra`` tools. Combining two toolsets that share
-a name is refused rather than letting one silently shadow the other.
+Toolsets compose (``filtered``, ``without``, ``CombinedToolset``); combining two toolsets that
+share a name is refused rather than letting one silently shadow the other. ``build_toolset``,
+which starts from the built-ins, lives with them in ``toolbelt.tools``: the core knows no tool.
 """
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any, Self
 
 from toolbelt.core.errors import UsageError
 from toolbelt.core.tool import Tool
@@ -24,18 +25,51 @@ __all__ = [
     "FilteredToolset",
     "ToolRegistry",
     "Toolset",
-    "build_toolset",
 ]
 
 AnyTool = Tool[Any]
 
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+"""snake_case, and within every provider's limit (64 characters of ``[a-zA-Z0-9_-]``)."""
+
 
 class Toolset(ABC):
-    """An ordered collection of uniquely named tools."""
+    """An ordered collection of uniquely named tools, with a lifecycle.
+
+    The shape follows pydantic-ai's ``AbstractToolset``: a toolset may hold something that
+    lives as long as it is open (a connection to another MCP server), so it is opened and
+    closed (``async with``, or ``open``/``aclose``) and lists its tools asynchronously
+    (``list_tools``). ``tools()`` and ``get()`` stay synchronous: the executor looks a tool up
+    on every call, and a connected toolset answers them from what it listed when it opened.
+    """
 
     @abstractmethod
     def tools(self) -> tuple[AnyTool, ...]:
         """Every tool, in a stable order."""
+
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        """Every tool, in a stable order, fetching them first if the toolset must."""
+        return self.tools()
+
+    async def open(self) -> None:
+        """Acquire what the toolset needs while in use; the default needs nothing."""
+        return None
+
+    async def aclose(self) -> None:
+        """Release what ``open`` acquired; safe to call twice, or without ``open``."""
+        return None
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     def get(self, name: str) -> AnyTool | None:
         """The tool called ``name``, or None."""
@@ -91,8 +125,11 @@ class ToolRegistry(Toolset):
     def register(self, tool: AnyTool) -> AnyTool:
         """Add ``tool``; raises ``UsageError`` if its name is taken or malformed."""
         name = getattr(tool, "name", "")
-        if not name or not name.replace("_", "a").isalnum() or not name.isascii():
-            raise UsageError(f"Tool name {name!r} must be non-empty snake_case ASCII.")
+        if not isinstance(name, str) or _TOOL_NAME.fullmatch(name) is None:
+            raise UsageError(
+                f"Tool name {name!r} must be snake_case ASCII: lowercase letters, digits and "
+                "underscores, starting with a letter, at most 64 characters (like 'read_file')."
+            )
         if name in self._tools:
             raise UsageError(
                 f"A tool named {name!r} is already registered; rename one of them or "
@@ -118,6 +155,15 @@ class FilteredToolset(Toolset):
     def tools(self) -> tuple[AnyTool, ...]:
         return tuple(tool for tool in self._inner.tools() if self._predicate(tool))
 
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        return tuple(tool for tool in await self._inner.list_tools() if self._predicate(tool))
+
+    async def open(self) -> None:
+        await self._inner.open()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
 
 class CombinedToolset(Toolset):
     """Several toolsets listed one after the other; a name present twice is refused."""
@@ -138,32 +184,29 @@ class CombinedToolset(Toolset):
                 seen[tool.name] = tool
         return tuple(seen.values())
 
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        for toolset in self._toolsets:
+            await toolset.list_tools()
+        return self.tools()
 
-def build_toolset(
-    *,
-    tools: Sequence[AnyTool] | Toolset | None = None,
-    programmatic: bool = False,
-    disabled: Iterable[str] = (),
-    extra: Sequence[AnyTool] = (),
-) -> Toolset:
-    """Compose a toolset with seed 004's knobs: base set, minus ``disabled``, plus ``extra``.
+    async def open(self) -> None:
+        opened: list[Toolset] = []
+        try:
+            for toolset in self._toolsets:
+                await toolset.open()
+                opened.append(toolset)
+        except BaseException:
+            for toolset in reversed(opened):
+                await toolset.aclose()
+            raise
 
-    The base is ``tools`` when given, else every built-in tool; ``programmatic=True`` then
-    drops tools that need a person or have outside side effects.
-    """
-    if tools is None:
-        from toolbelt.tools import builtin_toolset
-
-        base: Toolset = builtin_toolset()
-    elif isinstance(tools, Toolset):
-        base = tools
-    else:
-        base = ToolRegistry(tools)
-    if programmatic:
-        base = base.programmatic()
-    disabled_names = tuple(disabled)
-    if disabled_names:
-        base = base.without(*disabled_names)
-    if extra:
-        base = CombinedToolset(base, ToolRegistry(extra))
-    return base
+    async def aclose(self) -> None:
+        """Close every member, newest first, even when one of them fails to close."""
+        errors: list[BaseException] = []
+        for toolset in reversed(self._toolsets):
+            try:
+                await toolset.aclose()
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]

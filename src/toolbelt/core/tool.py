@@ -1,20 +1,27 @@
-"""The ``Tool`` base class: one input model, one description, one permission hook, one ``run``.
+"""The ``Tool`` base class: one input schema, one description, one permission hook, one ``run``.
 
-A tool module declares a pydantic input model (``extra="forbid"``: unknown fields are refused,
-so a model cannot smuggle in a ``cwd`` or a ``dangerouslyDisableSandbox``), the description the
-model reads, whether it may run concurrently, what a call touches (``access``) and the work
-itself (``run``). Schemas for every provider are derived from the same input model that
-validates the arguments, so the two can never drift.
+A tool is defined by its input schema (``input_schema``) and the check of its arguments
+(``validate``). Built-in tools declare both with a pydantic input model (``extra="forbid"``:
+unknown fields are refused, so a model cannot smuggle in a ``cwd`` or a
+``dangerouslyDisableSandbox``); a tool that arrives as a JSON Schema — from another MCP server,
+say — is a ``SchemaTool`` and has no model at all. Beside that: the description the model
+reads, whether it may run concurrently, what a call touches (``access``) and the work itself
+(``run``). Schemas for every provider are derived from the same schema that validates the
+arguments, so the two can never drift.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.identity import FAMILY_TARGETS, RuleIdentity, RuleTarget
+from toolbelt.core.schema import JsonSchema, model_schema
+from toolbelt.core.validation import validate_with_model
 
 if TYPE_CHECKING:
     from toolbelt.core.content import ToolOutput
@@ -40,29 +47,60 @@ class Tool(ABC, Generic[InputT]):
     commands or the network.
     """
 
-    name: ClassVar[str]
+    name: str
     """snake_case name the model calls (``read_file``)."""
-    title: ClassVar[str]
+    title: str
     """Short human title for UIs and MCP (``Read file``)."""
-    description: ClassVar[str]
+    description: str
     """What the model reads to decide when and how to call the tool."""
     input_model: ClassVar[type[ToolInput]]
-    """Validates the arguments; provider schemas are derived from it."""
-    example: ClassVar[dict[str, Any]]
+    """Validates the arguments; the default ``input_schema`` and ``validate`` use it."""
+    example: dict[str, Any]
     """A correct call, shown to the model when its arguments are invalid."""
     output_model: ClassVar[type[BaseModel] | None] = None
     """Schema of ``ToolOutput.structured`` when the tool has one (MCP ``outputSchema``)."""
 
-    readonly: ClassVar[bool] = False
+    readonly: bool = False
     """May run concurrently with other read-only calls; when unsure, leave it False."""
-    destructive: ClassVar[bool] = True
+    destructive: bool = True
     """May destroy or overwrite data (MCP ``destructiveHint``); ignored for read-only tools."""
-    idempotent: ClassVar[bool] = False
+    idempotent: bool = False
     """Calling twice with the same arguments has no further effect (MCP ``idempotentHint``)."""
-    open_world: ClassVar[bool] = False
+    open_world: bool = False
     """Reaches outside the workspace, e.g. the network (MCP ``openWorldHint``)."""
-    programmatic: ClassVar[bool] = True
+    programmatic: bool = True
     """Suitable when no person is at the keyboard (False for ask_user, git_commit, web_fetch)."""
+
+    rule_family: str | None = None
+    """Permission rule family (``Read``, ``Edit``, ``Bash``, ``WebFetch``); None: the name."""
+    rule_target: RuleTarget = "none"
+    """What rule specifiers match (``path``, ``command``, ``domain``, ``none``) for a tool
+    that is its own family; a known family (``FAMILY_TARGETS``) decides it for its tools."""
+    rule_aliases: tuple[str, ...] = ()
+    """Other rule names for this tool alone (Claude Code's ``Glob``, ``TodoWrite``)."""
+
+    def rule_identity(self) -> RuleIdentity:
+        """How permission rules see this tool (see ``core.identity``); computed once."""
+        cached: RuleIdentity | None = self.__dict__.get("_rule_identity")
+        if cached is None or cached.tool != self.name:
+            family = self.rule_family or self.name
+            target = FAMILY_TARGETS.get(family, self.rule_target)
+            cached = RuleIdentity(self.name, family, target, self.rule_aliases)
+            self.__dict__["_rule_identity"] = cached
+        return cached
+
+    def input_schema(self) -> JsonSchema:
+        """The arguments' JSON Schema in neutral form (closed, inlined); providers use it."""
+        return model_schema(self.input_model)
+
+    def output_schema(self) -> JsonSchema | None:
+        """The schema of ``ToolOutput.structured`` when the tool has one (MCP ``outputSchema``)."""
+        return None if self.output_model is None else self.output_model.model_json_schema()
+
+    def validate(self, arguments: Mapping[str, Any]) -> InputT:
+        """The validated arguments; ``InvalidInputError`` naming each problem, with an example."""
+        valid = validate_with_model(self.name, self.input_model, arguments, self.example)
+        return cast(InputT, valid)
 
     def is_readonly(self, args: InputT) -> bool:
         """Whether this particular call may run concurrently; defaults to the class flag."""

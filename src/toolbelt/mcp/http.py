@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from toolbelt.core.context import Session
+from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
 from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outbox
+from toolbelt.runtime import Runtime
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -62,6 +63,8 @@ class HttpOptions:
     """True: the workspace's settings apply in full (``--trust-workspace``); None: as stored."""
     remote: bool = False
     limits: Limits = field(default_factory=Limits)
+    toolset: Callable[[], Toolset] | None = None
+    """Makes the toolset each session serves (None: the built-ins)."""
 
 
 class _BodyError(Exception):
@@ -81,8 +84,14 @@ def build_app(options: HttpOptions) -> Any:
     tables: list[SessionTable] = []
 
     def open_server(outbox: Outbox) -> McpServer:
-        core = Session(options.root, add_dirs=options.add_dirs)
-        return McpServer(core, outbox, mode=options.mode, trusted=options.trusted)
+        runtime = Runtime(
+            options.root,
+            toolset=options.toolset() if options.toolset is not None else None,
+            mode=options.mode,
+            add_dirs=options.add_dirs,
+            trusted=options.trusted,
+        )
+        return McpServer(runtime, outbox)
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:

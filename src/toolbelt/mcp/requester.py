@@ -9,7 +9,7 @@ at once with a message that says how to allow it; nothing ever hangs waiting.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolbelt.core.access import AccessKind
 from toolbelt.permissions.basic import is_within
@@ -17,6 +17,7 @@ from toolbelt.permissions.decision import (
     Answer,
     Approval,
     Ask,
+    NeedsInput,
     PermissionRequest,
     PermissionRequester,
 )
@@ -24,9 +25,43 @@ from toolbelt.permissions.display import visible
 from toolbelt.permissions.policy import allow_rules
 
 if TYPE_CHECKING:
-    from toolbelt.mcp.server import McpServer
+    from toolbelt.core.context import Session
 
-__all__ = ["ElicitationRequester"]
+__all__ = ["ClientChannel", "ElicitationRequester"]
+
+
+class ClientChannel(Protocol):
+    """What the requester needs of the connection it asks through (``McpServer`` is one);
+    a protocol, so the requester does not import the server that uses it."""
+
+    client_capabilities: dict[str, Any]
+    """What the client declared at ``initialize``."""
+
+    session: Session
+    """The session the calls run in (its root anchors the rules a refusal suggests)."""
+
+    def modern_call(self, call_id: str) -> dict[str, Any] | None:
+        """The client's capabilities when the call came in the stateless era, else None."""
+
+    def take_answer(self, call_id: str) -> dict[str, Any] | None:
+        """The elicitation answer a retried call carried, if any."""
+
+    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
+        """Answer the call with ``input_required`` carrying ``elicitation``."""
+
+    async def log(self, level: str, text: str) -> None:
+        """Send a log message at ``level`` (shown if the client's log level admits it)."""
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        timeout: float,  # noqa: ASYNC109 - the client's deadline to answer
+        route: Any = None,
+    ) -> dict[str, Any]:
+        """Send a request to the client and wait for its result."""
+
 
 CHOICES = {
     "allow_once": Approval.ONCE,
@@ -39,7 +74,7 @@ CHOICES = {
 class ElicitationRequester(PermissionRequester):
     """Permission prompts through ``elicitation/create``."""
 
-    def __init__(self, server: McpServer, *, mode: str | None, timeout: float = 120.0) -> None:
+    def __init__(self, server: ClientChannel, *, mode: str | None, timeout: float = 120.0) -> None:
         self._server = server
         self._mode = mode
         self._timeout = timeout
@@ -57,7 +92,7 @@ class ElicitationRequester(PermissionRequester):
             answer = self._server.take_answer(request.call_id)
             if answer is None:  # ask by returning input_required; the client retries
                 self._server.need_input(request.call_id, params)
-                return Answer(Approval.DENY, "Waiting for the user's answer.")
+                raise NeedsInput("Waiting for the user's answer.")
             return _to_answer(answer, session_choice=self.session_approvals)
         route = request.call_id.removeprefix("mcp-")
         result = await self._server.request(

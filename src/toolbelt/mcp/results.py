@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
-
 from toolbelt.core.content import TextBlock
 from toolbelt.core.executor import ToolCallResult
 
@@ -38,9 +36,10 @@ _TEXT_SCHEMA = {
 }
 
 
-def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The tool's output model as an MCP ``outputSchema``, with the required ``text`` field."""
-    schema = model.model_json_schema()
+def output_schema(structured: dict[str, Any]) -> dict[str, Any]:
+    """The schema of the tool's structured output as an MCP ``outputSchema``, with the
+    required ``text`` field (the model-facing text) added."""
+    schema = dict(structured)
     schema["properties"] = {TEXT_FIELD: _TEXT_SCHEMA, **schema.get("properties", {})}
     schema["required"] = [TEXT_FIELD, *schema.get("required", [])]
     return schema

@@ -8,8 +8,8 @@ client supports it), progress notifications, cancellation that kills what the ca
 State — read tracker, shell, todo list, background jobs — lives in one ``Session`` per
 connection; closing the connection closes it and ends every process it started.
 
-Read-only calls run concurrently; any other call waits until it can run alone (a
-readers–writer gate), so two clients' edits never interleave.
+Read-only calls run concurrently; any other call waits until it can run alone (the
+executor's readers–writer gate), so two clients' edits never interleave.
 """
 
 from __future__ import annotations
@@ -22,16 +22,13 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
-from toolbelt.core.context import Session
 from toolbelt.core.events import Event, ProgressEvent
-from toolbelt.core.executor import Executor, ToolCall
-from toolbelt.mcp.gate import ReadWriteGate
+from toolbelt.core.executor import ToolCall
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
-from toolbelt.permissions.factory import build_hooks, build_policy, load_settings
-from toolbelt.permissions.settings import untrusted_notice
+from toolbelt.mcp.user_channel import ElicitationUser
 from toolbelt.providers.formats import mcp_tool
-from toolbelt.tools import builtin_toolset
+from toolbelt.runtime import Runtime
 
 __all__ = ["SUPPORTED_VERSIONS", "McpServer"]
 
@@ -54,29 +51,18 @@ Outbox = MemoryObjectSendStream[Outgoing]
 class McpServer:
     """One MCP connection: its session, executor and in-flight requests."""
 
-    def __init__(
-        self,
-        session: Session,
-        outbox: Outbox,
-        *,
-        mode: str | None = None,
-        trusted: bool | None = None,
-    ) -> None:
-        self.session = session
+    def __init__(self, runtime: Runtime, outbox: Outbox) -> None:
+        self.runtime = runtime
+        self.session = runtime.session
         self._outbox = outbox
-        settings = load_settings(session.root, trusted=trusted)
-        self._notice = untrusted_notice(settings)
+        self._notice = runtime.notice
         """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
-        self.toolset = builtin_toolset(workspace=session.root, trusted=settings.trusted)
+        self.toolset = runtime.toolset
         self.client_capabilities: dict[str, Any] = {}
-        self.requester = ElicitationRequester(self, mode=mode)
-        self.executor = Executor(
-            self.toolset,
-            session,
-            policy=build_policy(session, mode, settings=settings),
-            requester=self.requester,
-            hooks=build_hooks(session, settings),
-        )
+        self.requester = ElicitationRequester(self, mode=runtime.mode)
+        runtime.use_requester(self.requester)
+        runtime.executor.user = ElicitationUser(self)
+        self.executor = runtime.executor
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[str, Any] = {}
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
@@ -85,7 +71,6 @@ class McpServer:
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
-        self._gate = ReadWriteGate()
         self.executor.events.subscribe(self._on_event)
         self._sent_progress: dict[str, int] = {}
         self._modern: dict[str, dict[str, Any]] = {}
@@ -187,13 +172,10 @@ class McpServer:
         log_level = meta.get(META_LOG_LEVEL) if modern else self._log_level
         if modern and self._notice and not self._notice_told:  # no initialized to hang it on
             self._notice_told = await self._log("warning", self._notice, log_level, request_id)
-        tool = self.toolset.get(name)
-        readonly = tool is not None and tool.readonly
         with anyio.CancelScope() as scope:
             self._calls[request_id] = scope
-            try:
-                async with self._gate.hold(shared=readonly):
-                    result = await self.executor.run_one(ToolCall(call_id, name, arguments))
+            try:  # the executor's gate keeps mutating calls apart across requests
+                result = await self.executor.run_one(ToolCall(call_id, name, arguments))
             finally:
                 self._calls.pop(request_id, None)
                 self._progress.pop(call_id, None)
@@ -349,7 +331,7 @@ class McpServer:
         """Cancel what runs and end every process the session started."""
         for scope in list(self._calls.values()):
             scope.cancel()
-        await self.session.aclose()
+        await self.runtime.aclose()
 
 
 def _request_of(call_id: str) -> Any:

@@ -30,9 +30,9 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from toolbelt.core.context import Session
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import McpServer, Outgoing
+from toolbelt.runtime import Runtime
 
 __all__ = ["serve_stdio"]
 
@@ -42,10 +42,10 @@ ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
 
 
-async def serve_stdio(session: Session, *, mode: str | None, trusted: bool | None = None) -> None:
-    """Serve ``session`` to the client on this process's stdin/stdout until it disconnects."""
+async def serve_stdio(runtime: Runtime) -> None:
+    """Serve ``runtime`` to the client on this process's stdin/stdout until it disconnects."""
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(session, send, mode=mode, trusted=trusted)
+    server = McpServer(runtime, send)
     try:
         readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:

@@ -10,12 +10,14 @@ The orchestration is always the same: decide, ask if needed, run, report.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from toolbelt.core.access import Access
+from toolbelt.core.identity import RuleIdentity
 
 __all__ = [
     "Allow",
@@ -24,6 +26,7 @@ __all__ = [
     "Ask",
     "Decision",
     "Deny",
+    "NeedsInput",
     "PermissionPolicy",
     "PermissionRequest",
     "PermissionRequester",
@@ -39,6 +42,13 @@ class PermissionRequest:
     arguments: Mapping[str, Any]
     access: Access
     readonly: bool
+    identity: RuleIdentity | None = None
+    """How rules see the tool (``Tool.rule_identity()``); None: rules may only name it."""
+
+    @property
+    def rule_identity(self) -> RuleIdentity:
+        """The tool's permission identity; a tool that declares none is its own family."""
+        return self.identity or RuleIdentity(self.tool, self.tool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +80,16 @@ class Deny:
 
 
 Decision = Allow | Ask | Deny
+
+
+class NeedsInput(Exception):
+    """Raised by a requester that cannot get the answer now: it will arrive with a retry of
+    the same call (MCP's ``input_required``). The executor ends the call ``needs_input`` —
+    not run, not denied, not an error."""
+
+    def __init__(self, reason: str = "Waiting for the user's answer.") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class Approval(StrEnum):
@@ -105,6 +125,11 @@ class PermissionPolicy(ABC):
 
     def remember(self, request: PermissionRequest, answer: Answer) -> None:  # noqa: B027
         """Record a session or permanent approval so the same request is not asked again."""
+
+    def hidden_paths(self) -> Callable[[Path], bool] | None:
+        """What listings (grep, glob, ls) must leave out — paths reading would be denied — or
+        None when the policy hides nothing; ``ToolContext.visible`` applies it."""
+        return None
 
 
 class PermissionRequester(ABC):

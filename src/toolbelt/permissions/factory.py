@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
-from toolbelt.permissions.paths import protected_reason
-from toolbelt.permissions.policy import Mode, ToolbeltPolicy
+from toolbelt.permissions.modes import MODES
+from toolbelt.permissions.policy import ToolbeltPolicy
+from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
-
-MODES = ("default", "accept_edits", "plan", "bypass", "dont_ask")
 
 
 def build_policy(
@@ -23,7 +20,7 @@ def build_policy(
     """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
 
     With settings, "always allow" answers are written to ``.toolbelt/settings.local.json``
-    and read-deny rules also filter what grep, glob and ls return. The settings'
+    and read-deny rules also filter what grep, glob and ls return (``hidden_paths``). The settings'
     ``defaultMode`` applies when ``mode`` is None, their ``additionalDirectories`` join the
     session's roots, and ``disableBypassPermissionsMode`` refuses bypass.
     """
@@ -49,17 +46,16 @@ def build_policy(
             # shell's `cd`, `cd src && cat ../secret` would step around `Read(./secret)`
             cwd=session.cwd,
         )
-        session.read_denied = rules.read_denied
         session.trusted = settings.trusted
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)
 
     return ToolbeltPolicy(
-        mode=cast(Mode, mode),
+        mode=mode,
         roots=session.roots,
         rules=rules,
-        protected=protected_reason,
+        protected=protection_of,
         persist=persist,
     )
 

@@ -33,13 +33,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolbelt.core.access import Protection
 from toolbelt.core.errors import PathError
 from toolbelt.permissions.beneath import open_beneath, open_directory, opened_path
 from toolbelt.permissions.path_errors import changed, mapped, missing, not_regular
-from toolbelt.permissions.protected import protected_file_name, protected_reason
+from toolbelt.permissions.protected import protected_file_name, protected_reason, protection_of
 from toolbelt.permissions.realpath import real_path
 
-__all__ = ["PathGuard", "ResolvedPath", "protected_reason"]
+__all__ = ["PathGuard", "ResolvedPath", "protected_reason", "protections_of"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -50,15 +51,27 @@ class ResolvedPath:
     """A model-supplied path and where it really leads.
 
     ``identity`` is the (device, inode) seen while resolving, so an open can refuse a file that
-    was replaced in between; it is None when nothing existed at the path.
+    was replaced in between; it is None when nothing existed at the path. ``protection`` is
+    what the path is protected as — by its name as written (``.vscode/tasks.json`` through a
+    symlinked ``.vscode``) or where it resolves — judged below the workspace root.
     """
 
     raw: str
     path: Path
     inside: bool
     exists: bool
-    protected: str | None
+    protection: Protection | None
     identity: tuple[int, int] | None = field(default=None, compare=False)
+
+    @property
+    def protected(self) -> str | None:
+        """Why the path is protected, or None."""
+        return None if self.protection is None else self.protection.reason
+
+
+def protections_of(*resolved: ResolvedPath) -> tuple[Protection, ...]:
+    """The protections among ``resolved``, for ``Access.protections``."""
+    return tuple(r.protection for r in resolved if r.protection is not None)
 
 
 class PathGuard:
@@ -92,10 +105,12 @@ class PathGuard:
         exists = identity is not None
         if not exists and (must_exist or parent_must_exist):
             self._raise_missing(raw, path, parent_only=not must_exist)
+        protection = self._protection(real, path)
         lexical = os.path.normpath(joined)
-        reason = protected_reason(real) or (lexical != real and protected_reason(lexical)) or None
+        if protection is None and lexical != real:
+            protection = self._protection(lexical, path)
         inside = self._contains(real)
-        return ResolvedPath(raw, path, inside, exists, reason, identity)
+        return ResolvedPath(raw, path, inside, exists, protection, identity)
 
     def is_inside(self, path: Path) -> bool:
         """True when the real ``path`` lies within the root or an extra directory."""
@@ -170,6 +185,13 @@ class PathGuard:
         return fd
 
     open_parent_dir = open_dir_for_write  # the name earlier callers use
+
+    def _protection(self, text: str, real: Path) -> Protection | None:
+        """Protection by the names below the workspace root (where the user put the workspace
+        is their choice: a project under ``~/.vscode/extensions/`` is not protected as a
+        whole), or by every name for a path outside it."""
+        below = text[len(self._prefixes[0]) :] if text.startswith(self._prefixes[0]) else text
+        return protection_of(below, real)
 
     def _contains(self, real: str) -> bool:
         return any(real.startswith(p) or real == p[:-1] for p in self._prefixes)

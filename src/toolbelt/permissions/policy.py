@@ -17,10 +17,8 @@ in the session. It is evaluated in a fixed order, first match wins::
     the mode's default for the kind of access     → allow or ask
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
-Modes: ``default`` allows reads inside the workspace and read-only commands; ``accept_edits``
-also allows file edits inside the workspace; ``plan`` allows nothing that writes or executes;
-``bypass`` allows everything except protected paths and dangerous commands; ``dont_ask``
-behaves like default but denies instead of asking.
+The modes are described where they are listed, in ``permissions.modes``. Which rules speak
+about a call is the tool's own declaration (``Tool.rule_identity``), carried on the request.
 
 The shell analysis behind ``Access.readonly_command`` / ``Access.dangerous`` only decides
 whether to ask: it is not a sandbox, and the documentation says so.
@@ -28,12 +26,12 @@ whether to ask: it is not a sandbox, and the documentation says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path, PurePath
+from typing import Protocol
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access, AccessKind, Protection
+from toolbelt.core.identity import FILE_READ, FILE_WRITE, RuleIdentity
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.decision import (
     Allow,
@@ -45,26 +43,12 @@ from toolbelt.permissions.decision import (
     PermissionPolicy,
     PermissionRequest,
 )
+from toolbelt.permissions.modes import Mode
+from toolbelt.permissions.rules import RuleMatch, rule_for_approval
 
 __all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy", "allow_rules"]
 
-Mode = Literal["default", "accept_edits", "plan", "bypass", "dont_ask"]
-Verdict = Literal["deny", "ask", "allow"]
-
 SETTINGS_HINT = ".toolbelt/settings.json"
-
-
-@dataclass(frozen=True, slots=True)
-class RuleMatch:
-    """The first rule that matched a call: its list, its text, and where it was written."""
-
-    verdict: Verdict
-    rule: str
-    source: str = ""
-
-    def describe(self) -> str:
-        where = f" in {self.source}" if self.source else ""
-        return f"the rule `{self.rule}`{where}"
 
 
 class RuleMatcher(Protocol):
@@ -72,19 +56,31 @@ class RuleMatcher(Protocol):
 
     def match(
         self,
-        tool: str,
+        tool: RuleIdentity,
         *,
         paths: Sequence[Path],
         commands: Sequence[str],
         url: str | None,
     ) -> RuleMatch | None: ...
 
+    def read_denied(self, path: Path) -> bool:
+        """Whether a path-scoped read-deny rule covers ``path``."""
+        ...
+
 
 class _NoRules:
     def match(
-        self, tool: str, *, paths: Sequence[Path], commands: Sequence[str], url: str | None
+        self,
+        tool: RuleIdentity,
+        *,
+        paths: Sequence[Path],
+        commands: Sequence[str],
+        url: str | None,
     ) -> RuleMatch | None:
         return None
+
+    def read_denied(self, path: Path) -> bool:
+        return False
 
 
 class ToolbeltPolicy(PermissionPolicy):
@@ -113,7 +109,7 @@ class ToolbeltPolicy(PermissionPolicy):
         if access.kind in (AccessKind.NONE, AccessKind.INTERACT):
             return Allow("no effect outside the session")
         match = self._rules.match(
-            request.tool, paths=access.paths, commands=_commands(access), url=access.url
+            request.rule_identity, paths=access.paths, commands=_commands(access), url=access.url
         )
         if match is not None and match.verdict == "deny":
             return Deny(
@@ -121,14 +117,14 @@ class ToolbeltPolicy(PermissionPolicy):
                 "or ask the user to change the rule."
             )
         if access.reads:  # a command's file arguments answer to the read rules too
-            read = self._rules.match("read_file", paths=access.reads, commands=(), url=None)
+            read = self._rules.match(FILE_READ, paths=access.reads, commands=(), url=None)
             if read is not None and read.verdict == "deny":
                 return Deny(
                     f"{read.describe()} denies reading a file this command reads. Do not "
                     "retry it another way; ask the user if the file is needed."
                 )
         if access.kind is AccessKind.EXECUTE and access.paths:  # what a command writes
-            write = self._rules.match("write_file", paths=access.paths, commands=(), url=None)
+            write = self._rules.match(FILE_WRITE, paths=access.paths, commands=(), url=None)
             if write is not None and write.verdict == "deny":
                 return Deny(
                     f"{write.describe()} denies writing a file this command writes. Do not "
@@ -205,6 +201,11 @@ class ToolbeltPolicy(PermissionPolicy):
             case _:
                 return Ask(f"{what} needs approval.")
 
+    def hidden_paths(self) -> Callable[[Path], bool] | None:
+        if isinstance(self._rules, _NoRules):
+            return None
+        return self._rules.read_denied
+
     # -- approvals -----------------------------------------------------------------------
 
     def remember(self, request: PermissionRequest, answer: Answer) -> None:
@@ -226,16 +227,25 @@ class ToolbeltPolicy(PermissionPolicy):
         return any(is_within(path, root) for root in self._roots)
 
     def _protected_reason(self, access: Access) -> str | None:
-        if self._protected is None:
-            return None
+        """Why the call touches a protected path, or None.
+
+        The path guard found the protections (``Access.protections``), by each path's name as
+        written and where it resolves; the real paths are checked here again only for tools
+        that built their ``Access`` without the guard. Reading asks only for secrets; writing
+        asks for anything protected.
+        """
         if access.kind not in (AccessKind.WRITE, AccessKind.EXECUTE, AccessKind.READ):
             return None
-        reading = access.kind is AccessKind.READ
-        touched = [(p, reading) for p in access.paths] + [(p, True) for p in access.reads]
-        for path, read in touched:
-            reason = self._protected(self._below_root(path))
-            if reason and (not read or ".env" in reason):  # reads: only secrets are protected
-                return reason
+        found = list(access.protections)
+        if self._protected is not None:
+            for path in (*access.paths, *access.reads):
+                protection = self._protected(self._below_root(path), path)
+                if protection is not None:
+                    found.append(protection)
+        writing = access.kind is not AccessKind.READ
+        for protection in found:
+            if protection.kind == "secret" or (writing and protection.path in access.paths):
+                return protection.reason
         return None
 
     def _below_root(self, path: Path) -> Path:
@@ -252,7 +262,7 @@ class ToolbeltPolicy(PermissionPolicy):
 
 
 class _Protected(Protocol):
-    def __call__(self, path: Path) -> str | None: ...
+    def __call__(self, path: PurePath | str, real: Path | None = None) -> Protection | None: ...
 
 
 class _Persist(Protocol):
@@ -278,23 +288,8 @@ def _verb(access: Access) -> str:
     }.get(access.kind, "run a command that may change things")
 
 
-_FAMILY = {
-    "read_file": "Read",
-    "glob": "Read",
-    "grep": "Read",
-    "ls": "Read",
-    "write_file": "Edit",
-    "edit_file": "Edit",
-    "multi_edit": "Edit",
-    "notebook_edit": "Edit",
-    "bash": "Bash",
-    "git_commit": "Bash",
-    "web_fetch": "WebFetch",
-}
-
-
 def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
-    family = _FAMILY.get(request.tool, request.tool)
+    family = request.rule_identity.family
     access = request.access
     specifiers: Iterable[str]
     if access.commands or access.command:
@@ -311,9 +306,7 @@ def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
 def allow_rules(request: PermissionRequest, *, cwd: Path | None = None) -> list[str]:
     """Rules that allow exactly this call again (wildcards in names escaped); with ``cwd``,
     paths below it are written ``./relative``, as in a rule a person is told to add."""
-    from toolbelt.permissions.rules import rule_for_approval  # rules imports this module
-
-    access, tool = request.access, request.tool
+    access, tool = request.access, request.rule_identity
     if access.commands or access.command:
         return [rule_for_approval(tool, c) for c in _commands(access)]
     if access.url:
@@ -325,7 +318,7 @@ def allow_rules(request: PermissionRequest, *, cwd: Path | None = None) -> list[
 
 def _example_rule(request: PermissionRequest) -> str:
     rules = allow_rules(request)
-    return rules[0] if rules else request.tool
+    return rules[0] if rules else request.rule_identity.family
 
 
 def _domain(url: str) -> str:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from pathlib import PurePath
+from pathlib import Path, PurePath
+from typing import Literal
 
-__all__ = ["protected_file_name", "protected_reason"]
+from toolbelt.core.access import Protection
+
+__all__ = ["protected_file_name", "protected_reason", "protection_of"]
 
 _DIRECTORIES = {
     ".git": ".git/ holds repository configuration and hooks that git runs later",
@@ -41,6 +44,10 @@ _FILES = {
     ".ripgreprc": ".ripgreprc changes how rg runs, including preprocessors it starts",
     ".envrc": ".envrc is run by direnv whenever a shell enters the directory",
 }
+"""Code and configuration: writing asks, reading does not. ``.envrc`` is here on purpose, not
+with the secrets: it is a script direnv runs, usually committed with the project, and the
+secrets it loads belong in ``.env`` files (direnv's ``dotenv``), which are protected for
+reading too."""
 _SHELL_START_UP = frozenset(
     {
         ".bashrc",
@@ -63,6 +70,19 @@ _IGNORED = re.compile("[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 
 def protected_reason(path: PurePath | str) -> str | None:
     """Why writing ``path`` is dangerous (any directory component, or the name), or None."""
+    found = _protected(path)
+    return None if found is None else found[1]
+
+
+def protection_of(path: PurePath | str, real: Path | None = None) -> Protection | None:
+    """The protection of ``path`` by its names, reported for ``real`` (default: ``path``)."""
+    found = _protected(path)
+    if found is None:
+        return None
+    return Protection(found[0], found[1], real if real is not None else Path(path))
+
+
+def _protected(path: PurePath | str) -> tuple[Literal["secret", "code"], str] | None:
     parts = path.split("/") if isinstance(path, str) else path.parts
     if not parts:
         return None
@@ -73,7 +93,7 @@ def protected_reason(path: PurePath | str) -> str | None:
         name = _comparable(part)
         reason = _DIRECTORIES.get(name)
         if reason is not None:
-            return reason
+            return "code", reason
         if index == last:
             return _file_reason(name)
     return None
@@ -82,17 +102,18 @@ def protected_reason(path: PurePath | str) -> str | None:
 def protected_file_name(name: str) -> str | None:
     """Why the file name ``name`` itself is protected (``.env``, ``.bashrc``...), or None;
     protected directories (``.git/``...) are not considered."""
-    return _file_reason(_comparable(name))
+    found = _file_reason(_comparable(name))
+    return None if found is None else found[1]
 
 
-def _file_reason(name: str) -> str | None:
+def _file_reason(name: str) -> tuple[Literal["secret", "code"], str] | None:
     reason = _FILES.get(name)
     if reason is not None:
-        return reason
+        return "code", reason
     if name == ".env" or name.startswith(".env."):
-        return _SECRETS
+        return "secret", _SECRETS
     if name in _SHELL_START_UP:
-        return f"{name} is a shell start-up file that runs in every new shell"
+        return "code", f"{name} is a shell start-up file that runs in every new shell"
     return None
 
 

@@ -1,11 +1,13 @@
 """Permission rules in Claude Code's syntax, so users can paste their settings as they are.
 
-A rule is ``Tool`` or ``Tool(specifier)``. Tools: ``Read`` (read_file, grep, glob, ls),
-``Edit`` — also spelled ``Write``, ``MultiEdit``, ``NotebookEdit`` — (every file-changing
-tool), ``Bash`` (bash, bash_output, kill_shell, and git_commit as the command ``git commit``),
-``WebFetch``, ``Glob``, ``Grep``, ``LS``, ``TodoWrite``, ``mcp__server`` / ``mcp__server__*``
-(all its tools), ``mcp__server__tool``, or a toolbelt name as it is (``read_file(src/**)``).
-What the specifier means depends on the tool:
+A rule is ``Tool`` or ``Tool(specifier)``. Tools: a family — ``Read`` (read_file, grep, glob,
+ls), ``Edit`` — also spelled ``Write``, ``MultiEdit``, ``NotebookEdit`` — (every file-changing
+tool), ``Bash`` (bash, bash_output, kill_shell, and git_commit as the command
+``git commit``), ``WebFetch`` —, a tool's own alias (``Glob``,
+``Grep``, ``LS``, ``TodoWrite``), ``mcp__server`` / ``mcp__server__*`` (all its tools),
+``mcp__server__tool``, or a toolbelt name as it is (``read_file(src/**)``). Each tool declares
+its family, target and aliases itself (``Tool.rule_identity``, see ``core.identity``). What
+the specifier means depends on the family:
 
 - paths, gitignore-style, matched against real paths: ``//abs/path``, ``~/x`` (home), ``/x``
   (the project root of the settings file), ``./x`` or ``x/y`` (the cwd), and a bare name such
@@ -32,6 +34,13 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from toolbelt.core.identity import (
+    FAMILY_SYNONYMS,
+    FAMILY_TARGETS,
+    FILE_READ,
+    RuleIdentity,
+    RuleTarget,
+)
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.globmatch import GlobMatcher
 from toolbelt.permissions.patterns import (
@@ -42,48 +51,26 @@ from toolbelt.permissions.patterns import (
     squash_blanks,
     unescaped_stars,
 )
-from toolbelt.permissions.policy import RuleMatch, Verdict
 
-__all__ = ["TOOL_ALIASES", "Rule", "RuleSet", "parse_rule", "rule_for_approval"]
+__all__ = ["Rule", "RuleMatch", "RuleSet", "Verdict", "parse_rule", "rule_for_approval"]
 
-_READERS = ("read_file", "grep", "glob", "ls")
-_WRITERS = ("edit_file", "write_file", "multi_edit", "notebook_edit")
-_SHELL = ("bash", "bash_output", "kill_shell", "git_commit")
-TOOL_ALIASES: dict[str, tuple[str, ...]] = {
-    "Read": _READERS,
-    **dict.fromkeys(("Edit", "Write", "MultiEdit", "NotebookEdit"), _WRITERS),
-    "Bash": _SHELL,
-    "WebFetch": ("web_fetch",),
-    "Glob": ("glob",),
-    "Grep": ("grep",),
-    "LS": ("ls",),
-    "TodoWrite": ("todo_write",),
-    "TodoRead": ("todo_read",),
-    "Task": ("task",),
-    "Skill": ("skill",),
-}
-_APPROVAL_NAMES = {
-    "read_file": "Read",
-    "grep": "Grep",
-    "glob": "Glob",
-    "ls": "LS",
-    **dict.fromkeys(_WRITERS, "Edit"),
-    **dict.fromkeys(_SHELL, "Bash"),
-    "web_fetch": "WebFetch",
-    "todo_write": "TodoWrite",
-}
+Verdict = Literal["deny", "ask", "allow"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    """The first rule that matched a call: its list, its text, and where it was written."""
+
+    verdict: Verdict
+    rule: str
+    source: str = ""
+
+    def describe(self) -> str:
+        where = f" in {self.source}" if self.source else ""
+        return f"the rule `{self.rule}`{where}"
+
+
 _RULE = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?", re.DOTALL)
-
-Kind = Literal["command", "path", "domain", "other"]
-
-
-def _kind(tool_name: str) -> Kind:
-    """How a specifier is read for calls to ``tool_name``."""
-    if tool_name in ("bash", "git_commit"):  # git_commit is `git commit` to Bash rules
-        return "command"
-    if tool_name == "web_fetch":
-        return "domain"
-    return "path" if tool_name in _READERS or tool_name in _WRITERS else "other"
 
 
 @dataclass(frozen=True)
@@ -98,14 +85,9 @@ class Rule:
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
-    def covers(self, tool_name: str) -> bool:
-        """Whether this rule is about ``tool_name`` (aliases and MCP servers expanded)."""
-        if self.tool.startswith("mcp__"):
-            server = self.tool.removesuffix("__*")
-            if server != self.tool or "__" not in server.removeprefix("mcp__"):
-                return tool_name == server or tool_name.startswith(server + "__")
-            return tool_name == self.tool
-        return tool_name in TOOL_ALIASES.get(self.tool, (self.tool,))
+    def covers(self, tool: RuleIdentity) -> bool:
+        """Whether this rule is about ``tool`` (its name, family, aliases or MCP server)."""
+        return tool.named_by(self.tool)
 
     def matches_command(self, command: str) -> bool:
         """Whether one simple command matches (exact, ``:*`` prefix or wildcard)."""
@@ -164,20 +146,22 @@ def parse_rule(text: str, *, source: str = "", project_root: Path | None = None)
 
 
 def _check_specifier(text: str, tool: str, specifier: str) -> None:
-    kinds = {_kind(name) for name in TOOL_ALIASES.get(tool, (tool,))}
-    if "command" in kinds:
+    """Refuse a specifier its family cannot mean (a rule naming a tool is checked as a path
+    or left as written: only the families have a fixed meaning before any tool is known)."""
+    kind = FAMILY_TARGETS.get(FAMILY_SYNONYMS.get(tool, tool))
+    if kind == "command":
         wildcards = unescaped_stars(specifier)
         if ":*" in wildcards.removesuffix(":*"):
             raise ValueError(f"{text!r}: the `:*` prefix form is only valid at the end")
         command_regex(specifier)
-    elif "domain" in kinds and not specifier.removeprefix("domain:").strip(". "):
+    elif kind == "domain" and not specifier.removeprefix("domain:").strip(". "):
         raise ValueError(f"{text!r}: write `WebFetch(domain:example.com)`")
-    elif "domain" in kinds and not specifier.startswith("domain:"):
+    elif kind == "domain" and not specifier.startswith("domain:"):
         raise ValueError(f"{text!r}: URL rules name a host, as in `WebFetch(domain:{specifier})`")
 
 
 def rule_for_approval(
-    tool_name: str, specifier: str | None = None, *, cwd: Path | None = None
+    tool: RuleIdentity, specifier: str | None = None, *, cwd: Path | None = None
 ) -> str:
     """The rule text that allows this call again, to persist after an "always" answer.
 
@@ -186,10 +170,10 @@ def rule_for_approval(
     saved rule allows exactly this, not a pattern. With ``cwd``, a path below it is written
     ``./relative`` (the way a person writes a rule), any other ``//absolute``.
     """
-    name = _APPROVAL_NAMES.get(tool_name, tool_name)
+    name = tool.family
     if specifier is None:
         return str(parse_rule(name))
-    kind = _kind(tool_name)
+    kind = tool.target
     if kind == "command":
         specifier = specifier.replace("*", "\\*")
     elif kind == "path":
@@ -238,26 +222,26 @@ class RuleSet:
 
     def evaluate(
         self,
-        tool_name: str,
+        tool: RuleIdentity,
         *,
         paths: Sequence[Path] = (),
         commands: Sequence[str] = (),
         url: str | None = None,
     ) -> Verdict | None:
         """The verdict of the first matching rule, or None when no rule speaks."""
-        match = self.match(tool_name, paths=paths, commands=commands, url=url)
+        match = self.match(tool, paths=paths, commands=commands, url=url)
         return None if match is None else match.verdict
 
     def match(
         self,
-        tool: str,
+        tool: RuleIdentity,
         *,
         paths: Sequence[Path] = (),
         commands: Sequence[str] = (),
         url: str | None = None,
     ) -> RuleMatch | None:
         """Like ``evaluate``, naming the rule and its file (for messages)."""
-        kind = _kind(tool)
+        kind = tool.target
         targets: Sequence[str | Path] = ()
         if kind == "command":
             targets = commands
@@ -286,11 +270,11 @@ class RuleSet:
     def read_denied(self, path: Path) -> bool:
         """Whether a path-scoped deny rule for reading covers ``path`` (filters search results)."""
         return any(
-            rule.specifier is not None and rule.covers("read_file") and self._path(rule, path)
+            rule.specifier is not None and rule.covers(FILE_READ) and self._path(rule, path)
             for rule in self.lists["deny"]
         )
 
-    def _hit(self, rule: Rule, kind: Kind, target: str | Path) -> bool:
+    def _hit(self, rule: Rule, kind: RuleTarget, target: str | Path) -> bool:
         if kind == "command":
             return rule.matches_command(str(target))
         if kind == "path":

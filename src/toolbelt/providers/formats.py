@@ -107,8 +107,9 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
             "openWorldHint": tool.open_world,
         },
     }
-    if tool.output_model is not None:
-        definition["outputSchema"] = output_schema(tool.output_model)
+    structured = tool.output_schema()
+    if structured is not None:
+        definition["outputSchema"] = output_schema(structured)
     return definition
 
 

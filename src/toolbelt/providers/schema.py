@@ -1,8 +1,7 @@
-"""The neutral JSON schema of a tool, derived from its input model, and its strict variants.
+"""The neutral JSON schema of a tool (``Tool.input_schema``) and its strict variants.
 
-Every provider format starts here. The neutral schema is the pydantic schema with ``$ref``s
-inlined (several providers reject ``$defs``), titles dropped (they repeat the property names
-and cost tokens), and ``additionalProperties: false`` on every object, so the model is told
+Every provider format starts here. The neutral schema (``core.schema``) has its ``$ref``s
+inlined, no titles, and ``additionalProperties: false`` on every object, so the model is told
 up front what the validator will enforce.
 """
 
@@ -12,11 +11,11 @@ import copy
 import json
 from typing import Any
 
+from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
 
 __all__ = ["neutral_schema", "strict_schema"]
 
-JsonSchema = dict[str, Any]
 
 # Keywords OpenAI's strict mode accepts beside structure; anything else is moved into prose.
 _STRICT_KEEP = {
@@ -43,12 +42,7 @@ _STRICT_KEEP = {
 
 def neutral_schema(tool: Tool[Any]) -> JsonSchema:
     """The tool's input schema, self-contained and closed (``additionalProperties: false``)."""
-    raw = tool.input_model.model_json_schema()
-    defs = raw.pop("$defs", {})
-    schema: JsonSchema = _clean(_inline(raw, defs))
-    schema.setdefault("properties", {})
-    schema["type"] = "object"
-    return schema
+    return tool.input_schema()
 
 
 def strict_schema(schema: JsonSchema) -> JsonSchema:
@@ -58,43 +52,6 @@ def strict_schema(schema: JsonSchema) -> JsonSchema:
     description, so the model still knows that ``limit`` defaults to 2000.
     """
     return _strictify(copy.deepcopy(schema))
-
-
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            target = _inline(defs[ref.removeprefix("#/$defs/")], defs)
-            extra = {k: _inline(v, defs) for k, v in node.items() if k != "$ref"}
-            return {**target, **extra}
-        return {key: _inline(value, defs) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    return node
-
-
-def _clean(node: Any) -> Any:
-    """Drop titles, close objects, and collapse single-member ``allOf`` wrappers."""
-    if isinstance(node, list):
-        return [_clean(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out: JsonSchema = {}
-    for key, value in node.items():
-        if key == "title":
-            continue
-        if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _clean(prop) for name, prop in value.items()}
-        else:
-            out[key] = _clean(value)
-    all_of = out.pop("allOf", None)
-    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-        out = {**all_of[0], **out}
-    elif all_of is not None:
-        out["allOf"] = all_of
-    if out.get("type") == "object":
-        out["additionalProperties"] = False
-    return out
 
 
 def _strictify(node: JsonSchema) -> JsonSchema:

@@ -5,17 +5,22 @@ charset-normalizer, pypdf, httpx) are imported inside the functions that need th
 or validating tools stays cheap. The toolset itself imports a tool's module only when that
 tool is first looked up, so a process that makes one call (``toolbelt call think``) loads one
 tool module, not fourteen.
+
+``build_toolset`` composes with seed 004's three knobs, applied in this order: a base set
+(explicit tools, or the ``programmatic`` preset that drops interactive and side-effecting
+tools, or all built-ins), minus ``disabled`` names, plus ``extra`` tools.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.core.registry import AnyTool, CombinedToolset, ToolRegistry, Toolset
 
-__all__ = ["BuiltinToolset", "builtin_toolset"]
+__all__ = ["BuiltinToolset", "build_toolset", "builtin_toolset"]
 
 _BUILTINS: dict[str, tuple[str, str]] = {
     "read_file": ("read_file", "ReadFileTool"),
@@ -81,3 +86,31 @@ def builtin_toolset(
 ) -> BuiltinToolset:
     """A fresh toolset holding every built-in tool, in listing order (see ``BuiltinToolset``)."""
     return BuiltinToolset(workspace=workspace, trusted=trusted)
+
+
+def build_toolset(
+    *,
+    tools: Sequence[AnyTool] | Toolset | None = None,
+    programmatic: bool = False,
+    disabled: Iterable[str] = (),
+    extra: Sequence[AnyTool] = (),
+) -> Toolset:
+    """Compose a toolset with seed 004's knobs: base set, minus ``disabled``, plus ``extra``.
+
+    The base is ``tools`` when given, else every built-in tool; ``programmatic=True`` then
+    drops tools that need a person or have outside side effects.
+    """
+    if tools is None:
+        base: Toolset = builtin_toolset()
+    elif isinstance(tools, Toolset):
+        base = tools
+    else:
+        base = ToolRegistry(tools)
+    if programmatic:
+        base = base.programmatic()
+    disabled_names = tuple(disabled)
+    if disabled_names:
+        base = base.without(*disabled_names)
+    if extra:
+        base = CombinedToolset(base, ToolRegistry(extra))
+    return base

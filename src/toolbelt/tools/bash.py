@@ -20,6 +20,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
+from toolbelt.permissions.paths import protections_of
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.permissions.shell_walk import expand_globs, process_secret_reason
 from toolbelt.permissions.trust import is_trusted
@@ -65,6 +66,7 @@ class BashTool(Tool[BashInput]):
     """Shell commands with process-tree cleanup."""
 
     name = "bash"
+    rule_family = "Bash"
     title = "Run shell command"
     description = DESCRIPTION
     input_model = BashInput
@@ -81,8 +83,10 @@ class BashTool(Tool[BashInput]):
         dangerous = list(analysis.dangerous)
         if writes is None or reads is None:  # more names than can be judged one by one
             dangerous.append("a glob in it matches more than 10,000 files")
-        targets = tuple(guard.resolve(t, ctx.cwd).path for t in writes or ())
-        read_paths = tuple(guard.resolve(t, ctx.cwd).path for t in reads or ())
+        written = [guard.resolve(t, ctx.cwd) for t in writes or ()]
+        read = [guard.resolve(t, ctx.cwd) for t in reads or ()]
+        targets = tuple(r.path for r in written)
+        read_paths = tuple(r.path for r in read)
         dangerous += [r for p in read_paths if (r := process_secret_reason(str(p)))]
         dangerous += [
             f"writes outside the workspace ({t})" for t in targets if not guard.is_inside(t)
@@ -96,6 +100,7 @@ class BashTool(Tool[BashInput]):
             AccessKind.EXECUTE,
             paths=targets,
             reads=read_paths,
+            protections=protections_of(*written, *read),
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
             or (args.command,),

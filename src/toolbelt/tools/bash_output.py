@@ -37,6 +37,7 @@ class BashOutputTool(Tool[BashOutputInput]):
     """Poll a background job."""
 
     name = "bash_output"
+    rule_family = "Bash"
     title = "Background job output"
     description = DESCRIPTION
     input_model = BashOutputInput

@@ -29,7 +29,7 @@ from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     Change,
     LoadedFile,
@@ -85,6 +85,7 @@ class EditFileTool(Tool[EditFileInput]):
     """Exact string replacement with safe recoveries."""
 
     name = "edit_file"
+    rule_family = "Edit"
     title = "Edit file"
     description = DESCRIPTION
     input_model = EditFileInput
@@ -167,6 +168,7 @@ def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     return Access(
         AccessKind.WRITE,
         paths=(loaded.path,),
+        protections=protections_of(resolved),
         preview=change.unified,
         summary=f"edit {loaded.shown} (+{change.added} -{change.removed})",
     )

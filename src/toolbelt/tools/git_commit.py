@@ -79,6 +79,7 @@ class GitCommitTool(Tool[GitCommitInput]):
     readonly = False
     destructive = False
     programmatic = False
+    rule_family = "Bash"  # `git commit` to Bash rules: Bash(git commit:*) allows or denies it
 
     async def access(self, args: GitCommitInput, ctx: ToolContext) -> Access:
         for raw in args.paths or ():

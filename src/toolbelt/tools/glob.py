@@ -17,6 +17,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.permissions.paths import protections_of
 from toolbelt.search.budget import SearchBudget, cut_note
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
@@ -56,6 +57,7 @@ class GlobTool(Tool[GlobInput]):
     """File-name search on ripgrep's walker."""
 
     name = "glob"
+    rule_family, rule_aliases = "Read", ("Glob",)
     title = "Find files"
     description = DESCRIPTION
     input_model = GlobInput
@@ -67,7 +69,12 @@ class GlobTool(Tool[GlobInput]):
 
     async def access(self, args: GlobInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path or ".")
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"list {args.path or '.'}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"list {args.path or '.'}",
+        )
 
     async def run(self, args: GlobInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")
@@ -88,9 +95,8 @@ class GlobTool(Tool[GlobInput]):
                 paths = await _rg_glob(rg, args, target.path, budget, dir_fd)
             finally:
                 os.close(dir_fd)
-        denied = ctx.session.read_denied
-        if denied is not None:
-            paths = [rel for rel in paths if not denied(target.path / rel)]
+        if ctx.hides_paths:
+            paths = [rel for rel in paths if ctx.visible(target.path / rel)]
         if rg is None:
             paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)
         return _render(paths, args, slow=rg is None, budget=budget)

@@ -21,7 +21,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.paths import PathGuard, ResolvedPath
+from toolbelt.permissions.paths import PathGuard, ResolvedPath, protections_of
 from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
@@ -80,6 +80,7 @@ class GrepTool(Tool[GrepInput]):
     """Content search on ripgrep."""
 
     name = "grep"
+    rule_family, rule_aliases = "Read", ("Grep",)
     title = "Search file contents"
     description = DESCRIPTION
     input_model = GrepInput
@@ -91,7 +92,12 @@ class GrepTool(Tool[GrepInput]):
 
     async def access(self, args: GrepInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path or ".")
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"search {args.path or '.'}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"search {args.path or '.'}",
+        )
 
     async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")
@@ -119,11 +125,10 @@ class GrepTool(Tool[GrepInput]):
             lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget)
         if not slow and not names and _glob_overrides_ignores(args):
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        denied = ctx.session.read_denied
-        if denied is not None:
+        if ctx.hides_paths:
             mode = args.output_mode
             lines = [
-                line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
+                line for line in lines if line == "--" or ctx.visible(cwd / _path_of(line, mode))
             ]
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)

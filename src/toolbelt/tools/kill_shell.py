@@ -35,6 +35,7 @@ class KillShellTool(Tool[KillShellInput]):
     """End a background job's process tree."""
 
     name = "kill_shell"
+    rule_family = "Bash"
     title = "Stop background job"
     description = DESCRIPTION
     input_model = KillShellInput

@@ -28,6 +28,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.permissions.beneath import open_beneath
+from toolbelt.permissions.paths import protections_of
 from toolbelt.search.ignored import git_ignored
 from toolbelt.tools._files import file_guard, not_a_directory, resolve
 
@@ -63,6 +64,7 @@ class LsTool(Tool[LsInput]):
     """Directory listing."""
 
     name = "ls"
+    rule_family, rule_aliases = "Read", ("LS",)
     title = "List directory"
     description = DESCRIPTION
     input_model = LsInput
@@ -74,17 +76,23 @@ class LsTool(Tool[LsInput]):
 
     async def access(self, args: LsInput, ctx: ToolContext) -> Access:
         target = resolve(ctx, args.path)
-        return Access(AccessKind.READ, paths=(target.path,), summary=f"list {args.path}")
+        return Access(
+            AccessKind.READ,
+            paths=(target.path,),
+            protections=protections_of(target),
+            summary=f"list {args.path}",
+        )
 
     async def run(self, args: LsInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path)
         shown = file_guard(ctx).display(target.path)
         if not target.path.is_dir():
             raise not_a_directory(shown, target.path)
-        denied = ctx.session.read_denied or (lambda path: False)
         root_fd = file_guard(ctx).open_directory(target)
         try:
-            return await anyio.to_thread.run_sync(_list, root_fd, target.path, shown, args, denied)
+            return await anyio.to_thread.run_sync(
+                _list, root_fd, target.path, shown, args, ctx.visible
+            )
         finally:
             os.close(root_fd)
 
@@ -93,7 +101,7 @@ _SUBDIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def _list(
-    root_fd: int, root: Path, shown: str, args: LsInput, denied: Callable[[Path], bool]
+    root_fd: int, root: Path, shown: str, args: LsInput, visible: Callable[[Path], bool]
 ) -> ToolOutput:
     lines: list[str] = []
     entries: list[dict[str, object]] = []
@@ -103,7 +111,7 @@ def _list(
         while queue and not truncated:
             directory, dir_fd, level = queue.pop(0)
             try:
-                children = [c for c in _children(dir_fd, directory, args) if not denied(c[0])]
+                children = [c for c in _children(dir_fd, directory, args) if visible(c[0])]
                 truncated = _add_entries(children, dir_fd, root, level, args, lines, entries, queue)
             finally:
                 os.close(dir_fd)

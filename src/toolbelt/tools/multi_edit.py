@@ -41,6 +41,7 @@ class MultiEditTool(Tool[MultiEditInput]):
     """All-or-nothing sequence of edits to one file."""
 
     name = "multi_edit"
+    rule_family = "Edit"
     title = "Edit file (several changes)"
     description = DESCRIPTION
     input_model = MultiEditInput

@@ -21,6 +21,7 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
+from toolbelt.permissions.paths import protections_of
 from toolbelt.tools._files import load_for_change, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
@@ -56,6 +57,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     """Replace, insert or delete a notebook cell."""
 
     name = "notebook_edit"
+    rule_family = "Edit"
     title = "Edit notebook cell"
     description = DESCRIPTION
     input_model = NotebookEditInput
@@ -68,6 +70,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         return Access(
             AccessKind.WRITE,
             paths=(resolved.path,),
+            protections=protections_of(resolved),
             preview=args.new_source,
             summary=f"{args.edit_mode} a cell of {args.path}",
         )

@@ -27,7 +27,7 @@ from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import file_guard, read_tracker, resolve
 
 __all__ = ["ReadFileInput", "ReadFileTool"]
@@ -77,6 +77,7 @@ class ReadFileTool(Tool[ReadFileInput]):
     """Read text, images, PDFs and notebooks."""
 
     name = "read_file"
+    rule_family = "Read"
     title = "Read file"
     description = DESCRIPTION
     input_model = ReadFileInput
@@ -88,7 +89,12 @@ class ReadFileTool(Tool[ReadFileInput]):
 
     async def access(self, args: ReadFileInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
-        return Access(AccessKind.READ, paths=(resolved.path,), summary=f"read {args.path}")
+        return Access(
+            AccessKind.READ,
+            paths=(resolved.path,),
+            protections=protections_of(resolved),
+            summary=f"read {args.path}",
+        )
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         resolved = resolve(ctx, args.path)

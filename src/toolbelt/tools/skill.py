@@ -58,6 +58,7 @@ class SkillTool(Tool[SkillInput]):
     """List skills in the description; return a skill's expanded instructions."""
 
     name = "skill"
+    rule_aliases = ("Skill",)
     title = "Run skill"
     input_model = SkillInput
     output_model = SkillOutput

@@ -97,6 +97,7 @@ class WebFetchTool(Tool[WebFetchInput]):
     """Fetch a URL through the SSRF guard and return it as Markdown."""
 
     name = "web_fetch"
+    rule_family = "WebFetch"
     title = "Fetch web page"
     description = DESCRIPTION
     input_model = WebFetchInput

@@ -22,7 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath
+from toolbelt.permissions.paths import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     describe_change,
@@ -63,6 +63,7 @@ class WriteFileTool(Tool[WriteFileInput]):
     """Create or overwrite a file."""
 
     name = "write_file"
+    rule_family = "Edit"
     title = "Write file"
     description = DESCRIPTION
     input_model = WriteFileInput
@@ -89,6 +90,7 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
     return Access(
         AccessKind.WRITE,
         paths=(resolved.path,),
+        protections=protections_of(resolved),
         preview=change.unified,
         summary=f"{verb} {shown} (+{change.added} -{change.removed})",
     )

@@ -1,0 +1,136 @@
+"""The runtime: one session, its settings, policy, hooks and executor, assembled in one place.
+
+Every door opens tools the same way — a library user, ``toolbelt call``, ``toolbelt mcp``
+(one runtime per connection) and, next, an agent loop and its subagents — so the order that
+matters is written once: the session fixes the roots, the settings are read with the
+workspace's trust (an untrusted repository's settings may only restrict), the policy applies
+the settings' mode, rules and extra directories to that session, the hooks come from the same
+settings, and the executor runs whichever toolset the caller injects (the built-ins by
+default, or a filtered or extended set).
+
+Building is synchronous and starts nothing, so a bad mode or root fails before anything has to
+be closed; ``async with`` enters the toolset (a toolset may hold connections) and on exit
+closes the session — ending every process it started — and the toolset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from toolbelt.core.context import Session, SessionConfig
+from toolbelt.core.events import EventBus
+from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.registry import Toolset
+from toolbelt.core.user import UserChannel
+from toolbelt.permissions.decision import PermissionRequester
+from toolbelt.permissions.factory import build_hooks, build_policy
+from toolbelt.permissions.policy import ToolbeltPolicy
+from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
+
+__all__ = ["Runtime"]
+
+
+class Runtime:
+    """Session, settings (with trust), policy, hooks and executor for one conversation."""
+
+    def __init__(
+        self,
+        root: str | Path = ".",
+        *,
+        toolset: Toolset | None = None,
+        mode: str | None = None,
+        add_dirs: Sequence[str | Path] = (),
+        trusted: bool | None = None,
+        settings: Settings | None = None,
+        requester: PermissionRequester | None = None,
+        config: SessionConfig | None = None,
+        session_id: str | None = None,
+        events: EventBus | None = None,
+        permission_timeout: float = 300.0,
+        user: UserChannel | None = None,
+    ) -> None:
+        """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
+
+        ``mode`` None means the settings' ``defaultMode`` (else ``default``); ``trusted``
+        True applies the workspace's own settings in full for this runtime, None uses the
+        stored trust; ``settings`` replaces reading the settings files altogether;
+        ``requester`` answers permission prompts and ``user`` carries the tools' own questions
+        to the person (``NoUser`` when nobody is there).
+        """
+        self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
+        self.settings = (
+            settings if settings is not None else load_settings(self.session.root, trusted=trusted)
+        )
+        self.policy: ToolbeltPolicy = build_policy(self.session, mode, settings=self.settings)
+        if toolset is None:
+            from toolbelt.tools import builtin_toolset
+
+            # the skill tool lists the workspace's skills only when the workspace is trusted
+            toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
+        self.toolset = toolset
+        self.executor = Executor(
+            toolset,
+            self.session,
+            policy=self.policy,
+            requester=requester,
+            hooks=build_hooks(self.session, self.settings),
+            events=events,
+            permission_timeout=permission_timeout,
+            user=user,
+        )
+
+    @property
+    def mode(self) -> str:
+        """The permission mode in force (after the settings' ``defaultMode``)."""
+        return self.policy.mode
+
+    @property
+    def notice(self) -> str | None:
+        """What an untrusted workspace's settings lost, to tell the user; None if nothing."""
+        return untrusted_notice(self.settings)
+
+    @property
+    def events(self) -> EventBus:
+        """State, progress and diff events of every call."""
+        return self.executor.events
+
+    def use_requester(self, requester: PermissionRequester) -> None:
+        """Ask the user through ``requester`` from now on (a door that can only build its
+        requester once it exists itself, like an MCP connection, sets it here)."""
+        self.executor.requester = requester
+
+    async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
+        """Run a batch of the model's calls; one result per call, in order."""
+        return await self.executor.run(calls)
+
+    async def run_one(self, call: ToolCall) -> ToolCallResult:
+        """Run a single call."""
+        return await self.executor.run_one(call)
+
+    async def aclose(self) -> None:
+        """Close the session (ending every process it started), then the toolset."""
+        try:
+            await self.session.aclose()
+        finally:
+            await self.toolset.aclose()
+
+    async def __aenter__(self) -> Runtime:
+        try:
+            await self.toolset.open()
+        except BaseException:
+            await self.session.aclose()  # nothing may run in a runtime that did not open
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<Runtime {self.session.root} mode={self.mode} tools={len(self.toolset)}>"
