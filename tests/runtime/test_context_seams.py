@@ -83,7 +83,7 @@ async def test_listings_leave_out_what_read_deny_rules_cover(tmp_path: Path) -> 
         )
     assert grep.text == "Found 1 file\nnotes.txt"
     assert glob.text == "notes.txt"
-    assert ls.text.splitlines()[0] == "./ (1 entries)"
+    assert ls.text.splitlines()[0] == "./ (1 entry)"
     assert ls.text.splitlines()[1].endswith(" notes.txt")
     assert "secrets" not in ls.text
 

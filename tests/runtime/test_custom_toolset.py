@@ -245,27 +245,23 @@ async def test_a_client_without_elicitation_tells_the_model_to_carry_on(project:
 async def test_toolbelt_mcp_over_http_serves_the_users_toolset_and_routes_its_questions(
     project: Path,
 ) -> None:
-    from mcp.client.streamable_http import streamable_http_client
     from mcp.types import ElicitResult
 
-    from tests.mcp.test_http_server import start
+    from tests.mcp.http_server import start
 
     async def elicit(context: Any, params: Any) -> Any:
         return ElicitResult(action="accept", content={"answer": "red"})
 
-    process, base = start(
-        project, "--toolset", "my_tools:toolset", env={"PYTHONPATH": str(project)}
-    )
+    server = start(project, "--toolset", "my_tools:toolset", env={"PYTHONPATH": str(project)})
     try:
         async with (
-            streamable_http_client(f"{base}/mcp") as (read, write, *_),
+            server.transport() as (read, write, *_),
             ClientSession(read, write, elicitation_callback=elicit) as client,
         ):
             await client.initialize()
             names = [tool.name for tool in (await client.list_tools()).tools]
             picked = await client.call_tool("pick", {"topic": "icon"})
     finally:
-        process.terminate()
-        process.wait(20)
+        server.stop()
     assert "pick" in names and "bash" not in names
     assert (picked.is_error, picked.content[0].text) == (False, "accept: red")  # type: ignore[union-attr]

@@ -36,6 +36,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.arguments import parse_arguments
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import Session, ToolContext
+from toolbelt.core.identity import FILE_READ
 from toolbelt.core.errors import (
     FatalError,
     InvalidInputError,
@@ -391,7 +392,9 @@ class Executor:
     def _read_allowed(self, path: Path) -> bool:
         """Whether read_file of ``path`` would run without asking (what output may quote)."""
         access = Access(AccessKind.READ, paths=(path,), summary=f"read {path}")
-        request = PermissionRequest("", "read_file", {"path": str(path)}, access, readonly=True)
+        request = PermissionRequest(
+            "", "read_file", {"path": str(path)}, access, readonly=True, identity=FILE_READ
+        )
         return isinstance(self.policy.decide(request), Allow)
 
     # -- results ------------------------------------------------------------------------
