@@ -299,3 +299,27 @@ async def test_a_rule_for_a_command_does_not_cover_what_stands_beside_it(
     assert state is not CallState.SUCCESS
     assert reason
     assert not (world["out"] / "p1").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "touch {out}/p1",
+        "t''ouch {out}/p1",
+        "env touch {out}/p1",
+        "env -S'touch {out}/p1'",
+        "timeout -s KILL 5 touch {out}/p1",
+        "echo {out}/p1 | xargs touch",
+        "find {out} -maxdepth 0 -exec touch {{}}/p1 ';'",
+    ],
+)
+async def test_a_deny_rule_holds_however_the_program_is_spelled_or_wrapped(
+    world: dict[str, Path], command: str
+) -> None:
+    settings = world["home"] / ".config" / "toolbelt" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
+    h = harness(world, "bypass")
+    state, text, _ = await bash(h, command.format(out=world["out"]))
+    assert state is CallState.ERROR
+    assert text.startswith("the rule `Bash(touch:*)`")
+    assert not (world["out"] / "p1").exists()

@@ -54,6 +54,9 @@ class Access:
     reads: tuple[Path, ...] = ()
     """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
     reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
+    runs: tuple[str, ...] = ()
+    """Each program a command really runs, quotes removed and wrappers stripped (``env -S'rm
+    x'`` runs ``rm x``): deny and ask rules are matched against these too."""
 
     @classmethod
     def none(cls) -> Access:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -92,6 +93,9 @@ class ShellAnalysis:
     the workspace ask and read rules apply."""
     git_dirs: tuple[str, ...] = ()
     """Directories (after ``cd``) in which the command runs git, "" for the cwd."""
+    runs: tuple[str, ...] = ()
+    """Each program that really runs, as ``shlex.join`` of its unwrapped argv (``env rm x`` →
+    ``rm x``), for deny and ask rules."""
     hidden_code: tuple[str, ...] = ()
     """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
     among the command's parts, so an allow rule for the command around it does not cover it."""
@@ -142,6 +146,7 @@ def analyze_command(command: str) -> ShellAnalysis:
         tuple(dict.fromkeys(walk.writes)),
         tuple(dict.fromkeys(walk.reads)),
         tuple(dict.fromkeys(walk.git_dirs)),
+        tuple(dict.fromkeys(walk.runs)),
         tuple(dict.fromkeys(walk.hidden)),
     )
 
@@ -227,6 +232,8 @@ def _judge(node: Any, walk: Walk) -> None:
         walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
     walk.commands.append(SimpleCommand(walk.text(node), tuple(words), program, dynamic))
+    if argv:
+        walk.runs.append(shlex.join(argv))
     if dynamic or (argv and flags[0]):
         walk.dangerous.append("the program to run is only known at run time")
         return
@@ -338,6 +345,8 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
                 inner.append(word)
             before = walk.readonly
             unwrapped = unwrap(inner, [False] * len(inner))
+            if unwrapped.argv:
+                walk.runs.append(shlex.join(unwrapped.argv))
             walk.dangerous += unwrapped.dangerous
             _classify(unwrapped.argv, unwrapped.dynamic, walk)
             walk.readonly = before and walk.readonly and bool(inner) and unwrapped.readonly

@@ -42,6 +42,7 @@ class Walk:
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
     """Text bash evaluates as code where no command is written (``'a[$(…)]'``): no rule for
     the command around it covers it."""

@@ -98,6 +98,7 @@ class BashTool(Tool[BashInput]):
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
             or (args.command,),
+            runs=analysis.runs,
             readonly_command=analysis.readonly and not args.run_in_background,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
