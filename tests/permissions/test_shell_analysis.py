@@ -265,6 +265,18 @@ CASES = [
     ("hash -p /tmp/evil ls", D),
     ("complete -C 'touch x' git", D),
     ("bind -x '\\C-a: touch x'", D),
+    # more wrappers, unwrapped to what they run
+    ("coproc rm x", D),
+    ("flock /tmp/lock rm x", D),
+    ("flock -c 'ls' /tmp/lock", D),
+    ("watch ls", D),
+    ("chroot /srv/root rm x", D),
+    ("taskset 0x1 rm x", D),
+    ("strace -p 1", D),
+    ("strace -f ls", W),
+    ("parallel rm ::: a b", D),
+    ("time -o t.txt ls", W),
+    ("time ls", R),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),
