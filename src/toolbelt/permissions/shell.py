@@ -18,15 +18,15 @@ approved command runs with the user's permissions.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from toolbelt.permissions.shell_code import (
+    SHADOWED,
     arithmetic,
-    builtin_names,
+    code_checks,
     descendants,
     names,
     test_command,
@@ -39,14 +39,11 @@ from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
 from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
 from toolbelt.permissions.shell_rules import (
-    DANGEROUS_PROGRAMS,
     FILE_READERS,
-    INTERPRETERS,
     READONLY_PROGRAMS,
-    SHELLS,
-    WRAPPERS,
 )
-from toolbelt.permissions.shell_walk import Walk, expand_word, process_secret_reason, ps_env
+from toolbelt.permissions.shell_secrets import process_secret_reason
+from toolbelt.permissions.shell_walk import Walk, expand_word
 from toolbelt.permissions.shell_wrappers import unwrap
 
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
@@ -99,22 +96,6 @@ class ShellAnalysis:
     hidden_code: tuple[str, ...] = ()
     """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
     among the command's parts, so an allow rule for the command around it does not cover it."""
-
-
-# builtins that store a string the shell runs later (a trap, a completion, a key binding…)
-_EVAL_LIKE = {
-    "trap": ("-\0",),
-    "complete": ("-C", "-F"),
-    "compgen": ("-C", "-F"),
-    "bind": ("-x",),
-    "enable": ("-f",),
-    "mapfile": ("-C",),
-    "readarray": ("-C",),
-    "fc": ("-e", "-s"),
-    "hash": ("-p",),
-}
-# names a function or alias must not take over: what the analysis trusts a later call to run
-_SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 @lru_cache(maxsize=1)
@@ -172,7 +153,7 @@ def _visit(node: Any, walk: Walk) -> None:
     elif kind in ("function_definition",):
         walk.readonly = False
         name = next((c for c in node.children if c.type == "word"), None)
-        if name is not None and walk.text(name) in _SHADOWED:
+        if name is not None and walk.text(name) in SHADOWED:
             walk.dangerous.append(
                 f"defines a function `{walk.text(name)}` that later commands run instead"
             )
@@ -244,36 +225,7 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     if not argv:
         return
     program, args = os.path.basename(argv[0]), argv[1:]
-    if program in DANGEROUS_PROGRAMS or program.startswith("mkfs"):
-        walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
-    if program in SHELLS and any(a.startswith("-") and "c" in a[1:] for a in args):
-        walk.dangerous.append(f"{program} -c runs a string as shell code")
-    inline = INTERPRETERS.get(program, "")[1:]
-    if inline and any(a[:1] == "-" and a[1:2] != "-" and inline in a[1:] for a in args):
-        walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
-    if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
-        builtin_names(program, args, walk)
-    for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
-        reason = process_secret_reason(walk.at(arg))
-        if reason:
-            walk.dangerous.append(reason)
-    if program == "alias" and any("=" in a for a in args):
-        walk.readonly = False  # defines what a later word runs
-        if any(a.partition("=")[0] in _SHADOWED for a in args):
-            walk.dangerous.append("an alias replaces a program later commands run")
-    flags_given = [a for a in args if a.startswith("-")]
-    code_flags = _EVAL_LIKE.get(program)
-    if code_flags is not None and (
-        any(a.startswith(code_flags) for a in flags_given)
-        or (program == "trap" and args and not args[0].startswith("-"))
-    ):
-        walk.dangerous.append(
-            "hash -p makes a later command name run another file"
-            if program == "hash"
-            else f"{program} makes the shell run a string as code later"
-        )
-    if program == "ps" and ps_env(args):
-        walk.dangerous.append("ps with e shows other processes' environment, secrets included")
+    code_checks(program, args, walk)
     if program == "git":
         git = git_effects(args)
         walk.git_dirs.append(walk.base)
@@ -289,7 +241,7 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
         _find(args, flags[1:], walk)
         return
     if program in ("cd", "pushd", "popd"):
-        _cd(program, args, flags[1:], walk)
+        walk.cd(program, args, flags[1:])
         return
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
@@ -310,22 +262,6 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
             if is_dynamic:
                 walk.readonly = False
             walk.reads.append(walk.at(value))
-
-
-def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
-    """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
-    operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
-    if program == "popd" or any(d for _, d in operands) or (operands and operands[0][0] == "-"):
-        walk.readonly = False  # where it goes is only known at run time
-        walk.base = "\0unknown"
-        return
-    target = operands[0][0] if operands else "~"
-    if re.fullmatch(r"[+-]\d+", target):
-        walk.readonly = False
-        walk.base = "\0unknown"
-        return
-    walk.base = walk.at(target)
-    walk.reads.append(walk.base)  # what runs after it reads there (git, pwd, grep -r …)
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:

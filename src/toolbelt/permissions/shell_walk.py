@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import glob
 import os
-import posixpath
 import pwd
 import re
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any
 from toolbelt.permissions.shell_contexts import CODE_REASON, arithmetic_text
 from toolbelt.permissions.shell_rules import SAFE_VARIABLES
 
-__all__ = ["Walk", "expand_globs", "expand_word", "process_secret_reason", "ps_env"]
+__all__ = ["Walk", "expand_globs", "expand_word"]
 
 _DYNAMIC = {
     "simple_expansion",
@@ -58,6 +57,21 @@ class Walk:
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode(errors="replace")
+
+    def cd(self, program: str, args: list[str], flags: list[bool]) -> None:
+        """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
+        operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
+        if program == "popd" or any(d for _, d in operands) or (operands and operands[0][0] == "-"):
+            self.readonly = False  # where it goes is only known at run time
+            self.base = "\0unknown"
+            return
+        target = operands[0][0] if operands else "~"
+        if re.fullmatch(r"[+-]\d+", target):
+            self.readonly = False
+            self.base = "\0unknown"
+            return
+        self.base = self.at(target)
+        self.reads.append(self.base)  # what runs after it reads there (git, pwd, grep -r …)
 
     def assign(self, name: str) -> None:
         """Setting a variable that can change what runs is not read-only (SAFE_VARIABLES)."""
@@ -203,43 +217,6 @@ def _alternatives(inner: str) -> list[str] | None:
         step = 1 if ord(last) >= ord(first) else -1
         return [chr(n) for n in range(ord(first), ord(last) + step, step)]
     return None
-
-
-_PROCESS = re.compile(r"/proc/(\d+|self|thread-self|[^/]*[*?\[][^/]*)(/.*)?")
-
-
-def process_secret_reason(path: str) -> str | None:
-    """Why reading ``path`` exposes another process (``/proc/<pid>/environ|cmdline|mem``…)."""
-    normal = posixpath.normpath(path) if path.startswith("/") else path
-    if _PROCESS.fullmatch(normal) and normal.count("/") >= 3:
-        return "it reads a process's environment, command line or memory under /proc"
-    return None
-
-
-_PS_VALUES = set("oOpqstuUgGCN")
-
-
-def ps_env(args: list[str]) -> bool:
-    """Whether ``ps ARGS`` shows environments: BSD-style ``e`` (``ps e``, ``ps axeww``),
-    never UNIX-style ``-e`` (all processes); values of ``-o FORMAT`` and friends skipped."""
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg.startswith("--"):
-            skip = "=" not in arg and arg[2:] in ("format", "pid", "ppid", "user", "sort", "cols")
-        elif arg.startswith("-"):
-            letters = arg[1:]
-            for position, letter in enumerate(letters):
-                if letter in _PS_VALUES:
-                    skip = position == len(letters) - 1
-                    break
-        else:
-            if "e" in arg:
-                return True
-            skip = arg[-1:] in ("o", "O", "p", "t", "U")
-    return False
 
 
 _MAX_MATCHES = 10_000

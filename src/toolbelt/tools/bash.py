@@ -20,7 +20,8 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
-from toolbelt.permissions.shell_walk import expand_globs, process_secret_reason
+from toolbelt.permissions.shell_secrets import process_secret_reason
+from toolbelt.permissions.shell_walk import expand_globs
 from toolbelt.permissions.trust import is_trusted
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
