@@ -39,7 +39,6 @@ from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
 from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
 from toolbelt.permissions.shell_rules import (
-    FILE_READERS,
     READONLY_PROGRAMS,
 )
 from toolbelt.permissions.shell_secrets import process_secret_reason
@@ -246,22 +245,11 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
     walk.writes += [walk.at(w) for w in effects.writes]
-    if program == "mv":
-        walk.writes += [walk.at(a) for a in args if not a.startswith("-")]
     if program not in READONLY_PROGRAMS or not effects.readonly or effects.writes:
         walk.readonly = False
-    if program in FILE_READERS or effects.reads:
-        named = effects.reads
-        if (
-            program in FILE_READERS
-            and walk.base[:1] not in ("", "\0")
-            and not any(not a.startswith("-") for a in args)
-        ):
-            walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
-        for value, is_dynamic in named:
-            if is_dynamic:
-                walk.readonly = False
-            walk.reads.append(walk.at(value))
+    for value, is_dynamic in effects.reads:  # a name known only at run time cannot be judged
+        walk.readonly = walk.readonly and not is_dynamic
+        walk.reads.append(walk.at(value))
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:

@@ -55,6 +55,8 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
     for option in parsed.options:
         _option(known.roles.get(option.name, ""), option.value, dynamic[option.index], effects)
     _operands(known, parsed, dynamic, effects)
+    if program == "mv":  # moving a file away changes it as much as writing it
+        effects.writes += [value for _, value in parsed.operands]
     if program == "install" and parsed.has("-d", "--directory"):  # every operand is created
         effects.writes += [value for _, value in parsed.operands]
     if program == "ln":  # a link's target is not read
