@@ -277,6 +277,9 @@ CASES = [
     ("parallel rm ::: a b", D),
     ("time -o t.txt ls", W),
     ("time ls", R),
+    ("cat <<EOF\n`touch z`\nEOF", D),  # backticks the parser drops from a here-document
+    ("cat <<'EOF'\n`touch z`\nEOF", R),  # a quoted delimiter: no substitution
+    ('echo "${x:-`id`}"', D),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),

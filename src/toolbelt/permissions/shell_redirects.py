@@ -54,6 +54,12 @@ def pipeline(node: Any, walk: Walk) -> None:
 
 
 def heredoc(node: Any, walk: Walk) -> None:
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    quoted = start is not None and any(q in walk.text(start) for q in ("'", '"', "\\"))
+    if body is not None and not quoted and "`" in walk.text(body):
+        # bash runs `…` in an unquoted here-document; tree-sitter does not see it
+        walk.verdict(readonly=False, dangerous=True, text=walk.text(body))
     parent = node.parent
     command = parent if parent is not None and parent.type == "command" else None
     if command is None and parent is not None:
