@@ -323,3 +323,14 @@ async def test_a_deny_rule_holds_however_the_program_is_spelled_or_wrapped(
     assert state is CallState.ERROR
     assert text.startswith("the rule `Bash(touch:*)`")
     assert not (world["out"] / "p1").exists()
+
+
+async def test_a_link_in_the_workspace_to_a_process_environment_is_judged_by_its_target(
+    world: dict[str, Path],
+) -> None:
+    (world["work"] / "notes").symlink_to("/proc/self/environ")
+    h = harness(world, "bypass")
+    state, text, reason = await bash(h, "cat notes")
+    assert state is not CallState.SUCCESS
+    assert "process's environment" in reason
+    assert "TOOLBELT=1" not in text
