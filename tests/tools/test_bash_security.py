@@ -92,6 +92,8 @@ async def test_code_hidden_in_a_read_only_looking_command_never_runs_unasked(
         "cat {out}/secret.tx?",
         "git diff {out}/secret.txt a.txt",
         "git blame -S {out}/secret.txt a.txt",
+        "(cd .git); cat ../out/secret.txt",  # the subshell's cd does not move the cat
+        "cd nowhere 2>/dev/null; cat ../out/secret.txt",  # nor does a cd that fails
     ],
 )
 @pytest.mark.parametrize("mode", ["default", "plan", "dont_ask"])

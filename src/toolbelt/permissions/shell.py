@@ -207,7 +207,7 @@ def _judge(node: Any, walk: Walk) -> None:
     argv, flags = inner.argv, inner.dynamic
     walk.readonly = walk.readonly and inner.readonly
     walk.dangerous += inner.dangerous
-    walk.reads += [walk.at(r) for r in inner.reads]
+    walk.reads += [p for r in inner.reads for p in walk.at(r)]
     for name in inner.assigned:
         walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
@@ -227,14 +227,17 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     code_checks(program, args, walk)
     if program == "git":
         git = git_effects(args)
-        walk.git_dirs.append(walk.base)
+        walk.git_dirs += walk.bases
         walk.git_dirs += [
-            walk.at(a[2:] or b) for a, b in zip(args, [*args[1:], ""], strict=True) if a[:2] == "-C"
+            path
+            for a, b in zip(args, [*args[1:], ""], strict=True)
+            if a[:2] == "-C"
+            for path in walk.at(a[2:] or b)
         ]
         walk.readonly = walk.readonly and git.readonly
         walk.dangerous += git.dangerous
-        walk.reads += [walk.at(r) for r in git.reads]
-        walk.writes += [walk.at(w) for w in git.writes]
+        walk.reads += [p for r in git.reads for p in walk.at(r)]
+        walk.writes += [p for w in git.writes for p in walk.at(w)]
         return
     if program == "find":
         _find(args, flags[1:], walk)
@@ -244,12 +247,12 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
         return
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
-    walk.writes += [walk.at(w) for w in effects.writes]
+    walk.writes += [p for w in effects.writes for p in walk.at(w)]
     if program not in READONLY_PROGRAMS or not effects.readonly or effects.writes:
         walk.readonly = False
     for value, is_dynamic in effects.reads:  # a name known only at run time cannot be judged
         walk.readonly = walk.readonly and not is_dynamic
-        walk.reads.append(walk.at(value))
+        walk.reads += walk.at(value)
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
@@ -257,7 +260,7 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
     starts = args[:count] or ["."]
     for value, is_dynamic in zip(starts, flags[:count] or [False], strict=False):
         walk.readonly = walk.readonly and not is_dynamic
-        walk.reads.append(walk.at(value))
+        walk.reads += walk.at(value)
     for index, arg in enumerate(args):
         if arg == "-delete":
             walk.dangerous.append("find -delete deletes files")
@@ -277,8 +280,8 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
         elif arg.startswith(("-fprint", "-fls")):
             walk.readonly = False
             if index + 1 < len(args):
-                walk.writes.append(walk.at(args[index + 1]))
+                walk.writes += walk.at(args[index + 1])
         elif arg in ("-files0-from",):
             walk.readonly = False
         elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
-            walk.reads.append(walk.at(args[index + 1]))
+            walk.reads += walk.at(args[index + 1])

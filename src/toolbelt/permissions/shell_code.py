@@ -133,9 +133,10 @@ def code_checks(program: str, args: list[str], walk: Walk) -> None:
     if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
         builtin_names(program, args, walk)
     for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
-        reason = process_secret_reason(walk.at(arg))
-        if reason:
-            walk.dangerous.append(reason)
+        for path in walk.at(arg):
+            reason = process_secret_reason(path)
+            if reason:
+                walk.dangerous.append(reason)
     if program == "alias" and any("=" in a for a in args):
         walk.readonly = False  # defines what a later word runs
         if any(a.partition("=")[0] in SHADOWED for a in args):

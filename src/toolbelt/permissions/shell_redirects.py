@@ -30,7 +30,7 @@ def redirect(node: Any, walk: Walk) -> None:
     target, dynamic = expanded[0] if len(expanded) == 1 else ("", True)
     if operator == "<":  # `cat < file` reads it
         walk.readonly = walk.readonly and not dynamic
-        walk.reads.append(walk.at(target))
+        walk.reads += walk.at(target)
         return
     if operator not in _WRITE_OPS | {">&"}:
         return
@@ -39,7 +39,7 @@ def redirect(node: Any, walk: Walk) -> None:
     walk.readonly = False
     if dynamic:
         walk.dangerous.append("a redirection writes to a file only known at run time")
-    walk.writes.append(walk.at(target))
+    walk.writes += walk.at(target)
 
 
 def pipeline(node: Any, walk: Walk) -> None:

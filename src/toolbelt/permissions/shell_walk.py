@@ -31,6 +31,7 @@ _DYNAMIC = {
 _QUOTED = {"raw_string", "ansi_c_string", "string", "string_content"}
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _MAX_WORDS = 256
+_MAX_BASES = 16
 
 
 @dataclass
@@ -46,32 +47,38 @@ class Walk:
     """Text bash evaluates as code where no command is written (``'a[$(…)]'``): no rule for
     the command around it covers it."""
     readonly: bool = True
-    base: str = ""
-    """Where relative paths point after the ``cd`` commands seen so far ("" = the cwd)."""
+    bases: list[str] = field(default_factory=lambda: [""])
+    """Every directory relative paths may point to after the ``cd`` commands seen so far
+    ("" = the cwd). A ``cd`` may fail (``cd x || true``) or run in a subshell or a pipeline
+    part (``(cd src); cat ../secret``), so the directories before it stay possible too."""
 
-    def at(self, path: str) -> str:
-        """``path`` as seen from the command's starting directory."""
-        if not self.base or path.startswith(("/", "~")) or self.base.startswith("\0"):
-            return path
-        return os.path.join(self.base, path)
+    def at(self, path: str) -> list[str]:
+        """Every path ``path`` may name, as seen from the command's starting directory."""
+        if path.startswith(("/", "~")):
+            return [path]
+        return [os.path.join(base, path) if base else path for base in self.bases]
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode(errors="replace")
 
     def cd(self, program: str, args: list[str], flags: list[bool]) -> None:
-        """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
+        """Follow ``cd``/``pushd`` so relative paths after it are judged where they may point."""
         operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
-        if program == "popd" or any(d for _, d in operands) or (operands and operands[0][0] == "-"):
-            self.readonly = False  # where it goes is only known at run time
-            self.base = "\0unknown"
-            return
         target = operands[0][0] if operands else "~"
-        if re.fullmatch(r"[+-]\d+", target):
-            self.readonly = False
-            self.base = "\0unknown"
+        if (
+            program == "popd"
+            or any(d for _, d in operands)
+            or target == "-"
+            or re.fullmatch(r"[+-]\d+", target)
+        ):
+            self.readonly = False  # where it goes is only known at run time
             return
-        self.base = self.at(target)
-        self.reads.append(self.base)  # what runs after it reads there (git, pwd, grep -r …)
+        entered = self.at(target)
+        self.reads += entered  # what runs after it reads there (git, pwd, grep -r …)
+        self.bases = list(dict.fromkeys(self.bases + entered))
+        if len(self.bases) > _MAX_BASES:
+            self.readonly = False
+            self.bases = self.bases[:_MAX_BASES]
 
     def assign(self, name: str) -> None:
         """Setting a variable that can change what runs is not read-only (SAFE_VARIABLES)."""
@@ -113,7 +120,7 @@ def expand_word(node: Any, walk: Walk) -> list[tuple[str, bool]]:
     value, dynamic = walk.word(node)
     pattern = _pattern(node, walk)
     if _GLOB.search(pattern):
-        walk.reads.append(walk.at(_unescape(pattern)))
+        walk.reads += walk.at(_unescape(pattern))
         walk.readonly = walk.readonly and not dynamic  # which directory it lists is unknown
     words = _braces(pattern) if "{" in pattern else [pattern]
     if words is None or len(words) > _MAX_WORDS:
