@@ -280,6 +280,10 @@ CASES = [
     ("cat <<EOF\n`touch z`\nEOF", D),  # backticks the parser drops from a here-document
     ("cat <<'EOF'\n`touch z`\nEOF", R),  # a quoted delimiter: no substitution
     ('echo "${x:-`id`}"', D),
+    # words tree-sitter hangs after a redirection's target are the command's arguments
+    ("find . 2>/dev/null -delete", D),
+    ("git >/dev/null push", D),
+    ("cat 2>/dev/null notes.txt", R),
     # unparsable
     ("echo 'unclosed", X),
     ("ls &&", X),
@@ -301,6 +305,19 @@ def test_verdicts(command: str, expected: str) -> None:
 
 def test_case_count() -> None:
     assert len(CASES) >= 220
+
+
+def test_a_command_text_never_holds_its_redirections() -> None:
+    texts = [c.text for c in analyze_command(">out.txt echo hi; echo >o2 a b 2>e c").commands]
+    assert texts == ["echo hi", "echo a b c"]
+    assert analyze_command("echo >o2 a b 2>e c").write_targets == ("o2", "e")
+
+
+def test_nesting_deeper_than_the_walk_asks() -> None:
+    deep = "(" * 3000 + "ls" + ")" * 3000
+    analysis = analyze_command(deep)
+    assert not analysis.readonly
+    assert analysis.dangerous
 
 
 def test_reasons_and_targets() -> None:

@@ -336,3 +336,29 @@ async def test_a_link_in_the_workspace_to_a_process_environment_is_judged_by_its
     assert state is not CallState.SUCCESS
     assert "process's environment" in reason
     assert "TOOLBELT=1" not in text
+
+
+async def test_words_after_a_redirection_are_judged_as_the_commands_arguments(
+    world: dict[str, Path],
+) -> None:
+    settings = world["home"] / ".config" / "toolbelt" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(find d)"]}}))
+    (world["work"] / "d").mkdir()
+    (world["work"] / "d" / "keep.txt").write_text("keep\n")
+    h = harness(world, "default", trusted=True)
+    state, _, reason = await bash(h, "find d 2>/dev/null -delete")
+    assert state is not CallState.SUCCESS
+    assert "find -delete deletes files" in reason
+    assert (world["work"] / "d" / "keep.txt").read_text() == "keep\n"
+
+
+async def test_always_on_a_leading_redirection_saves_the_command_alone(
+    world: dict[str, Path],
+) -> None:
+    from toolbelt.permissions.decision import Approval
+
+    h = harness(world, "default", trusted=True)
+    h.requester.approval = Approval.ALWAYS
+    assert (await bash(h, ">out.txt printf hi"))[0] is CallState.SUCCESS
+    local = json.loads((world["work"] / ".toolbelt" / "settings.local.json").read_text())
+    assert local["permissions"]["allow"] == ["Bash(printf hi)"]

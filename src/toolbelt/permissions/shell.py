@@ -37,7 +37,7 @@ from toolbelt.permissions.shell_contexts import (
 )
 from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
-from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
+from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect, redirect_words
 from toolbelt.permissions.shell_rules import (
     READONLY_PROGRAMS,
 )
@@ -111,12 +111,19 @@ def analyze_command(command: str) -> ShellAnalysis:
     source = command.encode()
     tree = _parser().parse(source)
     walk = Walk(source)
-    _visit(tree.root_node, walk)
+    try:
+        _visit(tree.root_node, walk)
+    except RecursionError:  # nested deeper than the walk goes: where unsure, ask
+        return ShellAnalysis(
+            (),
+            parse_ok=False,
+            readonly=False,
+            dangerous=("the command is nested too deeply to judge",),
+            write_targets=(),
+            read_targets=(),
+        )
     parse_ok = not tree.root_node.has_error
-    for target in walk.reads:
-        reason = process_secret_reason(target)
-        if reason:
-            walk.dangerous.append(reason)
+    walk.dangerous += [r for t in walk.reads if (r := process_secret_reason(t))]
     dangerous = tuple(dict.fromkeys(walk.dangerous))
     return ShellAnalysis(
         tuple(walk.commands),
@@ -187,11 +194,33 @@ def _own_part(node: Any, walk: Walk) -> None:
     walk.commands.append(SimpleCommand(text, (), text.split(" ", 1)[0], dynamic=False))
 
 
+_TEXT_PARTS = {"command_name", "variable_assignment"}
+
+
+def _word_nodes(node: Any) -> list[Any]:
+    """The command's words, with those tree-sitter hangs after a redirection's target."""
+    nodes: list[Any] = []
+    for child in node.children:
+        if child.type == "file_redirect":
+            nodes += redirect_words(child)[1]
+        else:
+            nodes.append(child)
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        for sibling in parent.children:
+            if sibling.type == "file_redirect":
+                nodes += redirect_words(sibling)[1]
+    return nodes
+
+
 def _judge(node: Any, walk: Walk) -> None:
     words: list[str] = []
     dynamic_words: list[bool] = []
     dynamic = False
-    for child in node.children:
+    parts = _word_nodes(node)
+    # the command as rules see it: its words, never its redirections (wherever written)
+    text = " ".join(walk.text(c) for c in parts if c.type in _WORDS or c.type in _TEXT_PARTS)
+    for child in parts:
         if child.type == "command_name":
             expanded = expand_word(child.children[0], walk) if child.children else [("", False)]
         elif child.type in _WORDS:
@@ -211,7 +240,7 @@ def _judge(node: Any, walk: Walk) -> None:
     for name in inner.assigned:
         walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
-    walk.commands.append(SimpleCommand(walk.text(node), tuple(words), program, dynamic))
+    walk.commands.append(SimpleCommand(text, tuple(words), program, dynamic))
     if argv:
         walk.runs.append(shlex.join(argv))
     if dynamic or (argv and flags[0]):
@@ -230,9 +259,9 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
         walk.git_dirs += walk.bases
         walk.git_dirs += [
             path
-            for a, b in zip(args, [*args[1:], ""], strict=True)
-            if a[:2] == "-C"
-            for path in walk.at(a[2:] or b)
+            for index, arg in enumerate(args)
+            if arg.startswith("-C")
+            for path in walk.at(arg[2:] or (args[index + 1] if index + 1 < len(args) else ""))
         ]
         walk.readonly = walk.readonly and git.readonly
         walk.dangerous += git.dangerous

@@ -13,15 +13,23 @@ from typing import Any
 from toolbelt.permissions.shell_rules import INTERPRETERS, SHELLS
 from toolbelt.permissions.shell_walk import Walk, expand_word
 
-__all__ = ["heredoc", "pipeline", "redirect"]
+__all__ = ["heredoc", "pipeline", "redirect", "redirect_words"]
 
 _WRITE_OPS = {">", ">>", "&>", "&>>", ">|", "<>"}
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+_NOT_WORDS = _WRITE_OPS | {"<", ">&", "<&", ">&-", "<&-", "file_descriptor"}
+
+
+def redirect_words(node: Any) -> tuple[Any, list[Any]]:
+    """A redirection's target, and the words tree-sitter wrongly hangs after it: in
+    ``find . 2>/dev/null -delete`` the ``-delete`` is find's argument, not part of the target."""
+    words = [c for c in node.children if c.type not in _NOT_WORDS]
+    return (words[0] if words else None), words[1:]
 
 
 def redirect(node: Any, walk: Walk) -> None:
     operator = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", ">&", "<&"}), "")
-    target_node = node.children[-1] if node.children else None
+    target_node, _ = redirect_words(node)
     if target_node is None:
         return
     if operator in (">&", "<&") and target_node.type == "number":
