@@ -12,6 +12,7 @@ from typing import Any
 
 from toolbelt.permissions.shell_rules import INTERPRETERS, SHELLS
 from toolbelt.permissions.shell_walk import Walk, expand_word
+from toolbelt.permissions.shell_wrappers import unwrap
 
 __all__ = ["heredoc", "pipeline", "redirect", "redirect_words"]
 
@@ -50,13 +51,24 @@ def redirect(node: Any, walk: Walk) -> None:
     walk.writes += walk.at(target)
 
 
+def _program_of(command: Any, walk: Walk) -> str:
+    """The program a command node really runs (``env sh``, ``timeout 5 bash`` → the shell)."""
+    words: list[str] = []
+    for child in command.children:
+        if child.type == "command_name" and child.children:
+            words.append(walk.word(child.children[0])[0])
+        elif words and child.type in ("word", "string", "raw_string", "concatenation", "number"):
+            words.append(walk.word(child)[0])
+    argv = unwrap(words, [False] * len(words)).argv
+    return os.path.basename(argv[0]) if argv else ""
+
+
 def pipeline(node: Any, walk: Walk) -> None:
     commands = [c for c in node.children if c.type in ("command", "redirected_statement")]
     for later in commands[1:]:
         if later.type == "redirected_statement":
             later = next((c for c in later.children if c.type == "command"), later)
-        words = [walk.word(c.children[0])[0] for c in later.children if c.type == "command_name"]
-        program = os.path.basename(words[0]) if words and words[0] else ""
+        program = _program_of(later, walk)
         if program in SHELLS or program in INTERPRETERS:
             walk.dangerous.append(f"output is piped into {program}, which runs it as code")
 
@@ -74,7 +86,6 @@ def heredoc(node: Any, walk: Walk) -> None:
         command = next((c for c in parent.children if c.type == "command"), None)
     if command is None:
         return
-    name = next((c for c in command.children if c.type == "command_name"), None)
-    program = os.path.basename(walk.word(name.children[0])[0]) if name and name.children else ""
+    program = _program_of(command, walk)
     if program in SHELLS or program in INTERPRETERS:
         walk.dangerous.append(f"{program} reads a script from a here-document or here-string")
