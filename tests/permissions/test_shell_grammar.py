@@ -62,6 +62,12 @@ def test_options_as_getopt_long_reads_them(
         ("# e date\np", False, [], []),
         ("0~3{p;q}", False, [], []),
         ("\\%e%p", False, [], []),
+        ("s/[/]/w x/e", True, [], []),  # a bracket expression holds the delimiter
+        ("s/[]/]/x/", False, [], []),
+        ("/[[:alpha:]/]/e date", True, [], []),
+        (":a e date", True, [], []),  # a label ends at a blank
+        ("v 4.2 e date", True, [], []),
+        ("b;e date", True, [], []),
     ],
 )
 def test_sed_scripts(script: str, runs: bool, writes: list[str], reads: list[str]) -> None:

@@ -92,6 +92,8 @@ async def test_code_hidden_in_a_read_only_looking_command_never_runs_unasked(
         "cat {out}/secret.tx?",
         "git diff {out}/secret.txt a.txt",
         "git blame -S {out}/secret.txt a.txt",
+        "(cd .git); cat ../out/secret.txt",  # the subshell's cd does not move the cat
+        "cd nowhere 2>/dev/null; cat ../out/secret.txt",  # nor does a cd that fails
     ],
 )
 @pytest.mark.parametrize("mode", ["default", "plan", "dont_ask"])
@@ -299,3 +301,64 @@ async def test_a_rule_for_a_command_does_not_cover_what_stands_beside_it(
     assert state is not CallState.SUCCESS
     assert reason
     assert not (world["out"] / "p1").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "touch {out}/p1",
+        "t''ouch {out}/p1",
+        "env touch {out}/p1",
+        "env -S'touch {out}/p1'",
+        "timeout -s KILL 5 touch {out}/p1",
+        "echo {out}/p1 | xargs touch",
+        "find {out} -maxdepth 0 -exec touch {{}}/p1 ';'",
+    ],
+)
+async def test_a_deny_rule_holds_however_the_program_is_spelled_or_wrapped(
+    world: dict[str, Path], command: str
+) -> None:
+    settings = world["home"] / ".config" / "toolbelt" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(touch:*)"]}}))
+    h = harness(world, "bypass")
+    state, text, _ = await bash(h, command.format(out=world["out"]))
+    assert state is CallState.ERROR
+    assert text.startswith("the rule `Bash(touch:*)`")
+    assert not (world["out"] / "p1").exists()
+
+
+async def test_a_link_in_the_workspace_to_a_process_environment_is_judged_by_its_target(
+    world: dict[str, Path],
+) -> None:
+    (world["work"] / "notes").symlink_to("/proc/self/environ")
+    h = harness(world, "bypass")
+    state, text, reason = await bash(h, "cat notes")
+    assert state is not CallState.SUCCESS
+    assert "process's environment" in reason
+    assert "TOOLBELT=1" not in text
+
+
+async def test_words_after_a_redirection_are_judged_as_the_commands_arguments(
+    world: dict[str, Path],
+) -> None:
+    settings = world["home"] / ".config" / "toolbelt" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(find d)"]}}))
+    (world["work"] / "d").mkdir()
+    (world["work"] / "d" / "keep.txt").write_text("keep\n")
+    h = harness(world, "default", trusted=True)
+    state, _, reason = await bash(h, "find d 2>/dev/null -delete")
+    assert state is not CallState.SUCCESS
+    assert "find -delete deletes files" in reason
+    assert (world["work"] / "d" / "keep.txt").read_text() == "keep\n"
+
+
+async def test_always_on_a_leading_redirection_saves_the_command_alone(
+    world: dict[str, Path],
+) -> None:
+    from toolbelt.permissions.decision import Approval
+
+    h = harness(world, "default", trusted=True)
+    h.requester.approval = Approval.ALWAYS
+    assert (await bash(h, ">out.txt printf hi"))[0] is CallState.SUCCESS
+    local = json.loads((world["work"] / ".toolbelt" / "settings.local.json").read_text())
+    assert local["permissions"]["allow"] == ["Bash(printf hi)"]

@@ -72,6 +72,9 @@ class Access:
     reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
     protections: tuple[Protection, ...] = ()
     """What the path guard found protected among ``paths`` and ``reads`` (``protections_of``)."""
+    runs: tuple[str, ...] = ()
+    """Each program a command really runs, quotes removed and wrappers stripped (``env -S'rm
+    x'`` runs ``rm x``): deny and ask rules are matched against these too."""
 
     @classmethod
     def none(cls) -> Access:

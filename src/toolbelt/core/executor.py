@@ -36,7 +36,6 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.arguments import parse_arguments
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import Session, ToolContext
-from toolbelt.core.identity import FILE_READ
 from toolbelt.core.errors import (
     FatalError,
     InvalidInputError,
@@ -47,6 +46,7 @@ from toolbelt.core.errors import (
 )
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.gate import ReadWriteGate
+from toolbelt.core.identity import FILE_READ
 from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.os_errors import tool_error_from_os
 from toolbelt.core.registry import Toolset

@@ -111,6 +111,13 @@ class ToolbeltPolicy(PermissionPolicy):
         match = self._rules.match(
             request.rule_identity, paths=access.paths, commands=_commands(access), url=access.url
         )
+        if access.runs and (match is None or match.verdict == "allow"):
+            # `Bash(curl:*)` denied is denied as `c''url`, `env curl` or `env -S'curl …'` too
+            runs = self._rules.match(
+                request.rule_identity, paths=(), commands=access.runs, url=None
+            )
+            if runs is not None and runs.verdict != "allow":
+                match = runs
         if match is not None and match.verdict == "deny":
             return Deny(
                 f"{match.describe()} denies this call. Do not retry it; choose another approach "

@@ -18,14 +18,15 @@ approved command runs with the user's permissions.
 from __future__ import annotations
 
 import os
-import re
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from toolbelt.permissions.shell_code import (
+    SHADOWED,
     arithmetic,
-    builtin_names,
+    code_checks,
     descendants,
     names,
     test_command,
@@ -36,16 +37,12 @@ from toolbelt.permissions.shell_contexts import (
 )
 from toolbelt.permissions.shell_flags import program_effects
 from toolbelt.permissions.shell_git import git_effects
-from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect
+from toolbelt.permissions.shell_redirects import heredoc, pipeline, redirect, redirect_words
 from toolbelt.permissions.shell_rules import (
-    DANGEROUS_PROGRAMS,
-    FILE_READERS,
-    INTERPRETERS,
     READONLY_PROGRAMS,
-    SHELLS,
-    WRAPPERS,
 )
-from toolbelt.permissions.shell_walk import Walk, expand_word, process_secret_reason, ps_env
+from toolbelt.permissions.shell_secrets import process_secret_reason
+from toolbelt.permissions.shell_walk import Walk, expand_word
 from toolbelt.permissions.shell_wrappers import unwrap
 
 __all__ = ["ShellAnalysis", "SimpleCommand", "analyze_command"]
@@ -92,25 +89,12 @@ class ShellAnalysis:
     the workspace ask and read rules apply."""
     git_dirs: tuple[str, ...] = ()
     """Directories (after ``cd``) in which the command runs git, "" for the cwd."""
+    runs: tuple[str, ...] = ()
+    """Each program that really runs, as ``shlex.join`` of its unwrapped argv (``env rm x`` →
+    ``rm x``), for deny and ask rules."""
     hidden_code: tuple[str, ...] = ()
     """Text bash evaluates as code outside any command (``'a[$(…)]'``); the tool lists it
     among the command's parts, so an allow rule for the command around it does not cover it."""
-
-
-# builtins that store a string the shell runs later (a trap, a completion, a key binding…)
-_EVAL_LIKE = {
-    "trap": ("-\0",),
-    "complete": ("-C", "-F"),
-    "compgen": ("-C", "-F"),
-    "bind": ("-x",),
-    "enable": ("-f",),
-    "mapfile": ("-C",),
-    "readarray": ("-C",),
-    "fc": ("-e", "-s"),
-    "hash": ("-p",),
-}
-# names a function or alias must not take over: what the analysis trusts a later call to run
-_SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 @lru_cache(maxsize=1)
@@ -127,12 +111,19 @@ def analyze_command(command: str) -> ShellAnalysis:
     source = command.encode()
     tree = _parser().parse(source)
     walk = Walk(source)
-    _visit(tree.root_node, walk)
+    try:
+        _visit(tree.root_node, walk)
+    except RecursionError:  # nested deeper than the walk goes: where unsure, ask
+        return ShellAnalysis(
+            (),
+            parse_ok=False,
+            readonly=False,
+            dangerous=("the command is nested too deeply to judge",),
+            write_targets=(),
+            read_targets=(),
+        )
     parse_ok = not tree.root_node.has_error
-    for target in walk.reads:
-        reason = process_secret_reason(target)
-        if reason:
-            walk.dangerous.append(reason)
+    walk.dangerous += [r for t in walk.reads if (r := process_secret_reason(t))]
     dangerous = tuple(dict.fromkeys(walk.dangerous))
     return ShellAnalysis(
         tuple(walk.commands),
@@ -142,6 +133,7 @@ def analyze_command(command: str) -> ShellAnalysis:
         tuple(dict.fromkeys(walk.writes)),
         tuple(dict.fromkeys(walk.reads)),
         tuple(dict.fromkeys(walk.git_dirs)),
+        tuple(dict.fromkeys(walk.runs)),
         tuple(dict.fromkeys(walk.hidden)),
     )
 
@@ -167,7 +159,7 @@ def _visit(node: Any, walk: Walk) -> None:
     elif kind in ("function_definition",):
         walk.readonly = False
         name = next((c for c in node.children if c.type == "word"), None)
-        if name is not None and walk.text(name) in _SHADOWED:
+        if name is not None and walk.text(name) in SHADOWED:
             walk.dangerous.append(
                 f"defines a function `{walk.text(name)}` that later commands run instead"
             )
@@ -202,11 +194,33 @@ def _own_part(node: Any, walk: Walk) -> None:
     walk.commands.append(SimpleCommand(text, (), text.split(" ", 1)[0], dynamic=False))
 
 
+_TEXT_PARTS = {"command_name", "variable_assignment"}
+
+
+def _word_nodes(node: Any) -> list[Any]:
+    """The command's words, with those tree-sitter hangs after a redirection's target."""
+    nodes: list[Any] = []
+    for child in node.children:
+        if child.type == "file_redirect":
+            nodes += redirect_words(child)[1]
+        else:
+            nodes.append(child)
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        for sibling in parent.children:
+            if sibling.type == "file_redirect":
+                nodes += redirect_words(sibling)[1]
+    return nodes
+
+
 def _judge(node: Any, walk: Walk) -> None:
     words: list[str] = []
     dynamic_words: list[bool] = []
     dynamic = False
-    for child in node.children:
+    parts = _word_nodes(node)
+    # the command as rules see it: its words, never its redirections (wherever written)
+    text = " ".join(walk.text(c) for c in parts if c.type in _WORDS or c.type in _TEXT_PARTS)
+    for child in parts:
         if child.type == "command_name":
             expanded = expand_word(child.children[0], walk) if child.children else [("", False)]
         elif child.type in _WORDS:
@@ -222,11 +236,13 @@ def _judge(node: Any, walk: Walk) -> None:
     argv, flags = inner.argv, inner.dynamic
     walk.readonly = walk.readonly and inner.readonly
     walk.dangerous += inner.dangerous
-    walk.reads += [walk.at(r) for r in inner.reads]
+    walk.reads += [p for r in inner.reads for p in walk.at(r)]
     for name in inner.assigned:
         walk.assign(name)
     program = os.path.basename(argv[0]) if argv else ""
-    walk.commands.append(SimpleCommand(walk.text(node), tuple(words), program, dynamic))
+    walk.commands.append(SimpleCommand(text, tuple(words), program, dynamic))
+    if argv:
+        walk.runs.append(shlex.join(argv))
     if dynamic or (argv and flags[0]):
         walk.dangerous.append("the program to run is only known at run time")
         return
@@ -237,88 +253,35 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     if not argv:
         return
     program, args = os.path.basename(argv[0]), argv[1:]
-    if program in DANGEROUS_PROGRAMS or program.startswith("mkfs"):
-        walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
-    if program in SHELLS and any(a.startswith("-") and "c" in a[1:] for a in args):
-        walk.dangerous.append(f"{program} -c runs a string as shell code")
-    inline = INTERPRETERS.get(program, "")[1:]
-    if inline and any(a[:1] == "-" and a[1:2] != "-" and inline in a[1:] for a in args):
-        walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
-    if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
-        builtin_names(program, args, walk)
-    for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
-        reason = process_secret_reason(walk.at(arg))
-        if reason:
-            walk.dangerous.append(reason)
-    if program == "alias" and any("=" in a for a in args):
-        walk.readonly = False  # defines what a later word runs
-        if any(a.partition("=")[0] in _SHADOWED for a in args):
-            walk.dangerous.append("an alias replaces a program later commands run")
-    flags_given = [a for a in args if a.startswith("-")]
-    code_flags = _EVAL_LIKE.get(program)
-    if code_flags is not None and (
-        any(a.startswith(code_flags) for a in flags_given)
-        or (program == "trap" and args and not args[0].startswith("-"))
-    ):
-        walk.dangerous.append(
-            "hash -p makes a later command name run another file"
-            if program == "hash"
-            else f"{program} makes the shell run a string as code later"
-        )
-    if program == "ps" and ps_env(args):
-        walk.dangerous.append("ps with e shows other processes' environment, secrets included")
+    code_checks(program, args, walk)
     if program == "git":
         git = git_effects(args)
-        walk.git_dirs.append(walk.base)
+        walk.git_dirs += walk.bases
         walk.git_dirs += [
-            walk.at(a[2:] or b) for a, b in zip(args, [*args[1:], ""], strict=True) if a[:2] == "-C"
+            path
+            for index, arg in enumerate(args)
+            if arg.startswith("-C")
+            for path in walk.at(arg[2:] or (args[index + 1] if index + 1 < len(args) else ""))
         ]
         walk.readonly = walk.readonly and git.readonly
         walk.dangerous += git.dangerous
-        walk.reads += [walk.at(r) for r in git.reads]
-        walk.writes += [walk.at(w) for w in git.writes]
+        walk.reads += [p for r in git.reads for p in walk.at(r)]
+        walk.writes += [p for w in git.writes for p in walk.at(w)]
         return
     if program == "find":
         _find(args, flags[1:], walk)
         return
     if program in ("cd", "pushd", "popd"):
-        _cd(program, args, flags[1:], walk)
+        walk.cd(program, args, flags[1:])
         return
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
-    walk.writes += [walk.at(w) for w in effects.writes]
-    if program == "mv":
-        walk.writes += [walk.at(a) for a in args if not a.startswith("-")]
+    walk.writes += [p for w in effects.writes for p in walk.at(w)]
     if program not in READONLY_PROGRAMS or not effects.readonly or effects.writes:
         walk.readonly = False
-    if program in FILE_READERS or effects.reads:
-        named = effects.reads
-        if (
-            program in FILE_READERS
-            and walk.base[:1] not in ("", "\0")
-            and not any(not a.startswith("-") for a in args)
-        ):
-            walk.reads.append(walk.base)  # `cd /etc && ls` lists /etc
-        for value, is_dynamic in named:
-            if is_dynamic:
-                walk.readonly = False
-            walk.reads.append(walk.at(value))
-
-
-def _cd(program: str, args: list[str], flags: list[bool], walk: Walk) -> None:
-    """Follow ``cd``/``pushd`` so relative paths after it are judged where they point."""
-    operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
-    if program == "popd" or any(d for _, d in operands) or (operands and operands[0][0] == "-"):
-        walk.readonly = False  # where it goes is only known at run time
-        walk.base = "\0unknown"
-        return
-    target = operands[0][0] if operands else "~"
-    if re.fullmatch(r"[+-]\d+", target):
-        walk.readonly = False
-        walk.base = "\0unknown"
-        return
-    walk.base = walk.at(target)
-    walk.reads.append(walk.base)  # what runs after it reads there (git, pwd, grep -r …)
+    for value, is_dynamic in effects.reads:  # a name known only at run time cannot be judged
+        walk.readonly = walk.readonly and not is_dynamic
+        walk.reads += walk.at(value)
 
 
 def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
@@ -326,7 +289,7 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
     starts = args[:count] or ["."]
     for value, is_dynamic in zip(starts, flags[:count] or [False], strict=False):
         walk.readonly = walk.readonly and not is_dynamic
-        walk.reads.append(walk.at(value))
+        walk.reads += walk.at(value)
     for index, arg in enumerate(args):
         if arg == "-delete":
             walk.dangerous.append("find -delete deletes files")
@@ -338,14 +301,16 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
                 inner.append(word)
             before = walk.readonly
             unwrapped = unwrap(inner, [False] * len(inner))
+            if unwrapped.argv:
+                walk.runs.append(shlex.join(unwrapped.argv))
             walk.dangerous += unwrapped.dangerous
             _classify(unwrapped.argv, unwrapped.dynamic, walk)
             walk.readonly = before and walk.readonly and bool(inner) and unwrapped.readonly
         elif arg.startswith(("-fprint", "-fls")):
             walk.readonly = False
             if index + 1 < len(args):
-                walk.writes.append(walk.at(args[index + 1]))
+                walk.writes += walk.at(args[index + 1])
         elif arg in ("-files0-from",):
             walk.readonly = False
         elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
-            walk.reads.append(walk.at(args[index + 1]))
+            walk.reads += walk.at(args[index + 1])

@@ -11,9 +11,40 @@ from __future__ import annotations
 from typing import Any
 
 from toolbelt.permissions.shell_contexts import ARITHMETIC_TEST_OPERATORS, arithmetic_text
+from toolbelt.permissions.shell_rules import (
+    DANGEROUS_PROGRAMS,
+    INTERPRETERS,
+    READONLY_PROGRAMS,
+    SHELLS,
+    WRAPPERS,
+)
+from toolbelt.permissions.shell_secrets import process_secret_reason, ps_env
 from toolbelt.permissions.shell_walk import Walk
 
-__all__ = ["arithmetic", "builtin_names", "descendants", "names", "test_command"]
+__all__ = [
+    "SHADOWED",
+    "arithmetic",
+    "builtin_names",
+    "code_checks",
+    "descendants",
+    "names",
+    "test_command",
+]
+
+# builtins that store a string the shell runs later (a trap, a completion, a key binding…)
+EVAL_LIKE = {
+    "trap": ("-\0",),
+    "complete": ("-C", "-F"),
+    "compgen": ("-C", "-F"),
+    "bind": ("-x",),
+    "enable": ("-f",),
+    "mapfile": ("-C",),
+    "readarray": ("-C",),
+    "fc": ("-e", "-s"),
+    "hash": ("-p",),
+}
+# names a function or alias must not take over: what the analysis trusts a later call to run
+SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 def arithmetic(node: Any, walk: Walk) -> None:
@@ -87,3 +118,39 @@ def builtin_names(program: str, args: list[str], walk: Walk) -> None:
             walk.verdict(*arithmetic_text(arg), arg)
         if program == "printf" and (before == "-v" or (arg.startswith("-v") and len(arg) > 2)):
             walk.assign(arg if before == "-v" else arg[2:])  # printf -v NAME sets NAME
+
+
+def code_checks(program: str, args: list[str], walk: Walk) -> None:
+    """Code a program is handed or keeps for later: ``rm``, ``bash -c``, ``python -Bc``,
+    subscripts in ``test -v``, ``/proc/<pid>/environ``, ``trap``, ``alias ls=…``, ``ps e``."""
+    if program in DANGEROUS_PROGRAMS or program.startswith("mkfs"):
+        walk.dangerous.append(DANGEROUS_PROGRAMS.get(program, "mkfs formats a file system"))
+    if program in SHELLS and any(a.startswith("-") and "c" in a[1:] for a in args):
+        walk.dangerous.append(f"{program} -c runs a string as shell code")
+    inline = INTERPRETERS.get(program, "")[1:]
+    if inline and any(a[:1] == "-" and a[1:2] != "-" and inline in a[1:] for a in args):
+        walk.dangerous.append(f"{program} {INTERPRETERS[program]} runs code given inline")
+    if program in ("test", "[", "printf", "read", "let", "mapfile", "readarray", "getopts"):
+        builtin_names(program, args, walk)
+    for arg in args:  # /proc/<pid>/environ through any program (strings, base64, cp…)
+        for path in walk.at(arg):
+            reason = process_secret_reason(path)
+            if reason:
+                walk.dangerous.append(reason)
+    if program == "alias" and any("=" in a for a in args):
+        walk.readonly = False  # defines what a later word runs
+        if any(a.partition("=")[0] in SHADOWED for a in args):
+            walk.dangerous.append("an alias replaces a program later commands run")
+    flags_given = [a for a in args if a.startswith("-")]
+    code_flags = EVAL_LIKE.get(program)
+    if code_flags is not None and (
+        any(a.startswith(code_flags) for a in flags_given)
+        or (program == "trap" and args and not args[0].startswith("-"))
+    ):
+        walk.dangerous.append(
+            "hash -p makes a later command name run another file"
+            if program == "hash"
+            else f"{program} makes the shell run a string as code later"
+        )
+    if program == "ps" and ps_env(args):
+        walk.dangerous.append("ps with e shows other processes' environment, secrets included")

@@ -48,7 +48,10 @@ NAME_BUILTINS = frozenset(
 _NUMBER = re.compile(r"\b(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)\b")
 _PLAIN_ARITHMETIC = re.compile(r"[\s0-9+\-*/%()<>=!&|^~?:,]*")
 _CODE = ("$(", "`", "<(", ">(")
-CODE_REASON = "bash evaluates an array subscript or arithmetic expression here as code"
+CODE_REASON = (
+    "bash evaluates text here as code (an array subscript, arithmetic, or a command "
+    "substitution hidden from the parser)"
+)
 
 
 def hidden_code(text: str) -> bool:

@@ -138,6 +138,7 @@ DANGEROUS_PROGRAMS = {
     "mount": "mount changes mounted file systems",
     "umount": "umount changes mounted file systems",
     "truncate": "truncate cuts files",
+    "watch": "watch runs its arguments as shell code, again and again",
 }
 
 SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"])
@@ -247,5 +248,14 @@ WRAPPERS = frozenset(
         "sudo",
         "doas",
         "xargs",
+        "coproc",
+        "flock",
+        "chroot",
+        "taskset",
+        "strace",
+        "ltrace",
+        "valgrind",
+        "unbuffer",
+        "parallel",
     ]
 )

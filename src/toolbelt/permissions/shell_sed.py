@@ -181,7 +181,7 @@ class _Reader:
             return True
         if char in ("/", "\\"):
             self.at += 1
-            self.delimited(self.take() if char == "\\" else "/")
+            self.regex(self.take() if char == "\\" else "/")
             while self.peek() in ("I", "M"):
                 self.at += 1
             return True
@@ -205,6 +205,32 @@ class _Reader:
             out.append(char)
         return "".join(out)
 
+    def regex(self, delimiter: str) -> None:
+        """A regex up to an unescaped ``delimiter``; inside a bracket expression (``[/]``,
+        ``[]/]``, ``[[:alpha:]/]``) the delimiter is an ordinary character, as in GNU sed."""
+        if delimiter in ("\n", "\\", ""):
+            raise _Unparsable
+        while (char := self.take()) != delimiter:
+            if char == "\\":
+                self.take()
+            elif char == "[":
+                self.bracket()
+
+    def bracket(self) -> None:
+        if self.peek() == "^":
+            self.at += 1
+        if self.peek() == "]":
+            self.at += 1
+        while (char := self.take()) != "]":
+            if char == "[" and self.peek() in (":", "=", "."):
+                close = self.take() + "]"
+                end = self.text.find(close, self.at)
+                if end < 0:
+                    raise _Unparsable
+                self.at = end + 2
+            elif char == "\n":
+                raise _Unparsable
+
     def end_of_command(self) -> None:
         self.blanks()
         if self.peek() not in ("", ";", "\n", "}", "#"):
@@ -217,8 +243,9 @@ class _Reader:
                 self.at += 1
             self.end_of_command()
         elif command in (":", "b", "t", "T", "v"):
+            # GNU sed ends a label at a blank as well as `;`: `:a e cmd` runs `e cmd`
             self.blanks()
-            while self.peek() not in ("", ";", "\n"):
+            while self.peek() not in ("", ";", "\n", " ", "\t"):
                 self.at += 1
         elif command in ("a", "i", "c"):
             self.text_argument()
@@ -260,7 +287,7 @@ class _Reader:
 
     def substitute(self) -> None:
         delimiter = self.take()
-        self.delimited(delimiter)
+        self.regex(delimiter)
         self.delimited(delimiter)
         while (flag := self.peek()) and flag in "gpiImMe0123456789w":
             self.at += 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import glob
 import os
-import posixpath
 import pwd
 import re
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any
 from toolbelt.permissions.shell_contexts import CODE_REASON, arithmetic_text
 from toolbelt.permissions.shell_rules import SAFE_VARIABLES
 
-__all__ = ["Walk", "expand_globs", "expand_word", "process_secret_reason", "ps_env"]
+__all__ = ["Walk", "expand_globs", "expand_word"]
 
 _DYNAMIC = {
     "simple_expansion",
@@ -32,6 +31,7 @@ _DYNAMIC = {
 _QUOTED = {"raw_string", "ansi_c_string", "string", "string_content"}
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
 _MAX_WORDS = 256
+_MAX_BASES = 16
 
 
 @dataclass
@@ -42,21 +42,43 @@ class Walk:
     writes: list[str] = field(default_factory=list)
     reads: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
     """Text bash evaluates as code where no command is written (``'a[$(…)]'``): no rule for
     the command around it covers it."""
     readonly: bool = True
-    base: str = ""
-    """Where relative paths point after the ``cd`` commands seen so far ("" = the cwd)."""
+    bases: list[str] = field(default_factory=lambda: [""])
+    """Every directory relative paths may point to after the ``cd`` commands seen so far
+    ("" = the cwd). A ``cd`` may fail (``cd x || true``) or run in a subshell or a pipeline
+    part (``(cd src); cat ../secret``), so the directories before it stay possible too."""
 
-    def at(self, path: str) -> str:
-        """``path`` as seen from the command's starting directory."""
-        if not self.base or path.startswith(("/", "~")) or self.base.startswith("\0"):
-            return path
-        return os.path.join(self.base, path)
+    def at(self, path: str) -> list[str]:
+        """Every path ``path`` may name, as seen from the command's starting directory."""
+        if path.startswith(("/", "~")):
+            return [path]
+        return [os.path.join(base, path) if base else path for base in self.bases]
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode(errors="replace")
+
+    def cd(self, program: str, args: list[str], flags: list[bool]) -> None:
+        """Follow ``cd``/``pushd`` so relative paths after it are judged where they may point."""
+        operands = [(a, d) for a, d in zip(args, flags, strict=False) if not a.startswith("-")]
+        target = operands[0][0] if operands else "~"
+        if (
+            program == "popd"
+            or any(d for _, d in operands)
+            or target == "-"
+            or re.fullmatch(r"[+-]\d+", target)
+        ):
+            self.readonly = False  # where it goes is only known at run time
+            return
+        entered = self.at(target)
+        self.reads += entered  # what runs after it reads there (git, pwd, grep -r …)
+        self.bases = list(dict.fromkeys(self.bases + entered))
+        if len(self.bases) > _MAX_BASES:
+            self.readonly = False
+            self.bases = self.bases[:_MAX_BASES]
 
     def assign(self, name: str) -> None:
         """Setting a variable that can change what runs is not read-only (SAFE_VARIABLES)."""
@@ -98,7 +120,7 @@ def expand_word(node: Any, walk: Walk) -> list[tuple[str, bool]]:
     value, dynamic = walk.word(node)
     pattern = _pattern(node, walk)
     if _GLOB.search(pattern):
-        walk.reads.append(walk.at(_unescape(pattern)))
+        walk.reads += walk.at(_unescape(pattern))
         walk.readonly = walk.readonly and not dynamic  # which directory it lists is unknown
     words = _braces(pattern) if "{" in pattern else [pattern]
     if words is None or len(words) > _MAX_WORDS:
@@ -202,43 +224,6 @@ def _alternatives(inner: str) -> list[str] | None:
         step = 1 if ord(last) >= ord(first) else -1
         return [chr(n) for n in range(ord(first), ord(last) + step, step)]
     return None
-
-
-_PROCESS = re.compile(r"/proc/(\d+|self|thread-self|[^/]*[*?\[][^/]*)(/.*)?")
-
-
-def process_secret_reason(path: str) -> str | None:
-    """Why reading ``path`` exposes another process (``/proc/<pid>/environ|cmdline|mem``…)."""
-    normal = posixpath.normpath(path) if path.startswith("/") else path
-    if _PROCESS.fullmatch(normal) and normal.count("/") >= 3:
-        return "it reads a process's environment, command line or memory under /proc"
-    return None
-
-
-_PS_VALUES = set("oOpqstuUgGCN")
-
-
-def ps_env(args: list[str]) -> bool:
-    """Whether ``ps ARGS`` shows environments: BSD-style ``e`` (``ps e``, ``ps axeww``),
-    never UNIX-style ``-e`` (all processes); values of ``-o FORMAT`` and friends skipped."""
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg.startswith("--"):
-            skip = "=" not in arg and arg[2:] in ("format", "pid", "ppid", "user", "sort", "cols")
-        elif arg.startswith("-"):
-            letters = arg[1:]
-            for position, letter in enumerate(letters):
-                if letter in _PS_VALUES:
-                    skip = position == len(letters) - 1
-                    break
-        else:
-            if "e" in arg:
-                return True
-            skip = arg[-1:] in ("o", "O", "p", "t", "U")
-    return False
 
 
 _MAX_MATCHES = 10_000

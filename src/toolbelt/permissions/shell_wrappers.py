@@ -46,13 +46,28 @@ _SPECS = {
     ),
     "sudo": _spec("uUgCDhprtTR", user=R, group=R, chdir=R, prompt=R, role=R, type=R),
     "doas": _spec("uC"),
+    "coproc": _spec(),
+    "flock": _spec("wEc", timeout=R, conflict_exit_code=R, command=R, shared=0, exclusive=0,
+                   unlock=0, nonblock=0, close=0, no_fork=0, verbose=0),
+    "chroot": _spec(userspec=R, groups=R, skip_chdir=0),
+    "taskset": _spec(all_tasks=0, pid=0, cpu_list=0),
+    "strace": _spec("abeEIoOpPsSuUX", output=R),
+    "ltrace": _spec("aeEFlnoOpsSuAD", output=R),
+    "valgrind": _spec(),
+    "unbuffer": _spec("p"),
+    "parallel": _spec("jPIdSaENnLsX", jobs=R, arg_file=R, delimiter=R, sshlogin=R,
+                      joblog=R, results=R, tmpdir=R),
     "xargs": _spec(
         "IndPLsEa", "ile", arg_file=R, delimiter=R, max_args=R, max_procs=R, replace=OPT,
         max_lines=OPT, eof=OPT, max_chars=R, process_slot_var=R, null=0, no_run_if_empty=0,
         verbose=0, interactive=0, open_tty=0, exit=0, show_limits=0,
     ),
 }  # fmt: skip
-_SKIP_OPERANDS = {"timeout": 1, "chrt": 1}  # DURATION / PRIORITY come before the command
+# DURATION, PRIORITY, LOCKFILE, NEWROOT, MASK come before the command
+_SKIP_OPERANDS = {"timeout": 1, "chrt": 1, "flock": 1, "chroot": 1, "taskset": 1}
+# a lock file, another root, a tracer that shows every byte a process reads or writes
+_NEVER_READONLY = ("flock", "chroot", "strace", "ltrace", "valgrind")
+_WRITES_A_FILE = ("-o", "--output", "--joblog", "--results")
 _ENV_CHANGES = (
     *("-i", "--ignore-environment", "-u", "--unset", "-C", "--chdir"),
     *("--block-signal", "--default-signal", "--ignore-signal"),
@@ -104,9 +119,22 @@ def unwrap(words: list[str], dynamic: list[bool]) -> Unwrapped:
             result.reads += [o.value for o in parsed.values("-a", "--arg-file") if o.value]
             if not rest:
                 rest, rest_flags = ["echo"], [False]
+        elif program == "parallel":
+            result.readonly = False  # its commands come from its arguments and input
+            end = next((i for i, a in enumerate(rest) if a.startswith(":::")), len(rest))
+            rest, rest_flags = rest[:end], rest_flags[:end]
+        elif program == "flock" and parsed.has("-c", "--command"):
+            result.dangerous.append("flock -c runs a string as shell code")
+        elif program == "taskset" and parsed.has("-p", "--pid"):
+            rest, rest_flags = [], []  # changes another process
+            result.readonly = False
+        if program in _NEVER_READONLY:
+            result.readonly = False
+        if program in ("strace", "ltrace") and parsed.has("-p"):
+            result.dangerous.append(f"{program} -p attaches to another process and reads its data")
         elif program == "command" and parsed.has("-v", "-V"):
             rest, rest_flags = ["type"], [False]
-        elif program == "time" and parsed.has("-o", "--output"):
+        if parsed.has(*_WRITES_A_FILE) and program in ("time", "strace", "ltrace", "parallel"):
             result.readonly = False
         skip = _SKIP_OPERANDS.get(program, 0)
         result.argv, result.dynamic = rest[skip:], rest_flags[skip:]

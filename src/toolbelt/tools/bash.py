@@ -22,7 +22,8 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.paths import protections_of
 from toolbelt.permissions.shell import analyze_command
-from toolbelt.permissions.shell_walk import expand_globs, process_secret_reason
+from toolbelt.permissions.shell_secrets import process_secret_reason
+from toolbelt.permissions.shell_walk import expand_globs
 from toolbelt.permissions.trust import is_trusted
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
@@ -104,6 +105,7 @@ class BashTool(Tool[BashInput]):
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
             or (args.command,),
+            runs=analysis.runs,
             readonly_command=analysis.readonly and not args.run_in_background,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
