@@ -48,7 +48,8 @@ def build_policy(
             # shell's `cd`, `cd src && cat ../secret` would step around `Read(./secret)`
             cwd=session.cwd,
         )
-        session.read_denied = rules.read_denied
+        # None when nothing is denied: searches then need not judge each path they find
+        session.read_denied = rules.read_denied if rules.denies_reads else None
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)

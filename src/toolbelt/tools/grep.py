@@ -9,6 +9,7 @@ symlinks are not followed out of the tree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -97,6 +98,10 @@ class GrepTool(Tool[GrepInput]):
         wanted = None if limit is None else args.offset + limit + 1
         rg = find_rg()
         slow = rg is None
+        denied = ctx.session.read_denied
+        drop_ignored = not slow and not names and _glob_overrides_ignores(args)
+        # rg prints `path:N:text` itself unless a path must be cut out of each line to filter it
+        nul = slow or denied is not None or drop_ignored
         if rg is None:
             lines = await anyio.to_thread.run_sync(
                 python_grep,
@@ -109,23 +114,19 @@ class GrepTool(Tool[GrepInput]):
                 wanted,
             )
         elif args.output_mode == "files_with_matches":
-            lines = await rg_newest_first(rg, _rg_args(args, names), cwd=cwd)
+            lines = await rg_newest_first(rg, _rg_args(args, names, nul=nul), cwd=cwd)
         elif wanted is None or args.output_mode == "count":  # count: one short line a file
-            raw = await rg_collect(rg, _rg_args(args, names), cwd=cwd)
+            raw = await rg_collect(rg, _rg_args(args, names, nul=nul), cwd=cwd)
             lines = b"\n".join(raw).decode("utf-8", errors="replace").split("\n") if raw else []
         else:
-            lines = await _run_rg(rg, _rg_args(args, names), cwd, wanted)
-        if not slow and not names and _glob_overrides_ignores(args):
+            lines = await _run_rg(rg, _rg_args(args, names, nul=nul), cwd, wanted)
+        if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        denied = ctx.session.read_denied
         if denied is not None:
-            mode = args.output_mode
-            lines = [
-                line for line in lines if line == "--" or not denied(cwd / _path_of(line, mode))
-            ]
+            lines = _drop_denied(lines, args.output_mode, cwd, denied)
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
-        return _render(args, lines, slow=slow)
+        return _render(args, lines, slow=slow, nul=nul)
 
 
 def _search_root(path: Path) -> tuple[Path, list[str]]:
@@ -134,7 +135,9 @@ def _search_root(path: Path) -> tuple[Path, list[str]]:
     return path.parent, [path.name]
 
 
-def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
+def _rg_args(args: GrepInput, names: list[str], *, nul: bool) -> list[str]:
+    """rg's arguments; ``nul``: end each line's path with NUL (``path\\0N:text``), so a path
+    holding ``:`` can still be cut out of the line."""
     argv: list[str] = []
     if args.case_insensitive:
         argv.append("-i")
@@ -151,9 +154,9 @@ def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
     if args.output_mode == "files_with_matches":
         argv.append("-l")
     elif args.output_mode == "count":
-        argv += ["-c", "--with-filename", "--null"]
+        argv += ["-c", "--with-filename", *(["--null"] if nul else [])]
     else:
-        argv += ["-n", "--no-heading", "--with-filename", "--null"]
+        argv += ["-n", "--no-heading", "--with-filename", *(["--null"] if nul else [])]
         argv += ["--max-columns", "500", "--max-columns-preview"]
         before = args.context_before if args.context_before is not None else args.context
         after = args.context_after if args.context_after is not None else args.context
@@ -202,21 +205,32 @@ def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
     return [line for line in lines if line == "--" or _path_of(line, mode) not in ignored]
 
 
+def _drop_denied(
+    lines: list[str], mode: Mode, cwd: Path, denied: Callable[[Path], bool]
+) -> list[str]:
+    """The lines whose file no read-deny rule covers; each file is judged once."""
+    verdicts: dict[str, bool] = {}
+    kept = []
+    for line in lines:
+        if line != "--":
+            path = _path_of(line, mode)
+            hidden = verdicts.get(path)
+            if hidden is None:
+                hidden = verdicts[path] = denied(cwd / path)
+            if hidden:
+                continue
+        kept.append(line)
+    return kept
+
+
 def _path_of(line: str, mode: Mode) -> str:
     if mode == "files_with_matches":
         return line
     return line.partition("\x00")[0]
 
 
-def _counted(lines: list[str]) -> int:
-    return len(lines) - lines.count("--")
-
-
-def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
-    results = [line for line in lines if line != "--"]
-    total_known = len(results)
-    start = args.offset
-    limit = args.head_limit or None
+def _page_with_separators(lines: list[str], start: int, limit: int | None) -> tuple[list[str], int]:
+    """Results ``start`` to ``start + limit``, keeping the ``--`` between context groups."""
     page: list[str] = []
     taken = skipped = 0
     for line in lines:
@@ -229,10 +243,30 @@ def _render(args: GrepInput, lines: list[str], *, slow: bool) -> ToolOutput:
             continue
         if limit is not None and taken >= limit:
             break
-        page.append(_joined(line))
+        page.append(line)
         taken += 1
     while page and page[-1] == "--":
         page.pop()
+    return page, taken
+
+
+def _counted(lines: list[str]) -> int:
+    return len(lines) - lines.count("--")
+
+
+def _render(args: GrepInput, lines: list[str], *, slow: bool, nul: bool) -> ToolOutput:
+    """The page of results the model sees; ``nul``: lines are ``path\\0N:text`` from rg."""
+    separators = lines.count("--")  # between context groups
+    total_known = len(lines) - separators
+    start = args.offset
+    limit = args.head_limit or None
+    if not separators:  # the common case, in slices rather than line by line
+        page = lines[start:] if limit is None else lines[start : start + limit]
+        taken = len(page)
+    else:
+        page, taken = _page_with_separators(lines, start, limit)
+    if nul and args.output_mode != "files_with_matches":
+        page = [_joined(line) for line in page]
     more = limit is not None and total_known > start + taken
     structured: dict[str, object] = {
         "mode": args.output_mode,
