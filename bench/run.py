@@ -20,6 +20,7 @@ BENCHMARKS = {
     "shell": "bench_shell",
     "mcp": "bench_mcp",
     "http-soak": "bench_http_soak",
+    "mcp-search": "bench_mcp_search",
 }
 
 

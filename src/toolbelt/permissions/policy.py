@@ -67,6 +67,11 @@ class RuleMatcher(Protocol):
         """Whether a path-scoped read-deny rule covers ``path``."""
         ...
 
+    @property
+    def denies_reads(self) -> bool:
+        """Whether some deny rule names paths that reading tools may not see."""
+        ...
+
 
 class _NoRules:
     def match(
@@ -80,6 +85,10 @@ class _NoRules:
         return None
 
     def read_denied(self, path: Path) -> bool:
+        return False
+
+    @property
+    def denies_reads(self) -> bool:
         return False
 
 
@@ -209,7 +218,8 @@ class ToolbeltPolicy(PermissionPolicy):
                 return Ask(f"{what} needs approval.")
 
     def hidden_paths(self) -> Callable[[Path], bool] | None:
-        if isinstance(self._rules, _NoRules):
+        # None when nothing is denied: searches then need not judge each path they find
+        if not self._rules.denies_reads:
             return None
         return self._rules.read_denied
 

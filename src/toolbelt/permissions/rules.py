@@ -267,6 +267,11 @@ class RuleSet:
             chosen.append(hit)
         return RuleMatch("allow", str(chosen[0]), chosen[0].source) if chosen else None
 
+    @property
+    def denies_reads(self) -> bool:
+        """Whether some deny rule names paths that reading tools may not see."""
+        return any(r.specifier is not None and r.covers(FILE_READ) for r in self.lists["deny"])
+
     def read_denied(self, path: Path) -> bool:
         """Whether a path-scoped deny rule for reading covers ``path`` (filters search results)."""
         return any(

@@ -11,6 +11,7 @@ when it walks a directory (``search.budget``): when cut, it returns what it foun
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -109,6 +110,10 @@ class GrepTool(Tool[GrepInput]):
         rg = find_rg()
         slow = rg is None
         budget = SearchBudget()
+        drop_ignored = not slow and not names and _glob_overrides_ignores(args)
+        # rg prints `path:N:text` itself unless a path must be cut out of each line (to filter
+        # it, or to put a file's name back where rg read it as stdin)
+        nul = slow or ctx.hides_paths or drop_ignored or bool(names)
         if rg is None:
             lines = await anyio.to_thread.run_sync(
                 python_grep,
@@ -122,17 +127,14 @@ class GrepTool(Tool[GrepInput]):
                 budget,
             )
         else:
-            lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget)
-        if not slow and not names and _glob_overrides_ignores(args):
+            lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul)
+        if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         if ctx.hides_paths:
-            mode = args.output_mode
-            lines = [
-                line for line in lines if line == "--" or ctx.visible(cwd / _path_of(line, mode))
-            ]
+            lines = _drop_denied(lines, args.output_mode, cwd, lambda path: not ctx.visible(path))
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
-        return _render(args, lines, slow=slow, budget=budget)
+        return _render(args, lines, slow=slow, nul=nul, budget=budget)
 
 
 async def _search(
@@ -143,12 +145,14 @@ async def _search(
     names: list[str],
     wanted: int | None,
     budget: SearchBudget,
+    *,
+    nul: bool,
 ) -> list[str]:
     """rg over what the guard opened: a file as rg's stdin, a directory as its start (see
     ``search.ripgrep``), so nothing swapped in after the permission check is searched."""
     if names:
         fd = guard.open_for_read(target)
-        argv = _rg_args(args, ["-"])  # "-": the descriptor given as stdin
+        argv = _rg_args(args, ["-"], nul=nul)  # "-": the descriptor given as stdin
         try:
             if args.output_mode != "content" or wanted is None:
                 raw = await rg_collect(rg, argv, cwd=target.path.parent, budget=budget, stdin=fd)
@@ -160,7 +164,7 @@ async def _search(
         return _relabel(lines, names[0])
     dir_fd = guard.open_directory(target)
     try:
-        cwd, argv = target.path, _rg_args(args, names)
+        cwd, argv = target.path, _rg_args(args, names, nul=nul)
         if args.output_mode == "files_with_matches":
             return await rg_newest_first(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd)
         if wanted is None or args.output_mode == "count":  # count: one short line a file
@@ -193,7 +197,9 @@ def _search_root(path: Path) -> tuple[Path, list[str]]:
     return path.parent, [path.name]
 
 
-def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
+def _rg_args(args: GrepInput, names: list[str], *, nul: bool) -> list[str]:
+    """rg's arguments; ``nul``: end each line's path with NUL (``path\\0N:text``), so a path
+    holding ``:`` can still be cut out of the line."""
     argv: list[str] = []
     if args.case_insensitive:
         argv.append("-i")
@@ -210,9 +216,9 @@ def _rg_args(args: GrepInput, names: list[str]) -> list[str]:
     if args.output_mode == "files_with_matches":
         argv.append("-l")
     elif args.output_mode == "count":
-        argv += ["-c", "--with-filename", "--null"]
+        argv += ["-c", "--with-filename", *(["--null"] if nul else [])]
     else:
-        argv += ["-n", "--no-heading", "--with-filename", "--null"]
+        argv += ["-n", "--no-heading", "--with-filename", *(["--null"] if nul else [])]
         argv += ["--max-columns", "500", "--max-columns-preview"]
         before = args.context_before if args.context_before is not None else args.context
         after = args.context_after if args.context_after is not None else args.context
@@ -275,24 +281,32 @@ def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
     return [line for line in lines if line == "--" or _path_of(line, mode) not in ignored]
 
 
+def _drop_denied(
+    lines: list[str], mode: Mode, cwd: Path, denied: Callable[[Path], bool]
+) -> list[str]:
+    """The lines whose file no read-deny rule covers; each file is judged once."""
+    verdicts: dict[str, bool] = {}
+    kept = []
+    for line in lines:
+        if line != "--":
+            path = _path_of(line, mode)
+            hidden = verdicts.get(path)
+            if hidden is None:
+                hidden = verdicts[path] = denied(cwd / path)
+            if hidden:
+                continue
+        kept.append(line)
+    return kept
+
+
 def _path_of(line: str, mode: Mode) -> str:
     if mode == "files_with_matches":
         return line
     return line.partition("\x00")[0]
 
 
-def _counted(lines: list[str]) -> int:
-    return len(lines) - lines.count("--")
-
-
-def _render(
-    args: GrepInput, lines: list[str], *, slow: bool, budget: SearchBudget | None = None
-) -> ToolOutput:
-    cut = budget is not None and budget.expired
-    results = [line for line in lines if line != "--"]
-    total_known = len(results)
-    start = args.offset
-    limit = args.head_limit or None
+def _page_with_separators(lines: list[str], start: int, limit: int | None) -> tuple[list[str], int]:
+    """Results ``start`` to ``start + limit``, keeping the ``--`` between context groups."""
     page: list[str] = []
     taken = skipped = 0
     for line in lines:
@@ -305,10 +319,38 @@ def _render(
             continue
         if limit is not None and taken >= limit:
             break
-        page.append(_joined(line))
+        page.append(line)
         taken += 1
     while page and page[-1] == "--":
         page.pop()
+    return page, taken
+
+
+def _counted(lines: list[str]) -> int:
+    return len(lines) - lines.count("--")
+
+
+def _render(
+    args: GrepInput,
+    lines: list[str],
+    *,
+    slow: bool,
+    nul: bool,
+    budget: SearchBudget | None = None,
+) -> ToolOutput:
+    """The page of results the model sees; ``nul``: lines are ``path\\0N:text`` from rg."""
+    cut = budget is not None and budget.expired
+    separators = lines.count("--")  # between context groups
+    total_known = len(lines) - separators
+    start = args.offset
+    limit = args.head_limit or None
+    if not separators:  # the common case, in slices rather than line by line
+        page = lines[start:] if limit is None else lines[start : start + limit]
+        taken = len(page)
+    else:
+        page, taken = _page_with_separators(lines, start, limit)
+    if nul and args.output_mode != "files_with_matches":
+        page = [_joined(line) for line in page]
     more = limit is not None and total_known > start + taken
     structured: dict[str, object] = {
         "mode": args.output_mode,
