@@ -248,3 +248,16 @@ async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -
     with anyio.fail_after(10):
         while alive(f"sleep 4646{os.getpid()}"):
             await anyio.sleep(0.05)
+
+
+def test_the_listening_socket_says_tcp_so_asyncio_turns_nagle_off() -> None:
+    """With proto 0 asyncio leaves Nagle on, and each response waited ~40 ms for an ACK."""
+    import socket
+
+    from toolbelt.cli.mcp_command import _listen
+
+    listener = _listen("127.0.0.1", 0)
+    try:
+        assert listener.proto == socket.IPPROTO_TCP
+    finally:
+        listener.close()
