@@ -4,7 +4,9 @@
 client process call cheap tools (think, todo_read) in a loop, each call bounded by a 10 s
 wait. A warm-up wave of the same 64 clients runs for 10 s and leaves; the server's RSS is
 read; then a fresh wave runs for the measured period and leaves, and the RSS is read again.
-Reported: calls/s, p50/p99 latency (client side, so it includes the SDK's own cost), errors
+The same waves then run against the MCP SDK's own server with the same two
+tools (``peer_sdk_http.py``). Reported: calls/s, p50/p99 latency (client side, so it includes
+the SDK's own cost), errors
 (error results or exceptions), unanswered calls (the 10 s wait ran out), RSS after warm-up
 and after the run. Goal: 0 errors, 0 unanswered, RSS after within 20% of RSS after warm-up.
 
@@ -25,7 +27,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -33,6 +34,7 @@ from harness import fmt_time, table, write_section
 from mcp import Client
 
 TOOLBELT = str(Path(sys.executable).with_name("toolbelt"))
+PEER = Path(__file__).with_name("peer_sdk_http.py")
 CLIENTS_PER_ERA = 32
 WARMUP = 10.0
 CALL_BOUND = 10.0
@@ -113,7 +115,20 @@ class Run:
     client_cpu: float
 
 
-def soak(seconds: float) -> Run:
+def wait_listening(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def soak(name: str, seconds: float) -> Run:
+    """One server under a warm-up wave, then the measured wave."""
     port = free_port()
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "workspace"
@@ -121,39 +136,18 @@ def soak(seconds: float) -> Run:
         token = os.urandom(16).hex()
         token_file = Path(scratch) / "token"
         token_file.write_text(token)
-        server = subprocess.Popen(
-            [
-                TOOLBELT,
-                "mcp",
-                "--http",
-                f"127.0.0.1:{port}",
-                "--root",
-                root,
-                "--token-file",
-                token_file,
-            ],
-            stderr=subprocess.DEVNULL,
-        )
+        command = [TOOLBELT, "mcp", "--http", str(port), "--root", root, "--token-file", token_file]
+        if name != "toolbelt":
+            command = [sys.executable, str(PEER), str(port)]
+        server = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.05)
-            url = f"{base}/mcp"
+            wait_listening(port)
+            url = f"http://127.0.0.1:{port}/mcp"
             asyncio.run(wave(url, token, WARMUP))
             time.sleep(1.0)  # the departed clients' sessions are closed by now
             warm = rss_kib(server.pid)
-            started, server_cpu, client_cpu = (
-                time.monotonic(),
-                cpu_seconds(server.pid),
-                time.process_time(),
-            )
+            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
+            started = time.monotonic()
             tally = asyncio.run(wave(url, token, seconds))
             elapsed = time.monotonic() - started
             server_cpu = cpu_seconds(server.pid) - server_cpu
@@ -166,26 +160,34 @@ def soak(seconds: float) -> Run:
     return Run(tally, warm, after, elapsed, server_cpu, client_cpu)
 
 
-def main(seconds: float = 60.0, record: bool = True) -> None:
-    run = soak(seconds)
+def row(name: str, seconds: float, run: Run) -> list[str]:
     tally, warm, after, elapsed = run.tally, run.warm_rss, run.after_rss, run.elapsed
-    calls = len(tally.latencies)
     ordered = sorted(tally.latencies) or [0.0]
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    growth = (after - warm) / warm
-    row = [
+    return [
+        name,
         f"{CLIENTS_PER_ERA} + {CLIENTS_PER_ERA}",
         f"{seconds:g} s",
-        f"{calls / elapsed:,.0f}",
+        f"{len(tally.latencies) / elapsed:,.0f}",
         fmt_time(statistics.median(ordered)),
         fmt_time(p99),
         str(tally.errors),
         str(tally.unanswered),
         f"{warm / 1024:.1f} MiB",
-        f"{after / 1024:.1f} MiB ({growth:+.0%})",
+        f"{after / 1024:.1f} MiB ({(after - warm) / warm:+.0%})",
         f"{run.server_cpu / elapsed:.0%} / {run.client_cpu / elapsed:.0%}",
     ]
+
+
+def main(seconds: float = 60.0, record: bool = True) -> None:
+    rows = []
+    for name in ("toolbelt", "MCP SDK server"):
+        run = soak(name, seconds)
+        rows.append(row(name, seconds, run))
+        for failure in run.tally.failures[:5]:
+            print(f"  {name} failure:", failure)
     headers = [
+        "server",
         "clients (2026-07-28 + 2025-11-25)",
         "run",
         "calls/s",
@@ -200,16 +202,15 @@ def main(seconds: float = 60.0, record: bool = True) -> None:
     body = (
         "Command: `.venv/bin/python bench/run.py http-soak`\n\n"
         "Official `mcp.Client`s in one client process against `toolbelt mcp --http` (token "
-        "on), calling think and todo_read in turn, each call bounded by 10 s; a 10 s warm-up "
-        "wave of 64 clients comes and goes before the measured wave. Goal: 0 errors, 0 "
-        "unanswered, RSS after the run within 20% of RSS after warm-up. Latency is measured "
-        "by the client and includes the SDK's cost; CPU is each side's share of one core "
-        "during the measured wave (both sides share the machine's 2 cores).\n\n"
-        + table([row], headers)
+        "on), then against the MCP SDK's own server (`bench/peer_sdk_http.py`, the same two "
+        "tools, no auth), calling think and todo_read in turn, each call bounded by 10 s; a "
+        "10 s warm-up wave of 64 clients comes and goes before the measured wave. Goal: 0 "
+        "errors, 0 unanswered, RSS after the run within 20% of RSS after warm-up. Latency is "
+        "measured by the client and includes the SDK client's cost; CPU is each side's share "
+        "of one core during the measured wave (both sides share the machine's 2 cores).\n\n"
+        + table(rows, headers)
     )
     print(body)
-    for failure in tally.failures[:5]:
-        print("  failure:", failure)
     if record:
         write_section("http-soak", body)
 

@@ -57,6 +57,8 @@ class HttpServer:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(20)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
         if self.token_file is not None:
             os.unlink(self.token_file)
 

@@ -44,6 +44,9 @@ __all__ = ["HttpOptions", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE = 1.0
+QUICK_ANSWER = 0.02
+"""A call answered this fast (no progress, no question first) gets a plain JSON response,
+which costs the client far less than an event stream; any other call streams."""
 GENERAL_BUFFER = 256
 """Messages held for a session's GET stream; past them (a client that stopped reading) the
 newest are dropped rather than held without bound."""
@@ -143,12 +146,12 @@ def build_app(options: HttpOptions) -> Any:
                 return _error_response(
                     request_id, -32001, "Unknown or missing Mcp-Session-Id; initialize first.", 404
                 )
-            return await _dispatch(table, session, message)
+            return await _dispatch(request, table, session, message)
         except Busy as exc:  # a JSON-RPC error the client shows, not an HTTP failure it retries
             return _error_response(request_id, -32000, str(exc), 200)
 
     async def _dispatch(
-        table: SessionTable, session: HttpSession, message: dict[str, Any]
+        request: Request, table: SessionTable, session: HttpSession, message: dict[str, Any]
     ) -> Response:
         method, request_id = message.get("method"), message.get("id")
         params = message.get("params") or {}
@@ -165,7 +168,12 @@ def build_app(options: HttpOptions) -> Any:
             return JSONResponse(session.server.answer(request_id, method, params))
         key, receive = table.begin(session, request_id)
         table.group.start_soon(session.server.tools_call, key, params)
-        return StreamingResponse(_sse(receive, key, session, table), media_type="text/event-stream")
+        first = await _quick_message(receive) if _takes_json(request) else None
+        if first is not None and _answers(first, key):  # done at once: a plain JSON answer
+            table.end(session, key)
+            return JSONResponse({**first, "id": request_id})
+        stream = _sse(receive, key, session, table, first)
+        return StreamingResponse(stream, media_type="text/event-stream")
 
     def _initialize(table: SessionTable, message: dict[str, Any]) -> Response:
         session_id = secrets.token_hex(16)
@@ -228,11 +236,30 @@ async def _read_body(request: Request, limits: Limits) -> bytes:
     return b"".join(chunks)
 
 
+def _takes_json(request: Request) -> bool:
+    """Whether the client accepts a plain JSON answer to a tool call (every MCP client must)."""
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept or "*/*" in accept
+
+
+async def _quick_message(
+    receive: MemoryObjectReceiveStream[dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The call's first message if it comes within ``QUICK_ANSWER`` seconds, else None."""
+    with anyio.move_on_after(QUICK_ANSWER):
+        try:
+            return await receive.receive()
+        except anyio.EndOfStream:  # the session ended at once; the stream says so
+            return None
+    return None
+
+
 async def _sse(
     receive: MemoryObjectReceiveStream[dict[str, Any]],
     key: str | None,
     session: HttpSession,
     table: SessionTable | None,
+    first: dict[str, Any] | None = None,
 ) -> AsyncIterator[bytes]:
     """Server-sent events until the call ``key`` is answered (forever for the GET stream).
 
@@ -248,9 +275,10 @@ async def _sse(
         yield b": open\n\n"  # sends the headers now, so the client sees the call start
         async with receive:
             while True:
-                message = None
-                with anyio.move_on_after(KEEPALIVE):
-                    message = await receive.receive()
+                message, first = first, None
+                if message is None:
+                    with anyio.move_on_after(KEEPALIVE):
+                        message = await receive.receive()
                 if message is None:
                     yield b": keepalive\n\n"
                     continue
