@@ -1,0 +1,201 @@
+"""The OS sandbox every tool command runs in: the wall that holds when the analysis misses.
+
+The command analysis decides whether to *ask*; what a command can *do* is decided here, by
+the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it confined:
+
+- **landlock** (default where the kernel has it — Linux ≥ 5.13; TCP rules ≥ 6.7): the
+  ``confine`` launcher applies a Landlock ruleset (``sandbox_rules``) and a seccomp filter
+  (``seccomp``), then execs bash. No binary, no namespaces, works as root and in containers.
+- **bwrap** (bubblewrap, when installed and chosen): a mount namespace — the system read-only,
+  the roots bound writable with protected entries re-bound read-only, secrets hidden under
+  empty mounts, a private ``/tmp`` and ``/proc`` (other processes invisible), a PID namespace
+  (nothing survives the shell), no network namespace unless allowed — plus the same seccomp
+  filter, and Landlock for the read-only profile where the kernel has it.
+- **off**: commands run unconfined and only the analysis stands between them and the machine.
+
+``auto`` picks landlock, else bwrap, else says once, loudly, on stderr that there is none.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from toolbelt.core.errors import UsageError
+from toolbelt.shell.confine import launcher_argv
+from toolbelt.shell.landlock import abi_version
+from toolbelt.shell.sandbox_rules import Grants, readonly_grants, workspace_grants
+
+__all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
+
+MODES = ("auto", "landlock", "bwrap", "off")
+Profile = Literal["workspace", "readonly"]
+Backend = Literal["landlock", "bwrap"]
+
+_warned = False
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """``"sandbox": {"mode": …, "network": "off" | "on" | ["host:port", …]}`` of settings."""
+
+    mode: str = "auto"
+    network: str | tuple[str, ...] = "off"
+    secrets: tuple[Path, ...] = ()
+    """More files the sandbox must hide (the HTTP server's token file)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UsageError(f"Unknown sandbox mode {self.mode!r}; choose one of {MODES}.")
+        if isinstance(self.network, str) and self.network not in ("off", "on"):
+            raise UsageError(
+                f'Unknown sandbox network {self.network!r}; use "off", "on" or a list of '
+                '"host:port" strings.'
+            )
+        for entry in () if isinstance(self.network, str) else self.network:
+            _port(entry)
+
+    @property
+    def ports(self) -> tuple[int, ...] | None:
+        """TCP ports commands may connect to: None for any, () for none."""
+        if self.network == "on":
+            return None
+        if self.network == "off":
+            return ()
+        return tuple(sorted({_port(entry) for entry in self.network}))
+
+
+def _port(entry: str) -> int:
+    host, _, port = entry.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
+    return int(port)
+
+
+@functools.cache
+def _bwrap_works() -> bool:
+    """bwrap is installed and can make namespaces here (a container may forbid them)."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return False
+    probe = [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+def choose_backend(mode: str) -> Backend | None:
+    """The backend for ``mode``; a clear error when an explicitly chosen one is missing."""
+    if mode == "off":
+        return None
+    if mode == "landlock":
+        if abi_version() < 1:
+            raise UsageError(
+                "--sandbox landlock: this kernel has no Landlock (Linux 5.13+ with it enabled "
+                "is needed); use --sandbox bwrap, or --sandbox off to run unconfined."
+            )
+        return "landlock"
+    if mode == "bwrap":
+        if not _bwrap_works():
+            raise UsageError(
+                "--sandbox bwrap: bubblewrap is not installed or cannot create namespaces "
+                "here; install it (the bubblewrap package) or use --sandbox landlock."
+            )
+        return "bwrap"
+    if abi_version() >= 1:
+        return "landlock"
+    if _bwrap_works():
+        return "bwrap"
+    _warn_once()
+    return None
+
+
+def _warn_once() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        sys.stderr.write(
+            "toolbelt: WARNING: no OS sandbox is available (no Landlock in this kernel, no "
+            "working bubblewrap): commands run UNCONFINED and only the command analysis "
+            "decides what runs. Install bubblewrap or use a kernel with Landlock.\n"
+        )
+
+
+class Sandbox:
+    """One session's sandbox: the backend and the paths its profiles grant."""
+
+    def __init__(
+        self,
+        settings: SandboxSettings,
+        roots: Sequence[Path],
+        *,
+        temp_dir: Path,
+        state_dir: Path,
+        home: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self.backend = choose_backend(settings.mode)
+        self._roots = tuple(roots)
+        self._temp_dir = temp_dir
+        self._state_dir = state_dir
+        self._home = home or Path(os.environ.get("HOME") or Path.home())
+
+    @property
+    def active(self) -> bool:
+        return self.backend is not None
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """``env`` with the private temporary directory as ``TMPDIR``."""
+        if not self.active:
+            return dict(env)
+        self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return {**env, "TMPDIR": str(self._temp_dir)}
+
+    def grants(self, profile: Profile) -> Grants:
+        """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+        if profile == "readonly":
+            return readonly_grants(
+                self._roots,
+                home=self._home,
+                readable=(self._state_dir,),
+                extra_secrets=self.settings.secrets,
+            )
+        return workspace_grants(
+            self._roots,
+            home=self._home,
+            writable=(self._temp_dir, self._state_dir / "exports.sh"),
+            extra_secrets=self.settings.secrets,
+        )
+
+    def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
+        """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
+        if self.backend is None:
+            return list(argv)
+        self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        grants = self.grants(profile)
+        ports = () if profile == "readonly" else self.settings.ports
+        network = ports != ()
+        if self.backend == "landlock":
+            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
+            return launcher_argv(spec, argv)
+        from toolbelt.shell.bwrap import bwrap_argv
+
+        inner: dict[str, object] = {"seccomp_network": network}
+        if abi_version() >= 1 and (profile == "readonly" or ports):
+            inner["landlock"] = _landlock_spec(grants, ports)
+        return bwrap_argv(grants, launcher_argv(inner, argv), cwd=cwd, network=network)
+
+
+def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, object]:
+    return {
+        "read": grants.read,
+        "list_only": grants.list_only,
+        "write": grants.write,
+        "connect_ports": None if ports is None else list(ports),
+        "scoped": True,
+    }

@@ -1,0 +1,168 @@
+"""Which paths a sandboxed command may read and write, as lists a backend can enforce.
+
+Two profiles:
+
+- **workspace** (every command the user approved, and those the sandbox lets run without a
+  prompt): the system and the home directory readable except the user's secrets; the
+  workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
+  ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``permissions.protected``), which stay
+  read-only; a private temporary directory writable; ``/proc`` without the process
+  directories (see ``proc_entries``).
+- **read-only** (commands the analysis judged read-only and let through without asking): no
+  writes anywhere but ``/dev/null``; reads limited to the roots, the system directories and
+  the user's git configuration; never the network.
+
+Landlock only grants, so "readable except ``~/.ssh``" is written as grants on every sibling
+of ``~/.ssh`` and of each of its ancestors (``cover``), with the ancestors themselves
+listable but their own files closed. Entries created later beside a secret are not covered
+(they are unreadable until the shell restarts); a secret created later is never readable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolbelt.permissions.protected import protected_reason
+
+__all__ = ["HOME_SECRETS", "SYSTEM_DIRS", "Grants", "cover", "readonly_grants", "workspace_grants"]
+
+HOME_SECRETS = (
+    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/toolbelt", ".gnupg", ".kube",
+    ".docker/config.json", ".netrc", ".git-credentials", ".pypirc",
+)  # fmt: skip
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+SYSTEM_FILES = ("/dev/urandom", "/dev/random", "/dev/zero", "/dev/full")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
+GIT_CONFIG = (".gitconfig", ".config/git")
+
+
+@dataclass(frozen=True, slots=True)
+class Grants:
+    """Path lists: readable hierarchies, listable-only directories, writable hierarchies."""
+
+    read: tuple[str, ...] = ()
+    list_only: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = field(default=())
+    """The secrets the grants step around (for bwrap, which hides them by mounting)."""
+    protected: tuple[str, ...] = field(default=())
+    """Protected entries of writable roots that stay read-only (for bwrap's re-binds)."""
+    roots: tuple[str, ...] = field(default=())
+    """The writable roots whole (bwrap binds them and re-binds ``protected`` read-only)."""
+
+
+def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """The real paths of the user's secrets (existing or not)."""
+    found = [home / name for name in HOME_SECRETS] + [Path(p) for p in SYSTEM_SECRETS]
+    return tuple(dict.fromkeys(_real(p) for p in (*found, *extra)))
+
+
+def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(readable, listable-only) paths that together reach everything below ``base`` except
+    ``hidden`` and what is beneath them."""
+    inside = [h for h in hidden if h == base or base in h.parents]
+    if base in inside:
+        return [], []
+    if not inside:
+        return [str(base)], []
+    readable, listable = [], [str(base)]
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return [], []
+    for entry in entries:
+        more_read, more_list = cover(base / entry.name, inside)
+        readable += more_read
+        listable += more_list
+    return readable, listable
+
+
+def workspace_grants(
+    roots: Sequence[Path],
+    *,
+    home: Path,
+    writable: Sequence[Path] = (),
+    extra_secrets: Iterable[Path] = (),
+) -> Grants:
+    """The workspace profile: see the module docstring."""
+    hidden = secrets_for(home, extra_secrets)
+    readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
+    readable += proc_entries()
+    write: list[str] = []
+    protected: list[str] = []
+    for root in roots:
+        entries, kept = _writable_entries(root)
+        write += entries
+        protected += kept
+    write += [str(p) for p in writable] + list(DEVICES)
+    return Grants(
+        tuple(readable),
+        tuple(listable),
+        tuple(write),
+        tuple(str(h) for h in hidden),
+        tuple(protected),
+        tuple(str(r) for r in roots),
+    )
+
+
+def readonly_grants(
+    roots: Sequence[Path],
+    *,
+    home: Path,
+    readable: Sequence[Path] = (),
+    extra_secrets: Iterable[Path] = (),
+) -> Grants:
+    """The read-only profile: see the module docstring."""
+    hidden = secrets_for(home, extra_secrets)
+    read: list[str] = []
+    listable: list[str] = []
+    bases = [Path(p) for p in SYSTEM_DIRS if os.path.lexists(p)]
+    bases += [*roots, *readable, *(home / name for name in GIT_CONFIG)]
+    for base in (b for b in bases if os.path.lexists(b)):
+        more_read, more_list = cover(_real(base), hidden)
+        read += more_read
+        listable += more_list
+    read += [p for p in SYSTEM_FILES if os.path.exists(p)] + proc_entries()
+    return Grants(
+        tuple(dict.fromkeys(read)),
+        tuple(dict.fromkeys(listable)),
+        ("/dev/null",),
+        tuple(str(h) for h in hidden),
+    )
+
+
+def proc_entries() -> list[str]:
+    """/proc without its process directories. Landlock's ptrace check does not stop a read
+    of an unconfined process's ``/proc/<pid>/environ`` (measured on 6.18), and the
+    environment a server started with can hold its token: process directories are left out,
+    the sandbox's own included (``ps`` and ``/proc/self`` do not work inside)."""
+    try:
+        names = sorted(os.listdir("/proc"))
+    except OSError:
+        return []
+    skip = {"self", "thread-self"}
+    return [f"/proc/{name}" for name in names if not name.isdigit() and name not in skip]
+
+
+def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
+    """(writable, protected) entries of ``root``. Landlock cannot make ``.git`` read-only under
+    a writable root, so the root itself is not granted: its unprotected entries are, one by
+    one. The price: a command cannot create or delete entries directly in the root."""
+    writable: list[str] = []
+    protected: list[str] = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return [], []
+    for name in names:
+        path = str(root / name)
+        (protected if protected_reason(name) else writable).append(path)
+    return writable, protected
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
