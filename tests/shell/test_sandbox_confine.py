@@ -146,14 +146,44 @@ def test_network_port_list_allows_only_those_ports(tmp_path: Path, listener: int
         other.close()
 
 
-@needs_landlock
-def test_protected_entries_and_root_entries_stay_read_only_under_landlock(tmp_path: Path) -> None:
-    box = make_box(tmp_path, "landlock")
+def test_protected_entries_stay_read_only_and_the_root_stays_writable(box: Box) -> None:
     (box.workspace / ".mcp.json").write_text("{}")
-    result = box.run("echo '{\"x\":1}' > .mcp.json; touch newfile; rm src/a.txt && echo RM")
+    result = box.run("echo '{\"x\":1}' > .mcp.json; touch newfile && rm src/a.txt && echo OK")
     assert (box.workspace / ".mcp.json").read_text() == "{}"
+    assert (box.workspace / "newfile").exists()
+    assert result.stdout == "OK\n"
+
+
+@needs_landlock
+def test_without_a_mount_namespace_landlock_grants_the_roots_entries_one_by_one(
+    tmp_path: Path,
+) -> None:
+    from toolbelt.shell.confine import launcher_argv
+
+    box = make_box(tmp_path, "landlock")
+    grants = box.sandbox.grants("workspace")
+    spec = {
+        "landlock": {
+            "read": grants.read,
+            "list_only": grants.list_only,
+            "write": grants.write,
+            "roots": grants.roots,
+            "entries": grants.entries,
+            "protected": [str(tmp_path / "gone")],  # cannot be mounted: the fallback is used
+        },
+        "seccomp_network": False,
+    }
+    command = "touch src/b && echo SRC; touch newfile; touch .git/hooks/x; echo done"
+    result = subprocess.run(
+        launcher_argv(spec, ["bash", "-c", command]),
+        cwd=box.workspace,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.stdout == "SRC\ndone\n"
     assert not (box.workspace / "newfile").exists()
-    assert result.stdout == "RM\n"  # inside an unprotected entry everything is allowed
+    assert not (box.workspace / ".git" / "hooks" / "x").exists()
 
 
 @needs_landlock

@@ -32,10 +32,8 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     binary = shutil.which("bwrap") or "bwrap"
     args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in grants.read:
-        if _beneath(path, ("/tmp",)) and os.path.lexists(
-            path
-        ):  # under the private /tmp: bring it back, read-only
-            args += ["--ro-bind", path, path]
+        if _beneath(path, ("/tmp",)):  # under the private /tmp: bring it back, read-only
+            args += ["--ro-bind-try", path, path]  # -try: it may vanish before bwrap starts
     for root in grants.roots:
         args += ["--bind", root, root]
     for path in grants.write:

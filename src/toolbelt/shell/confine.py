@@ -4,7 +4,9 @@ Restricting a child with ``preexec_fn`` runs Python between fork and exec, which
 a threaded process (the MCP server is one). So the shell is started as
 ``python -S -E -s -c BOOT SPEC -- bash …``: a fresh single-threaded interpreter (no ``site``,
 ~15 ms once per shell) that applies the Landlock ruleset and the seccomp filter to itself and
-then replaces itself with bash, which inherits both for good.
+then replaces itself with bash, which inherits both for good. Where user namespaces work it
+first enters a private mount namespace in which the workspace's protected entries are
+read-only (``mounts``), so Landlock can grant the workspace whole.
 
 Any failure exits 125 with a message: a sandbox that cannot be applied never runs the
 command unconfined.
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["EXIT_UNCONFINED", "launcher_argv", "main"]
@@ -42,16 +45,20 @@ def main(args: Sequence[str] | None = None) -> None:
     spec = json.loads(args[0])
     # both imported before either applies: once confined, their files may be unreadable
     from toolbelt.shell.landlock import Ruleset
+    from toolbelt.shell.mounts import readonly_binds
     from toolbelt.shell.seccomp import install_filter
 
     try:
         rules = spec.get("landlock")
         if rules is not None:
             ports = rules.get("connect_ports")
+            write = list(rules.get("write", ()))
+            if rules.get("roots"):
+                write += _writable(rules, readonly_binds)
             Ruleset(
                 read=tuple(rules.get("read", ())),
                 list_only=tuple(rules.get("list_only", ())),
-                write=tuple(rules.get("write", ())),
+                write=tuple(write),
                 connect_ports=None if ports is None else tuple(ports),
                 scoped=bool(rules.get("scoped", True)),
             ).apply()
@@ -61,10 +68,24 @@ def main(args: Sequence[str] | None = None) -> None:
     except OSError as exc:
         _fail(f"the sandbox could not be applied ({exc}); nothing was run")
     command = args[2:]
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; exec would keep that
+        signal.signal(sig, signal.SIG_DFL)
     try:
         os.execvp(command[0], command)
     except OSError as exc:
         _fail(f"cannot run {command[0]!r}: {exc.strerror}")
+
+
+def _writable(
+    rules: dict[str, list[str]], readonly_binds: Callable[[list[str]], None]
+) -> list[str]:
+    """The roots whole when their protected entries could be mounted read-only in a private
+    namespace; else the roots' unprotected entries one by one."""
+    try:
+        readonly_binds(rules.get("protected", []))
+    except OSError:
+        return rules.get("entries", [])
+    return rules["roots"]
 
 
 def _fail(message: str) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
+from toolbelt.permissions.protected import protected_reason
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox_rules import Grants, readonly_grants, workspace_grants
@@ -77,6 +78,16 @@ def _port(entry: str) -> int:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
     return int(port)
+
+
+@functools.cache
+def _namespaces_work() -> bool:
+    """Whether the launcher can make its private mount namespace here (see ``mounts``)."""
+    probe = "import sys; sys.path.insert(0, {src!r}); from toolbelt.shell import mounts; "
+    probe += "mounts.readonly_binds([])"
+    src = str(Path(__file__).resolve().parents[2])
+    argv = [sys.executable, "-S", "-E", "-s", "-c", probe.format(src=src)]
+    return subprocess.run(argv, capture_output=True, check=False).returncode == 0
 
 
 @functools.cache
@@ -172,6 +183,45 @@ class Sandbox:
             extra_secrets=self.settings.secrets,
         )
 
+    def layout(self, profile: Profile) -> object:
+        """What the grants of ``profile`` depend on that can change while a shell runs: the
+        entries of the roots, granted one by one under Landlock. A shell whose layout
+        changed is restarted, so a directory created by write_file is writable in it."""
+        if self.backend != "landlock" or profile == "readonly":
+            return None
+        listings = [_entries(root) for root in self._roots]
+        if _namespaces_work():  # the roots are granted whole: only protected names matter
+            return tuple(frozenset(n for n in names if protected_reason(n)) for names in listings)
+        return tuple(listings)
+
+    def protected_names(self) -> frozenset[Path]:
+        """The protected entries the roots hold now (``.git``, ``.mcp.json`` …)."""
+        return frozenset(
+            root / name for root in self._roots for name in _entries(root) if protected_reason(name)
+        )
+
+    def remove_created(self, before: frozenset[Path]) -> list[str]:
+        """Remove protected entries that appeared since ``before`` (taken as a confined command
+        started); returns a note for each. Mounts can only make *existing* entries read-only,
+        so a command could create a missing ``.mcp.json`` or ``.vscode/`` in a root — code
+        that would run later, outside any sandbox; it is undone as soon as the command ends."""
+        notes = []
+        for path in sorted(self.protected_names() - before):
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+            except OSError as exc:
+                notes.append(f"The sandbox could not remove {path} ({exc.strerror}).")
+                continue
+            notes.append(
+                f"The sandbox removed {path.name}, which the command created: protected paths "
+                "cannot be created from inside the sandbox. Ask the user, or retry with "
+                '"sandbox": false and a "justification" (the user will be asked).'
+            )
+        return notes
+
     def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
         """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
         if self.backend is None:
@@ -187,8 +237,18 @@ class Sandbox:
 
         inner: dict[str, object] = {"seccomp_network": network}
         if abi_version() >= 1 and (profile == "readonly" or ports):
-            inner["landlock"] = _landlock_spec(grants, ports)
+            # bwrap's own mounts already keep protected entries read-only: grant roots whole
+            rules = _landlock_spec(grants, ports)
+            rules.update(write=[*grants.write, *grants.roots], roots=[])
+            inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, argv), cwd=cwd, network=network)
+
+
+def _entries(root: Path) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(root))
+    except OSError:
+        return frozenset()
 
 
 def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, object]:
@@ -196,6 +256,9 @@ def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, o
         "read": grants.read,
         "list_only": grants.list_only,
         "write": grants.write,
+        "roots": grants.roots,
+        "entries": grants.entries,
+        "protected": grants.protected,
         "connect_ports": None if ports is None else list(ports),
         "scoped": True,
     }

@@ -6,8 +6,10 @@ Two profiles:
   prompt): the system and the home directory readable except the user's secrets; the
   workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
   ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``permissions.protected``), which stay
-  read-only; a private temporary directory writable; ``/proc`` without the process
-  directories (see ``proc_entries``).
+  read-only (mounted so, see ``mounts``; a protected name that does not exist yet can be
+  created, and is removed when the command ends — see ``Sandbox.remove_created``); a
+  private temporary directory writable; ``/proc`` without the process directories (see
+  ``proc_entries``).
 - **read-only** (commands the analysis judged read-only and let through without asking): no
   writes anywhere but ``/dev/null``; reads limited to the roots, the system directories and
   the user's git configuration; never the network.
@@ -52,7 +54,10 @@ class Grants:
     protected: tuple[str, ...] = field(default=())
     """Protected entries of writable roots that stay read-only (for bwrap's re-binds)."""
     roots: tuple[str, ...] = field(default=())
-    """The writable roots whole (bwrap binds them and re-binds ``protected`` read-only)."""
+    """The writable roots whole, granted where ``protected`` can be mounted read-only."""
+    entries: tuple[str, ...] = field(default=())
+    """The roots' unprotected entries: granted one by one where no mount namespace can be
+    made (then nothing can be created directly in a root)."""
 
 
 def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
@@ -92,13 +97,13 @@ def workspace_grants(
     hidden = secrets_for(home, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
-    write: list[str] = []
+    entries: list[str] = []
     protected: list[str] = []
     for root in roots:
-        entries, kept = _writable_entries(root)
-        write += entries
+        more, kept = _writable_entries(root)
+        entries += more
         protected += kept
-    write += [str(p) for p in writable] + list(DEVICES)
+    write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
         tuple(listable),
@@ -106,6 +111,7 @@ def workspace_grants(
         tuple(str(h) for h in hidden),
         tuple(protected),
         tuple(str(r) for r in roots),
+        tuple(entries),
     )
 
 
@@ -149,9 +155,7 @@ def proc_entries() -> list[str]:
 
 
 def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
-    """(writable, protected) entries of ``root``. Landlock cannot make ``.git`` read-only under
-    a writable root, so the root itself is not granted: its unprotected entries are, one by
-    one. The price: a command cannot create or delete entries directly in the root."""
+    """(unprotected, protected) entries of ``root``."""
     writable: list[str] = []
     protected: list[str] = []
     try:
