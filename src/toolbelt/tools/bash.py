@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -21,7 +21,8 @@ from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.shell.environment import command_environment
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._shell import job_manager, shell_session
+from toolbelt.tools._sandboxed import denial_note, unconfined_shell
+from toolbelt.tools._shell import job_manager, readonly_shell, session_sandbox, shell_session
 
 __all__ = ["BashInput", "BashTool"]
 
@@ -33,7 +34,11 @@ shown (head and tail) and the full output is saved to a file whose path is given
 exit code is reported as an error. `timeout_ms` defaults to 120000 (at most 600000); on \
 timeout the command and everything it started are killed. Set `run_in_background` for \
 servers and long jobs: you get a job id to pass to bash_output and kill_shell. Prefer \
-read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces."""
+read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces. \
+Commands run in an OS sandbox: they can write inside the workspace (not .git/ or other \
+protected paths), cannot read the user's secrets and have no network; read-only commands \
+cannot write at all. If the sandbox blocks something a command really needs, retry with \
+`sandbox: false` and a `justification`: the user is asked every time."""
 
 
 class BashInput(ToolInput):
@@ -43,6 +48,22 @@ class BashInput(ToolInput):
     timeout_ms: int = Field(default=120_000, ge=1, le=600_000, description="Timeout in ms.")
     description: str | None = Field(default=None, description="What it does, in a few words.")
     run_in_background: bool = Field(default=False, description="Start it and return at once.")
+    sandbox: bool = Field(
+        default=True,
+        description="false runs the command outside the OS sandbox; the user is always asked.",
+    )
+    justification: str | None = Field(
+        default=None, description="Why the command must run outside the sandbox (sandbox: false)."
+    )
+
+    @model_validator(mode="after")
+    def _justified(self) -> BashInput:
+        if not self.sandbox and not (self.justification or "").strip():
+            raise ValueError(
+                "sandbox: false needs a justification saying what the sandbox blocked and why "
+                "the command needs it"
+            )
+        return self
 
 
 class BashOutput(BaseModel):
@@ -81,26 +102,41 @@ class BashTool(Tool[BashInput]):
         summary = args.description or args.command
         if args.run_in_background:
             summary = f"start in the background: {summary}"
+        sandbox = session_sandbox(ctx.session)
+        confined = sandbox.active and args.sandbox
+        readonly = analysis.readonly and not args.run_in_background
+        reads = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets)
+        if confined and readonly and all(guard.is_inside(p) for p in (*targets, *reads)):
+            ctx.scratch["profile"] = "readonly"  # runs without asking: make it true
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
-            reads=tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets),
+            reads=reads,
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) or (args.command,),
-            readonly_command=analysis.readonly and not args.run_in_background,
+            readonly_command=readonly,
+            sandboxed=confined and sandbox.settings.network == "off",
+            outside_sandbox=args.justification if sandbox.active and not args.sandbox else None,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
-            job = job_manager(ctx).start(args.command, ctx.cwd, command_environment())
+            job = job_manager(ctx).start(
+                args.command, ctx.cwd, command_environment(), sandboxed=args.sandbox
+            )
             text = (
                 f"Started in the background as {job.id} (output in {job.output_path}). Check it "
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
             )
             return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
-        shell = shell_session(ctx)
+        if not args.sandbox:
+            shell = unconfined_shell(ctx)
+        elif ctx.scratch.get("profile") == "readonly":
+            shell = readonly_shell(ctx)
+        else:
+            shell = shell_session(ctx)
         if shell.cwd != ctx.cwd:
             await shell.set_cwd(ctx.cwd)
         progress = _Throttle(ctx)
@@ -108,7 +144,7 @@ class BashTool(Tool[BashInput]):
             args.command, timeout=args.timeout_ms / 1000, on_output=progress.add
         )
         progress.flush()
-        notes = []
+        notes = list(result.notes)
         if not any(is_within(result.cwd, root) for root in ctx.session.roots):
             await shell.set_cwd(ctx.session.cwd)
             notes.append(
@@ -132,6 +168,9 @@ class BashTool(Tool[BashInput]):
             body = f"{head}\nPartial output:\n{output}" if output else head
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         if result.exit_code != 0:
+            if args.sandbox and session_sandbox(ctx.session).active:
+                note = denial_note(output, readonly=ctx.scratch.get("profile") == "readonly")
+                notes += [note] if note else []
             body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         return ToolOutput.text(_with_notes(output or "(no output)", notes), structured)

@@ -1,0 +1,54 @@
+"""The bash tool's side of the sandbox: the unconfined shell a user approved, and the note
+that tells the model what the sandbox refused and how to proceed."""
+
+from __future__ import annotations
+
+import re
+
+from toolbelt.core.context import ToolContext
+from toolbelt.shell.environment import command_environment
+from toolbelt.shell.session import ShellSession
+
+__all__ = ["UnconfinedShell", "denial_note", "unconfined_shell"]
+
+# What a refused open, write, connect or socket looks like in a program's error output
+_DENIED = re.compile(
+    r"^.*(Permission denied|Operation not permitted|Read-only file system|Network is "
+    r"unreachable|Could not resolve host|Temporary failure in name resolution).*$",
+    re.MULTILINE,
+)
+
+
+class UnconfinedShell(ShellSession):
+    """The shell for commands the user approved to run outside the sandbox."""
+
+
+def unconfined_shell(ctx: ToolContext) -> ShellSession:
+    """The session's unconfined shell (no sandbox), started on first use."""
+    session = ctx.session
+    return session.resource(
+        UnconfinedShell,
+        lambda: UnconfinedShell(session.cwd, command_environment(), session.id),
+    )
+
+
+def denial_note(output: str, *, readonly: bool) -> str | None:
+    """A note for a failed sandboxed command whose output shows a refusal, else None."""
+    found = _DENIED.search(output)
+    if found is None:
+        return None
+    line = found.group(0).strip()[:300]
+    if readonly:
+        where = (
+            "this command ran in the read-only sandbox because it was judged read-only (no "
+            "writes, no network, reads only in the workspace and system directories)"
+        )
+    else:
+        where = (
+            "the sandbox allows writes only inside the workspace and not to protected paths "
+            "such as .git/, hides the user's secrets and has no network"
+        )
+    return (
+        f"The sandbox may have refused this ({line!r}): {where}. If the command really needs "
+        'that, retry with "sandbox": false and a "justification"; the user will be asked.'
+    )
