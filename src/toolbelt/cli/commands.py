@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 
 from toolbelt.cli.render import Renderer
+from toolbelt.cli.sandbox_option import configure_sandbox
 from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.errors import UsageError
@@ -69,6 +70,7 @@ def call_tool(
     yes: bool,
     as_json: bool,
     trust_workspace: bool = False,
+    sandbox: str | None = None,
 ) -> int:
     """Run one call and print what the model would see; returns the documented exit status."""
     renderer = Renderer.for_stdout()
@@ -79,6 +81,7 @@ def call_tool(
         )
         settings = load_and_warn(session.root, True if trust_workspace else None)
         policy = build_policy(session, mode, settings=settings)
+        configure_sandbox(session, settings, sandbox)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2

@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             yes=args.yes,
             as_json=args.json,
             trust_workspace=args.trust_workspace,
+            sandbox=args.sandbox,
         )
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import serve_mcp
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             allow_remote=args.allow_remote,
             token_file=args.token_file,
             trust_workspace=args.trust_workspace,
+            sandbox=args.sandbox,
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -159,6 +161,13 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="another directory whose contents count as inside the workspace (repeatable)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        default=None,
+        choices=("auto", "landlock", "bwrap", "off"),
+        help="OS sandbox for commands (default: the settings' sandbox.mode, else auto: the "
+        "best available, with a warning when there is none)",
     )
     parser.add_argument(
         "--trust-workspace",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 
+from toolbelt.cli.sandbox_option import configure_sandbox
 from toolbelt.cli.trust_command import load_and_warn
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
@@ -28,6 +29,7 @@ def serve_mcp(
     allow_remote: bool = False,
     token_file: str | None = None,
     trust_workspace: bool = False,
+    sandbox: str | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
@@ -35,6 +37,8 @@ def serve_mcp(
         session = Session(root, add_dirs=add_dirs)
         settings = load_and_warn(session.root, trusted)
         build_policy(session, mode, settings=settings)  # a bad mode or directory fails here
+        secrets = [Path(token_file).resolve()] if token_file else []
+        sandboxing = configure_sandbox(session, settings, sandbox, secrets=secrets)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
@@ -60,7 +64,9 @@ def serve_mcp(
 
     from toolbelt.mcp.http import HttpOptions, build_app
 
-    options = HttpOptions(session.root, mode, host, port, tuple(add_dirs), token, trusted)
+    options = HttpOptions(
+        session.root, mode, host, port, tuple(add_dirs), token, trusted, sandboxing
+    )
     uvicorn.run(build_app(options), host=host, port=port, log_level="warning", lifespan="on")
     return 0
 

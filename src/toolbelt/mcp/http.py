@@ -35,6 +35,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from toolbelt.core.context import Session
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outgoing
+from toolbelt.shell.sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from starlette.responses import JSONResponse
@@ -58,6 +59,8 @@ class HttpOptions:
     token: str | None = None
     trusted: bool | None = None
     """True: the workspace's settings apply in full (``--trust-workspace``); None: as stored."""
+    sandbox: SandboxSettings | None = None
+    """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
 
 
 @dataclass
@@ -79,6 +82,9 @@ class _State:
 
     def open_session(self, session_id: str | None = None) -> _HttpSession:
         core = Session(self.options.root, add_dirs=self.options.add_dirs, session_id=session_id)
+        sandbox = self.options.sandbox
+        if sandbox is not None:
+            core.resource(SandboxSettings, lambda: sandbox)
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
         server = McpServer(core, send, mode=self.options.mode, trusted=self.options.trusted)
         opened = _HttpSession(server, receive)

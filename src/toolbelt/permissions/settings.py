@@ -74,10 +74,18 @@ class _Permissions(BaseModel):
         return value
 
 
+class _Sandbox(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    mode: Literal["auto", "landlock", "bwrap", "off"] | None = None
+    network: Literal["off", "on"] | list[str] | None = None
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
     permissions: _Permissions = Field(default_factory=_Permissions)
+    sandbox: _Sandbox = Field(default_factory=_Sandbox)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -101,6 +109,10 @@ class Settings:
     files: list[Path] = field(default_factory=list)
     home: Path | None = None
     """The home ``~`` stood for when loading (None: the real one)."""
+    sandbox_mode: str | None = None
+    """``sandbox.mode``: auto, landlock, bwrap or off (the last file that sets it wins)."""
+    sandbox_network: str | list[str] | None = None
+    """``sandbox.network``: "off", "on" or ["host:port", …]."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -155,6 +167,8 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
         for event, groups in raw.get("hooks", {}).items():
             merged.hooks.setdefault(event, []).extend(groups)
+        merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
+        merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
     return merged
 
 
@@ -169,6 +183,7 @@ def _loosening(
         _count(hooks, "hook group"),
         _count(len(permissions.additional_directories), "additional directory", "directories"),
         "a default mode" if permissions.default_mode is not None else "",
+        "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

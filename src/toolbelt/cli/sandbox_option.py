@@ -1,0 +1,34 @@
+"""``--sandbox`` on every door: the flag, the settings' ``sandbox`` key, and the session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolbelt.core.context import Session
+from toolbelt.permissions.settings import Settings
+from toolbelt.shell.sandbox import MODES, SandboxSettings, choose_backend
+
+__all__ = ["MODES", "configure_sandbox"]
+
+
+def configure_sandbox(
+    session: Session, settings: Settings, flag: str | None, *, secrets: Sequence[Path] = ()
+) -> SandboxSettings:
+    """The sandbox settings (the flag wins over the settings files; ``auto`` by default),
+    checked now — an explicitly chosen backend that is missing is a UsageError at start-up,
+    and ``auto`` with none warns once — and stored in ``session`` for the shell tools."""
+    sandbox = SandboxSettings(
+        mode=flag or settings.sandbox_mode or "auto",
+        network=_network(settings.sandbox_network),
+        secrets=tuple(secrets),
+    )
+    choose_backend(sandbox.mode)
+    session.resource(SandboxSettings, lambda: sandbox)
+    return sandbox
+
+
+def _network(value: str | list[str] | None) -> str | tuple[str, ...]:
+    if value is None:
+        return "off"
+    return value if isinstance(value, str) else tuple(value)
