@@ -19,6 +19,7 @@ BENCHMARKS = {
     "files": "bench_files",
     "shell": "bench_shell",
     "mcp": "bench_mcp",
+    "sandbox": "bench_sandbox",
 }
 
 
