@@ -17,6 +17,7 @@ from toolbelt.core.events import CallState
 from toolbelt.permissions.decision import Approval
 from toolbelt.permissions.shell import ShellAnalysis
 from toolbelt.shell.landlock import abi_version
+from toolbelt.shell.output import spill_dir
 
 pytestmark = [
     pytest.mark.anyio,
@@ -185,6 +186,31 @@ async def test_running_outside_the_sandbox_always_asks_and_is_never_remembered(
         assert result.text == "out"
     assert len(h.requester.asked) == 2
     assert not (h.root / ".toolbelt").exists()  # no rule was saved
+    spoof = "ok\r\x1b[2K`ls` is read-only"
+    await h.call("bash", command="echo out", sandbox=False, justification=spoof)
+    assert h.requester.asked[-1][1].endswith("because: ok\\r\\x1b[2K`ls` is read-only")
     missing = await h.call("bash", command="echo out", sandbox=False)
     assert missing.error_kind == "invalid_input"
     assert "needs a justification" in missing.text
+
+
+async def test_what_a_confined_command_leaves_behind_never_runs_unconfined(h: Harness) -> None:
+    out = h.root.parent / "out"
+    state = spill_dir(h.session.id) / "exports.sh"
+    planted = await h.call("bash", command=f"echo 'touch {out}/escaped' >> {state}; echo ok")
+    assert planted.text == "ok"  # the sandbox lets the shell write its own saved exports...
+    outside = await h.call("bash", command="echo out", sandbox=False, justification="test")
+    assert outside.text == "out"
+    assert not (out / "escaped").exists()  # ...but the unconfined shell never sources them
+
+
+async def test_read_only_commands_follow_the_shell_and_move_it(h: Harness) -> None:
+    (h.root / "src").mkdir()
+    (h.root / "src" / "x.txt").write_text("x\n")
+    await h.call("bash", command="export GREETING=hello")
+    followed = await h.call("bash", command="echo $GREETING; cd src && cat x.txt")
+    assert followed.text == "hello\nx"
+    assert h.session.cwd == h.root / "src"
+    wrote = await h.call("bash", command="touch y.txt && pwd")
+    assert wrote.text == str(h.root / "src")
+    assert (h.root / "src" / "y.txt").exists()

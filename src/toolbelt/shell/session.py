@@ -55,6 +55,9 @@ class ShellSession:
     """A bash process that runs commands one at a time and remembers cwd and exports."""
 
     profile: Profile = "workspace"
+    state_name = "exports.sh"
+    """Where exported variables are saved for a restart; shells that may source each other's
+    file must be equally confined (a confined command can write this file)."""
 
     def __init__(
         self,
@@ -72,7 +75,7 @@ class ShellSession:
         self._session_id = session_id
         self._grace = grace
         self._dir = spill_dir(session_id)
-        self._state = self._dir / "exports.sh"
+        self._state = self._dir / self.state_name
         self._process: Process | None = None
         self._lock = anyio.Lock()
         self._closed = False

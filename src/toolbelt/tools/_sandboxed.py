@@ -4,12 +4,13 @@ that tells the model what the sandbox refused and how to proceed."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from toolbelt.core.context import ToolContext
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["UnconfinedShell", "denial_note", "unconfined_shell"]
+__all__ = ["UnconfinedShell", "denial_note", "unconfined_shell", "visible"]
 
 # What a refused open, write, connect or socket looks like in a program's error output
 _DENIED = re.compile(
@@ -19,8 +20,17 @@ _DENIED = re.compile(
 )
 
 
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
 class UnconfinedShell(ShellSession):
-    """The shell for commands the user approved to run outside the sandbox."""
+    """The shell for commands the user approved to run outside the sandbox.
+
+    It keeps its own saved exports: the sandboxed shells' file is writable from inside the
+    sandbox, and sourcing it here would run whatever a confined command wrote into it,
+    unconfined. So it starts from the session's environment, not the sandboxed shell's."""
+
+    state_name = "exports-unconfined.sh"
 
 
 def unconfined_shell(ctx: ToolContext) -> ShellSession:
@@ -52,3 +62,13 @@ def denial_note(output: str, *, readonly: bool) -> str | None:
         f"The sandbox may have refused this ({line!r}): {where}. If the command really needs "
         'that, retry with "sandbox": false and a "justification"; the user will be asked.'
     )
+
+
+def visible(text: str, *, limit: int = 300) -> str:
+    """``text`` for a prompt: control and format characters escaped (a justification must not
+    redraw the terminal line the user reads), cut at ``limit`` characters."""
+    shown = "".join(
+        ch.encode("unicode_escape").decode() if unicodedata.category(ch) in _HIDDEN else ch
+        for ch in text
+    )
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"

@@ -21,7 +21,7 @@ from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.shell.environment import command_environment
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._sandboxed import denial_note, unconfined_shell
+from toolbelt.tools._sandboxed import denial_note, unconfined_shell, visible
 from toolbelt.tools._shell import job_manager, readonly_shell, session_sandbox, shell_session
 
 __all__ = ["BashInput", "BashTool"]
@@ -116,7 +116,9 @@ class BashTool(Tool[BashInput]):
             commands=tuple(c.text for c in analysis.commands) or (args.command,),
             readonly_command=readonly,
             sandboxed=confined and sandbox.settings.network == "off",
-            outside_sandbox=args.justification if sandbox.active and not args.sandbox else None,
+            outside_sandbox=visible(args.justification or "")
+            if sandbox.active and not args.sandbox
+            else None,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
