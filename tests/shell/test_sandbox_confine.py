@@ -118,6 +118,14 @@ def test_no_network_no_signals_no_foreign_environ(box: Box, listener: int) -> No
         outside.wait()
 
 
+def test_shared_memory_is_the_sandboxs_own(box: Box) -> None:
+    name = f"tb-shm-{os.getpid()}"
+    code = "import multiprocessing; multiprocessing.Lock(); print('LOCK')"
+    result = box.run(f'{sys.executable} -S -c "{code}" && touch /dev/shm/{name} && echo SHM')
+    assert result.stdout == "LOCK\nSHM\n"  # Python's multiprocessing works...
+    assert not Path("/dev/shm", name).exists()  # ...on a /dev/shm that is not the machine's
+
+
 def test_readonly_profile_writes_nothing_and_reads_only_roots_and_system(box: Box) -> None:
     result = box.run(
         f"cat src/a.txt; touch src/new; touch {box.outside}/p; cat {box.outside}/secret.txt; "

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolbelt.core.context import Session
+from toolbelt.core.errors import UsageError
 from toolbelt.permissions.settings import Settings
+from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox import MODES, SandboxSettings, choose_backend
 
 __all__ = ["MODES", "configure_sandbox"]
@@ -24,6 +26,11 @@ def configure_sandbox(
         secrets=tuple(secrets),
     )
     choose_backend(sandbox.mode)
+    if sandbox.ports and abi_version() < 4 and sandbox.mode != "off":
+        raise UsageError(
+            "sandbox.network lists ports, which needs Landlock ABI 4 (Linux 6.7+) to enforce; "
+            'use "off", or "on" to allow every connection.'
+        )
     session.resource(SandboxSettings, lambda: sandbox)
     return sandbox
 

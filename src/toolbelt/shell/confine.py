@@ -76,16 +76,15 @@ def main(args: Sequence[str] | None = None) -> None:
         _fail(f"cannot run {command[0]!r}: {exc.strerror}")
 
 
-def _writable(
-    rules: dict[str, list[str]], readonly_binds: Callable[[list[str]], None]
-) -> list[str]:
-    """The roots whole when their protected entries could be mounted read-only in a private
-    namespace; else the roots' unprotected entries one by one."""
+def _writable(rules: dict[str, list[str]], readonly_binds: Callable[..., None]) -> list[str]:
+    """The roots whole (and a private ``/dev/shm``) when their protected entries could be
+    mounted read-only in a private namespace; else the roots' unprotected entries one by one."""
+    shm = [path for path in ("/dev/shm",) if os.path.isdir(path)]
     try:
-        readonly_binds(rules.get("protected", []))
+        readonly_binds(rules.get("protected", []), empty=shm)
     except OSError:
         return rules.get("entries", [])
-    return rules["roots"]
+    return [*rules["roots"], *shm]
 
 
 def _fail(message: str) -> None:

@@ -5,8 +5,9 @@ grants would have to go on the root's entries one by one, and then nothing could
 directly in the root (``touch out.txt``, ``.pytest_cache``). Where unprivileged user
 namespaces work, the launcher instead enters a new user + mount namespace (mapping only its
 own uid and gid), bind-mounts each protected entry read-only over itself, and lets Landlock
-grant the whole root. The mounts are private to the sandboxed processes; nothing changes on
-disk or outside.
+grant the whole root. It also gets a ``/dev/shm`` of its own, which Python's multiprocessing
+locks need and which must not be the machine's shared one. The mounts are private to the
+sandboxed processes; nothing changes on disk or outside.
 
 This module imports only the standard library: the launcher loads it without ``site``.
 """
@@ -24,9 +25,11 @@ _MS_RDONLY, _MS_NOSUID, _MS_REMOUNT, _MS_BIND, _MS_REC = 1, 2, 32, 4096, 16384
 _MS_PRIVATE = 1 << 18
 
 
-def readonly_binds(paths: Sequence[str]) -> None:
-    """Enter a private user + mount namespace with ``paths`` bind-mounted read-only.
-    Raises OSError when the kernel or the container refuses (the caller then falls back)."""
+def readonly_binds(paths: Sequence[str], *, empty: Sequence[str] = ()) -> None:
+    """Enter a private user + mount namespace with ``paths`` bind-mounted read-only and an
+    empty tmpfs over each of ``empty`` (``/dev/shm``: shared memory of the sandbox's own, not
+    the machine's). Raises OSError when the kernel or the container refuses (the caller
+    then falls back)."""
     libc = ctypes.CDLL(None, use_errno=True)
     uid, gid = os.getuid(), os.getgid()
     _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
@@ -39,6 +42,9 @@ def readonly_binds(paths: Sequence[str]) -> None:
         _check(libc.mount(target, target, None, _MS_BIND | _MS_REC, None), f"bind {path}")
         flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID
         _check(libc.mount(None, target, None, flags, None), f"read-only {path}")
+    for path in empty:
+        target = os.fsencode(path)
+        _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID, b"mode=1777"), f"tmpfs {path}")
 
 
 def _check(result: int, what: str) -> None:

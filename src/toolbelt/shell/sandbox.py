@@ -151,6 +151,11 @@ class Sandbox:
     ) -> None:
         self.settings = settings
         self.backend = choose_backend(settings.mode)
+        if self.backend is not None and settings.ports and abi_version() < 4:
+            raise UsageError(
+                "sandbox.network lists ports, which needs Landlock ABI 4 (Linux 6.7+) to "
+                'enforce; use "off", or "on" to allow every connection.'
+            )
         self._roots = tuple(roots)
         self._temp_dir = temp_dir
         self._state_dir = state_dir
