@@ -231,3 +231,20 @@ def test_seccomp_program_jumps_forward_and_refuses_sockets_when_offline() -> Non
     offline, online = program(network=False), program(network=True)
     assert all(jt >= 0 and jf >= 0 for _, jt, jf, _ in offline + online)
     assert len(online) == len(offline) + 4  # unix, inet, inet6, netlink allowed
+
+
+def test_auto_without_any_backend_warns_once_and_explicit_choices_refuse(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolbelt.core.errors import UsageError
+    from toolbelt.shell import sandbox
+
+    monkeypatch.setattr(sandbox, "abi_version", lambda: 0)
+    monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
+    monkeypatch.setattr(sandbox, "_warned", False)
+    assert choose_backend("auto") is None
+    assert choose_backend("auto") is None
+    assert capsys.readouterr().err.count("WARNING: no OS sandbox is available") == 1
+    with pytest.raises(UsageError, match="this kernel has no Landlock"):
+        choose_backend("landlock")
+    assert choose_backend("off") is None

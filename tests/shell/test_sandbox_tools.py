@@ -3,19 +3,23 @@ command cannot do even when the user said yes, and what it can still do."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.permissions.decision import Approval
 from toolbelt.permissions.shell import ShellAnalysis
+from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.output import spill_dir
 
@@ -125,10 +129,15 @@ async def test_ordinary_work_runs_pytest_make_and_git(
     make = await h.call("bash", command="make && cat build/out.txt")
     status = await h.call("bash", command="git status --short && git log --oneline | wc -l")
     diff = await h.call("bash", command="git diff --stat")
+    npm = (
+        await h.call("bash", command="cd js && npm test --silent") if shutil.which("npm") else None
+    )
     assert "1 passed" in tests.text
     assert make.text.endswith("built")
-    assert status.text == " M test_app.py\n?? build/\n1"
+    assert status.text == " M test_app.py\n?? build/\n1"  # (npm runs after: js/ is clean)
     assert diff.text == " test_app.py | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)"
+    assert npm is None or npm.text.endswith("node test ok")
+    await h.call("bash", command=f"cd {h.root}")
     commit = await h.call("bash", command="git commit -qam second")
     assert commit.state is CallState.ERROR  # .git is read-only inside the sandbox
     assert '"sandbox": false' in commit.text
@@ -150,6 +159,10 @@ def _make_project(root: Path) -> None:
     subprocess.run([*git, "init", "-q"], check=True)
     (root / "test_app.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
     (root / "Makefile").write_text("build/out.txt:\n\tmkdir -p build && echo built > $@\n")
+    (root / "js").mkdir()
+    scripts = {"name": "t", "version": "1.0.0", "scripts": {"test": "node test.js"}}
+    (root / "js" / "package.json").write_text(json.dumps(scripts))
+    (root / "js" / "test.js").write_text('console.log("node test ok")\n')
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "first"], check=True)
 
@@ -214,3 +227,23 @@ async def test_read_only_commands_follow_the_shell_and_move_it(h: Harness) -> No
     wrote = await h.call("bash", command="touch y.txt && pwd")
     assert wrote.text == str(h.root / "src")
     assert (h.root / "src" / "y.txt").exists()
+
+
+async def test_background_jobs_are_confined_too(h: Harness) -> None:
+    out = h.root.parent / "out"
+    command = f"touch {out}/bg; touch made_bg && cat ~/.ssh/id_rsa; echo end"
+    started = await h.call("bash", command=command, run_in_background=True)
+    assert started.output.structured is not None
+    job = job_manager_of(h).get(started.output.structured["id"])
+    await anyio.to_thread.run_sync(job.process.wait)
+    text, _ = job_manager_of(h).read_new(job)
+    assert not (out / "bg").exists()
+    assert (h.root / "made_bg").exists()
+    assert "PRIVATE KEY" not in text
+    assert text.endswith("end\n")
+
+
+def job_manager_of(h: Harness) -> JobManager:
+    manager = h.session.peek(JobManager)
+    assert manager is not None
+    return manager
