@@ -19,10 +19,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import platform
 import stat
-from collections.abc import Iterable
-from dataclasses import dataclass
+import sys
 
 __all__ = [
     "FS_READ",
@@ -87,7 +85,7 @@ def _syscall(number: int, *args: object) -> int:
 
 def abi_version() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
-    if platform.system() != "Linux":
+    if sys.platform != "linux":
         return 0
     try:
         return _syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
@@ -95,7 +93,6 @@ def abi_version() -> int:
         return 0
 
 
-@dataclass(frozen=True, slots=True)
 class Ruleset:
     """What a confined process may do; ``apply`` restricts the calling thread for good.
 
@@ -105,11 +102,22 @@ class Ruleset:
     None leaves TCP alone; a tuple denies bind and allows connect only to those ports.
     """
 
-    read: tuple[str, ...] = ()
-    list_only: tuple[str, ...] = ()
-    write: tuple[str, ...] = ()
-    connect_ports: tuple[int, ...] | None = ()
-    scoped: bool = True
+    __slots__ = ("connect_ports", "list_only", "read", "scoped", "write")
+
+    def __init__(  # a plain class: dataclasses would cost the launcher ~6 ms of imports
+        self,
+        *,
+        read: tuple[str, ...] = (),
+        list_only: tuple[str, ...] = (),
+        write: tuple[str, ...] = (),
+        connect_ports: tuple[int, ...] | None = (),
+        scoped: bool = True,
+    ) -> None:
+        self.read = read
+        self.list_only = list_only
+        self.write = write
+        self.connect_ports = connect_ports
+        self.scoped = scoped
 
     def apply(self) -> int:
         """Confine this thread (and what it execs); returns the ABI used. Raises
@@ -143,7 +151,7 @@ class Ruleset:
         return abi
 
 
-def _add_paths(ruleset: int, paths: Iterable[str], access: int) -> None:
+def _add_paths(ruleset: int, paths: tuple[str, ...], access: int) -> None:
     for path in paths:
         try:
             # O_NOFOLLOW: a rule on a symlink grants nothing beyond it, never its target

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Sequence
 
 __all__ = ["readonly_binds"]
 
@@ -25,7 +24,7 @@ _MS_RDONLY, _MS_NOSUID, _MS_REMOUNT, _MS_BIND, _MS_REC = 1, 2, 32, 4096, 16384
 _MS_PRIVATE = 1 << 18
 
 
-def readonly_binds(paths: Sequence[str], *, empty: Sequence[str] = ()) -> None:
+def readonly_binds(paths: list[str], *, empty: list[str] | tuple[str, ...] = ()) -> None:
     """Enter a private user + mount namespace with ``paths`` bind-mounted read-only and an
     empty tmpfs over each of ``empty`` (``/dev/shm``: shared memory of the sandbox's own, not
     the machine's). Raises OSError when the kernel or the container refuses (the caller

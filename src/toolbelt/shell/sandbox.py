@@ -237,7 +237,7 @@ class Sandbox:
         network = ports != ()
         if self.backend == "landlock":
             spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
-            return launcher_argv(spec, argv)
+            return launcher_argv(spec, list(argv))
         from toolbelt.shell.bwrap import bwrap_argv
 
         inner: dict[str, object] = {"seccomp_network": network}
@@ -246,7 +246,7 @@ class Sandbox:
             rules = _landlock_spec(grants, ports)
             rules.update(write=[*grants.write, *grants.roots], roots=[])
             inner["landlock"] = rules
-        return bwrap_argv(grants, launcher_argv(inner, argv), cwd=cwd, network=network)
+        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
 
 
 def _entries(root: Path) -> frozenset[str]:

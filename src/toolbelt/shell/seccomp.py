@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import platform
+import os
 
 __all__ = ["SeccompError", "install_filter", "program"]
 
@@ -56,7 +56,7 @@ class _SockFprog(ctypes.Structure):
 
 def program(*, network: bool, machine: str | None = None) -> list[tuple[int, int, int, int]]:
     """The BPF program as (code, jt, jf, k) tuples, for this machine's architecture."""
-    machine = machine or platform.machine()
+    machine = machine or os.uname().machine
     if machine not in _ARCHES:
         raise SeccompError(errno.ENOSYS, f"no seccomp filter for the {machine} architecture")
     arch, socket_nr, ioctl_nr, refused = _ARCHES[machine]
