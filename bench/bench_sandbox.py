@@ -1,8 +1,9 @@
 """The OS sandbox's cost per command, and the prompts it saves.
 
-Per command: ``echo hi`` through the executor in the persistent shell with the sandbox off,
-under Landlock, and under bubblewrap (when installed); ``cat a.txt``, which the analysis calls
-read-only, so with a sandbox it runs in the read-only shell. Goal: ≤ 2 ms over the unsandboxed
+Per command, through the executor, with the sandbox off, under Landlock, and under bubblewrap
+(when installed): ``echo hi`` and ``cat a.txt``, which the analysis calls read-only (with a
+sandbox they run in the read-only shell), and ``echo hi >> out.txt``, which runs in the
+workspace shell. Goal: ≤ 2 ms over the unsandboxed
 ``echo hi`` (medians). Start-up: a fresh session's first command (the confined shell's launch).
 Prompts: a scripted session of ordinary commands in default mode, every prompt approved,
 counted with the sandbox off and on.
@@ -90,6 +91,8 @@ def main() -> None:
 
     cases = [Case(f"{mode}: echo hi", lambda m=mode: call(m, "echo hi")) for mode in modes]
     cases += [Case(f"{mode}: cat a.txt", lambda m=mode: call(m, "cat a.txt")) for mode in modes]
+    write = "echo hi >> out.txt"  # not read-only: the workspace shell
+    cases += [Case(f"{mode}: {write}", lambda m=mode: call(m, write)) for mode in modes]
     interleave(cases, rounds=200, warmup=3)
     starts = [
         Case(f"{mode}: new session + first echo", lambda m=mode: _first(loop, m)) for mode in modes
