@@ -39,6 +39,9 @@ async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Ha
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "secret.txt").write_text("TOPSECRET\n")
     monkeypatch.setenv("HOME", str(home))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@e")
     harness = Harness(workspace)
     yield harness
     await harness.session.aclose()
@@ -117,12 +120,7 @@ async def test_read_only_profile_holds_when_the_analysis_calls_everything_read_o
     assert not any("TOPSECRET" in t or "PRIVATE KEY" in t for t in texts)
 
 
-async def test_ordinary_work_runs_pytest_make_and_git(
-    h: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@e")
+async def test_ordinary_work_runs_pytest_make_and_git(h: Harness) -> None:
     _make_project(h.root)
     (h.root / "test_app.py").write_text("def test_one():\n    assert 2 + 2 == 4\n")
     tests = await h.call("bash", command=f"{sys.executable} -m pytest -q -p no:cacheprovider")
@@ -138,14 +136,35 @@ async def test_ordinary_work_runs_pytest_make_and_git(
     assert diff.text == " test_app.py | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)"
     assert npm is None or npm.text.endswith("node test ok")
     await h.call("bash", command=f"cd {h.root}")
-    commit = await h.call("bash", command="git commit -qam second")
-    assert commit.state is CallState.ERROR  # .git is read-only inside the sandbox
-    assert '"sandbox": false' in commit.text
-    retry = await h.call(
-        "bash", command="git commit -qam second", sandbox=False, justification="commit"
+    asked = len(h.requester.asked)
+    commit = await h.call("bash", command="git add -A && git commit -qm second")
+    log = await h.call("bash", command="git log --oneline | wc -l")
+    assert (commit.text, log.text) == ("(no output)", "2")  # git's own writes: once approved
+    assert h.requester.asked[asked:] == [
+        ("bash", "`git add -A && git commit -qm second` is potentially dangerous (git commit "
+         "records changes).")
+    ]  # fmt: skip
+
+
+async def test_git_commit_cannot_touch_hooks_or_config_even_from_a_hook(h: Harness) -> None:
+    _make_project(h.root)
+    out = h.root.parent / "out"
+    hook = h.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        "#!/bin/sh\necho evil > .git/hooks/post-commit; echo '[core]' >> .git/config\n"
+        f"touch {out}/hooked; mkdir -p .git/modules/x; exit 0\n"
     )
-    assert retry.state is CallState.SUCCESS
-    assert "OUTSIDE the sandbox" in h.requester.asked[-1][1]
+    hook.chmod(0o755)
+    config = (h.root / ".git" / "config").read_text()
+    (h.root / "test_app.py").write_text("changed\n")
+    commit = await h.call("bash", command="git commit -qam hooked")
+    log = await h.call("bash", command="git log --oneline | wc -l")
+    assert (commit.state, log.text) == (CallState.SUCCESS, "2")
+    assert "cannot create .git/hooks/post-commit: Read-only file system" in commit.text
+    assert not (h.root / ".git" / "hooks" / "post-commit").exists()
+    assert (h.root / ".git" / "config").read_text() == config
+    assert not (out / "hooked").exists()
+    assert not (h.root / ".git" / "modules").exists()
 
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:

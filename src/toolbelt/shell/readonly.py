@@ -20,7 +20,7 @@ import contextlib
 from toolbelt.shell.sandbox import Profile
 from toolbelt.shell.session import ShellSession, _quote
 
-__all__ = ["ReadOnlyShell"]
+__all__ = ["GitShell", "ReadOnlyShell"]
 
 
 class ReadOnlyShell(ShellSession):
@@ -39,3 +39,10 @@ class ReadOnlyShell(ShellSession):
         self._seen = stamp
         # the saved exports include the main shell's PWD: stay where this shell is
         return f"source {_quote(str(self._state))} 2>/dev/null; cd {_quote(str(self.cwd))}\n"
+
+
+class GitShell(ShellSession):
+    """A ShellSession in the git profile: ``.git/`` writable but for its hooks and config,
+    for git commands that write the repository (``add``, ``commit``…), which always ask."""
+
+    profile: Profile = "git"

@@ -32,12 +32,12 @@ from toolbelt.core.errors import UsageError
 from toolbelt.permissions.protected import protected_reason
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.landlock import abi_version
-from toolbelt.shell.sandbox_rules import Grants, readonly_grants, workspace_grants
+from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
 
 __all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
-Profile = Literal["workspace", "readonly"]
+Profile = Literal["workspace", "readonly", "git"]
 Backend = Literal["landlock", "bwrap"]
 
 _warned = False
@@ -186,6 +186,7 @@ class Sandbox:
             home=self._home,
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
             extra_secrets=self.settings.secrets,
+            git=profile == "git",
         )
 
     def layout(self, profile: Profile) -> object:
@@ -200,10 +201,15 @@ class Sandbox:
         return tuple(listings)
 
     def protected_names(self) -> frozenset[Path]:
-        """The protected entries the roots hold now (``.git``, ``.mcp.json`` …)."""
-        return frozenset(
-            root / name for root in self._roots for name in _entries(root) if protected_reason(name)
-        )
+        """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in
+        ``.git/`` makes git run programs, which the git profile leaves read-only)."""
+        found: set[Path] = set()
+        for root in self._roots:
+            found.update(root / name for name in _entries(root) if protected_reason(name))
+            found.update(
+                root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
+            )
+        return frozenset(found)
 
     def remove_created(self, before: frozenset[Path]) -> list[str]:
         """Remove protected entries that appeared since ``before`` (taken as a confined command

@@ -40,6 +40,9 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 SYSTEM_FILES = ("/dev/urandom", "/dev/random", "/dev/zero", "/dev/full")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 GIT_CONFIG = (".gitconfig", ".config/git")
+GIT_CODE = ("hooks", "config", "config.worktree", "modules", "info", "worktrees", "commondir")
+"""What in ``.git/`` makes git run programs or reach other repositories: stays read-only
+even for git's own writes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +95,12 @@ def workspace_grants(
     home: Path,
     writable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
+    git: bool = False,
 ) -> Grants:
-    """The workspace profile: see the module docstring."""
+    """The workspace profile: see the module docstring. With ``git``, the profile for git's
+    own writes (``git add``, ``git commit`` … that the user approved): ``.git/`` is writable
+    but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
+    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks)."""
     hidden = secrets_for(home, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
@@ -102,6 +109,9 @@ def workspace_grants(
     for root in roots:
         more, kept = _writable_entries(root)
         entries += more
+        if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
+            kept.remove(str(root / ".git"))
+            kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
         protected += kept
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(

@@ -101,7 +101,7 @@ class ShellSession:
             marker = f"__toolbelt_end_{secrets.token_hex(8)}__".encode()
             buffer = OutputBuffer(self._dir / f"command-{self._count}.out")
             save = ""
-            if _may_export(command) and self.profile == "workspace":
+            if _may_export(command) and self.profile != "readonly":
                 save = f"export -p > {self._state} 2>/dev/null; "
             script = (
                 f"{self._prelude()}"
@@ -109,7 +109,7 @@ class ShellSession:
                 f"__tb_ec=$?; {save}"
                 f"printf '%s%d %s\\n' '{marker.decode()}' \"$__tb_ec\" \"$PWD\"\n"
             )
-            sandbox = self._sandbox if self.profile == "workspace" else None
+            sandbox = self._sandbox if self.profile != "readonly" else None
             guarded = sandbox.protected_names() if sandbox is not None else None
             started, before = time.monotonic(), last_pid()
             assert process.stdin is not None

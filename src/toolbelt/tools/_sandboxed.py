@@ -7,10 +7,17 @@ import re
 import unicodedata
 
 from toolbelt.core.context import ToolContext
+from toolbelt.permissions.shell import ShellAnalysis
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["UnconfinedShell", "denial_note", "unconfined_shell", "visible"]
+__all__ = ["UnconfinedShell", "denial_note", "git_writes", "unconfined_shell", "visible"]
+
+GIT_WRITES = frozenset(
+    {"add", "am", "apply", "branch", "checkout", "cherry-pick", "commit", "merge", "mv",
+     "notes", "rebase", "reset", "restore", "revert", "rm", "stash", "switch", "tag"}
+)  # fmt: skip
+"""git subcommands whose writes to ``.git/`` are the point: run in the git profile."""
 
 # What a refused open, write, connect or socket looks like in a program's error output
 _DENIED = re.compile(
@@ -72,3 +79,12 @@ def visible(text: str, *, limit: int = 300) -> str:
         for ch in text
     )
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def git_writes(analysis: ShellAnalysis) -> bool:
+    """Every simple command is ``git SUBCOMMAND …`` writing the repository, with no option
+    before the subcommand (``-c``, ``-C``, ``--git-dir`` would point git elsewhere)."""
+    return bool(analysis.commands) and all(
+        c.program == "git" and not c.dynamic and len(c.argv) > 1 and c.argv[1] in GIT_WRITES
+        for c in analysis.commands
+    )

@@ -6,11 +6,11 @@ from toolbelt.core.context import Session, ToolContext
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.output import spill_dir
-from toolbelt.shell.readonly import ReadOnlyShell
+from toolbelt.shell.readonly import GitShell, ReadOnlyShell
 from toolbelt.shell.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["job_manager", "readonly_shell", "session_sandbox", "shell_session"]
+__all__ = ["git_shell", "job_manager", "readonly_shell", "session_sandbox", "shell_session"]
 
 
 def session_sandbox(session: Session) -> Sandbox:
@@ -41,6 +41,16 @@ def readonly_shell(ctx: ToolContext) -> ShellSession:
     return session.resource(
         ReadOnlyShell,
         lambda: ReadOnlyShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
+    )
+
+
+def git_shell(ctx: ToolContext) -> ShellSession:
+    """The shell for git commands that write the repository, approved by the user."""
+    session = ctx.session
+    sandbox = session_sandbox(session)
+    return session.resource(
+        GitShell,
+        lambda: GitShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
     )
 
 

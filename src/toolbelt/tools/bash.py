@@ -21,8 +21,14 @@ from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.shell.environment import command_environment
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._sandboxed import denial_note, unconfined_shell, visible
-from toolbelt.tools._shell import job_manager, readonly_shell, session_sandbox, shell_session
+from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell, visible
+from toolbelt.tools._shell import (
+    git_shell,
+    job_manager,
+    readonly_shell,
+    session_sandbox,
+    shell_session,
+)
 
 __all__ = ["BashInput", "BashTool"]
 
@@ -108,6 +114,8 @@ class BashTool(Tool[BashInput]):
         reads = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets)
         if confined and readonly and all(guard.is_inside(p) for p in (*targets, *reads)):
             ctx.scratch["profile"] = "readonly"  # runs without asking: make it true
+        elif confined and git_writes(analysis) and not args.run_in_background:
+            ctx.scratch["profile"] = "git"  # .git/ writable but hooks and config: it asks
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
@@ -115,7 +123,9 @@ class BashTool(Tool[BashInput]):
             command=args.command,
             commands=tuple(c.text for c in analysis.commands) or (args.command,),
             readonly_command=readonly,
-            sandboxed=confined and sandbox.settings.network == "off",
+            sandboxed=confined
+            and sandbox.settings.network == "off"
+            and ctx.scratch.get("profile") != "git",
             outside_sandbox=visible(args.justification or "")
             if sandbox.active and not args.sandbox
             else None,
@@ -137,6 +147,8 @@ class BashTool(Tool[BashInput]):
             shell = unconfined_shell(ctx)
         elif ctx.scratch.get("profile") == "readonly":
             shell = readonly_shell(ctx)
+        elif ctx.scratch.get("profile") == "git":
+            shell = git_shell(ctx)
         else:
             shell = shell_session(ctx)
         if shell.cwd != ctx.cwd:
