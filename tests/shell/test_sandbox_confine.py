@@ -237,11 +237,11 @@ def test_auto_without_any_backend_warns_once_and_explicit_choices_refuse(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from toolbelt.core.errors import UsageError
-    from toolbelt.shell import sandbox
+    from toolbelt.shell import backends
 
-    monkeypatch.setattr(sandbox, "abi_version", lambda: 0)
-    monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
-    monkeypatch.setattr(sandbox, "_warned", False)
+    monkeypatch.setattr(backends, "abi_version", lambda: 0)
+    monkeypatch.setattr(backends, "_bwrap_works", lambda: False)
+    monkeypatch.setattr(backends, "_warned", False)
     assert choose_backend("auto") is None
     assert choose_backend("auto") is None
     assert capsys.readouterr().err.count("WARNING: no OS sandbox is available") == 1

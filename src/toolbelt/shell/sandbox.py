@@ -18,11 +18,8 @@ the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it conf
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +27,7 @@ from typing import Literal
 
 from toolbelt.core.errors import UsageError
 from toolbelt.permissions.protected import protected_reason
+from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
@@ -38,9 +36,6 @@ __all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
 Profile = Literal["workspace", "readonly", "git"]
-Backend = Literal["landlock", "bwrap"]
-
-_warned = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,63 +73,6 @@ def _port(entry: str) -> int:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
     return int(port)
-
-
-@functools.cache
-def _namespaces_work() -> bool:
-    """Whether the launcher can make its private mount namespace here (see ``mounts``)."""
-    probe = "import sys; sys.path.insert(0, {src!r}); from toolbelt.shell import mounts; "
-    probe += "mounts.readonly_binds([])"
-    src = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-S", "-E", "-s", "-c", probe.format(src=src)]
-    return subprocess.run(argv, capture_output=True, check=False).returncode == 0
-
-
-@functools.cache
-def _bwrap_works() -> bool:
-    """bwrap is installed and can make namespaces here (a container may forbid them)."""
-    binary = shutil.which("bwrap")
-    if binary is None:
-        return False
-    probe = [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-def choose_backend(mode: str) -> Backend | None:
-    """The backend for ``mode``; a clear error when an explicitly chosen one is missing."""
-    if mode == "off":
-        return None
-    if mode == "landlock":
-        if abi_version() < 1:
-            raise UsageError(
-                "--sandbox landlock: this kernel has no Landlock (Linux 5.13+ with it enabled "
-                "is needed); use --sandbox bwrap, or --sandbox off to run unconfined."
-            )
-        return "landlock"
-    if mode == "bwrap":
-        if not _bwrap_works():
-            raise UsageError(
-                "--sandbox bwrap: bubblewrap is not installed or cannot create namespaces "
-                "here; install it (the bubblewrap package) or use --sandbox landlock."
-            )
-        return "bwrap"
-    if abi_version() >= 1:
-        return "landlock"
-    if _bwrap_works():
-        return "bwrap"
-    _warn_once()
-    return None
-
-
-def _warn_once() -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        sys.stderr.write(
-            "toolbelt: WARNING: no OS sandbox is available (no Landlock in this kernel, no "
-            "working bubblewrap): commands run UNCONFINED and only the command analysis "
-            "decides what runs. Install bubblewrap or use a kernel with Landlock.\n"
-        )
 
 
 class Sandbox:
@@ -196,7 +134,7 @@ class Sandbox:
         if self.backend != "landlock" or profile == "readonly":
             return None
         listings = [_entries(root) for root in self._roots]
-        if _namespaces_work():  # the roots are granted whole: only protected names matter
+        if namespaces_work():  # the roots are granted whole: only protected names matter
             return tuple(frozenset(n for n in names if protected_reason(n)) for names in listings)
         return tuple(listings)
 
