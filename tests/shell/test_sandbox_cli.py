@@ -100,3 +100,30 @@ def test_an_untrusted_workspace_cannot_turn_the_sandbox_off(tmp_path: Path) -> N
     assert untrusted.ignored == [f"{tmp_path / '.toolbelt' / 'settings.json'}: sandbox settings"]
     trusted = load_settings(tmp_path, home=tmp_path / "home", trusted=True)
     assert (trusted.sandbox_mode, trusted.sandbox_network) == ("off", "on")
+
+
+@needs_landlock
+@pytest.mark.anyio
+async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+    from tests.mcp.test_http_server import start
+
+    (tmp_path / "ws").mkdir()
+    token = tmp_path / "token.txt"
+    token.write_text("s3cret-token\n")
+    command = {"command": f"touch {tmp_path}/made; cat {token}"}
+    args = ["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path / "ws"), "--mode", "bypass"]
+    args += ["--sandbox", "landlock", "--token-file", str(token)]
+    async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
+        over_stdio = await client.call_tool("bash", command)
+    process, base = start(tmp_path / "ws", "--mode", "bypass", "--sandbox", "landlock")
+    try:
+        async with Client(f"{base}/mcp") as client:
+            over_http = await client.call_tool("bash", command)
+    finally:
+        process.terminate()
+        process.wait(20)
+    assert over_stdio.is_error
+    assert f"touch: cannot touch '{tmp_path}/made': Permission denied" in str(over_http.content)
+    assert not (tmp_path / "made").exists()
+    assert "s3cret-token" not in str(over_stdio.content)
