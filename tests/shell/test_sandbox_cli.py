@@ -46,7 +46,7 @@ def test_sandbox_flag_confines_an_approved_command_and_off_does_not(
     command = json.dumps({"command": f"touch {home}/made"})
     confined = toolbelt("call", "bash", command, "--root", str(workspace), "--yes", home=home)
     assert confined.returncode == 1
-    assert f"touch: cannot touch '{home}/made': Permission denied" in confined.stdout
+    assert f"touch: cannot touch '{home}/made': Read-only file system" in confined.stdout
     assert not (home / "made").exists()
     free = toolbelt(
         "call", "bash", command, "--root", str(workspace), "--yes", "--sandbox", "off", home=home
@@ -124,6 +124,6 @@ async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path:
         process.terminate()
         process.wait(20)
     assert over_stdio.is_error
-    assert f"touch: cannot touch '{tmp_path}/made': Permission denied" in str(over_http.content)
+    assert f"touch: cannot touch '{tmp_path}/made': Read-only file system" in str(over_http.content)
     assert not (tmp_path / "made").exists()
     assert "s3cret-token" not in str(over_stdio.content)

@@ -248,3 +248,20 @@ def test_auto_without_any_backend_warns_once_and_explicit_choices_refuse(
     with pytest.raises(UsageError, match="this kernel has no Landlock"):
         choose_backend("landlock")
     assert choose_backend("off") is None
+
+
+@needs_landlock
+def test_metadata_outside_cannot_change_where_the_launcher_can_mount(tmp_path: Path) -> None:
+    from toolbelt.shell.backends import namespaces_work
+
+    if not namespaces_work():
+        pytest.skip("user namespaces are refused here: Landlock alone does not rule chmod")
+    box = make_box(tmp_path, "landlock")
+    target = box.outside / "secret.txt"
+    target.chmod(0o600)
+    before = target.stat()
+    result = box.run(f"chmod 666 {target}; touch -d 2001-01-01 {target}; chmod +x src/a.txt")
+    assert "Read-only file system" in result.stderr
+    after = target.stat()
+    assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
+    assert (box.workspace / "src" / "a.txt").stat().st_mode & 0o100  # inside: allowed

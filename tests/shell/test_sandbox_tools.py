@@ -197,7 +197,7 @@ async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Pat
     assert made.state is CallState.SUCCESS
     assert (tmp_path / "ws" / "copy.txt").read_text() == "x\n"
     assert outside.state is CallState.ERROR and not (tmp_path / "x").exists()
-    assert "Permission denied" in outside.text and '"sandbox": false' in outside.text
+    assert "Read-only file system" in outside.text and '"sandbox": false' in outside.text
     assert not (tmp_path / "ws" / ".vscode").exists()
     assert "The sandbox removed .vscode, which the command created" in created.text
     # dangerous commands and protected paths still ask (and the user said no here)

@@ -102,8 +102,9 @@ def _writable(rules: dict[str, list[str]]) -> list[str]:
     """The roots whole (and a private ``/dev/shm``) when their protected entries could be
     mounted read-only in a private namespace; else the roots' unprotected entries one by one."""
     shm = [path for path in ("/dev/shm",) if os.path.isdir(path)]
+    writable = [*rules["roots"], *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
     try:
-        readonly_binds(rules.get("protected", []), empty=shm)
+        readonly_binds(rules.get("protected", []), empty=shm, writable=writable)
     except OSError:
         return rules.get("entries", [])
     return [*rules["roots"], *shm]
