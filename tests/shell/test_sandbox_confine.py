@@ -175,6 +175,7 @@ def test_without_a_mount_namespace_landlock_grants_the_roots_entries_one_by_one(
             "read": grants.read,
             "list_only": grants.list_only,
             "write": grants.write,
+            "mount": True,
             "roots": grants.roots,
             "entries": grants.entries,
             "protected": [str(tmp_path / "gone")],  # cannot be mounted: the fallback is used
@@ -265,3 +266,7 @@ def test_metadata_outside_cannot_change_where_the_launcher_can_mount(tmp_path: P
     after = target.stat()
     assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
     assert (box.workspace / "src" / "a.txt").stat().st_mode & 0o100  # inside: allowed
+    readonly = box.run(f"chmod 666 {target}; chmod 600 src/a.txt", "readonly")
+    assert readonly.stderr.count("Read-only file system") == 2
+    assert target.stat().st_mode == before.st_mode
+    assert (box.workspace / "src" / "a.txt").stat().st_mode & 0o100

@@ -61,7 +61,7 @@ def main(args: list[str] | None = None) -> None:
         if rules is not None:
             ports = rules.get("connect_ports")
             write = list(rules.get("write", ()))
-            if rules.get("roots"):
+            if rules.get("mount"):
                 write += _writable(rules)
             Ruleset(
                 read=tuple(rules.get("read", ())),
@@ -101,13 +101,14 @@ def _which(name: str) -> str:
 def _writable(rules: dict[str, list[str]]) -> list[str]:
     """The roots whole (and a private ``/dev/shm``) when their protected entries could be
     mounted read-only in a private namespace; else the roots' unprotected entries one by one."""
-    shm = [path for path in ("/dev/shm",) if os.path.isdir(path)]
-    writable = [*rules["roots"], *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
+    roots = list(rules.get("roots", ()))
+    shm = [path for path in ("/dev/shm",) if roots and os.path.isdir(path)]
+    writable = [*roots, *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
     try:
         readonly_binds(rules.get("protected", []), empty=shm, writable=writable)
     except OSError:
         return rules.get("entries", [])
-    return [*rules["roots"], *shm]
+    return [*roots, *shm]
 
 
 def _fail(message: str) -> None:

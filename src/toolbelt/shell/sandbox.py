@@ -188,7 +188,7 @@ class Sandbox:
         if abi_version() >= 1 and (profile == "readonly" or ports):
             # bwrap's own mounts already keep protected entries read-only: grant roots whole
             rules = _landlock_spec(grants, ports)
-            rules.update(write=[*grants.write, *grants.roots], roots=[])
+            rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
             inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
 
@@ -205,6 +205,7 @@ def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, o
         "read": grants.read,
         "list_only": grants.list_only,
         "write": grants.write,
+        "mount": True,  # a private mount namespace where it can be made (see mounts)
         "roots": grants.roots,
         "entries": grants.entries,
         "protected": grants.protected,
