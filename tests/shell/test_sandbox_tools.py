@@ -266,3 +266,12 @@ def job_manager_of(h: Harness) -> JobManager:
     manager = h.session.peek(JobManager)
     assert manager is not None
     return manager
+
+
+async def test_a_protected_name_made_by_a_command_that_timed_out_is_removed_too(
+    h: Harness,
+) -> None:
+    result = await h.call("bash", command="mkdir .claude && sleep 30", timeout_ms=500)
+    assert result.output.structured is not None and result.output.structured["timed_out"]
+    assert not (h.root / ".claude").exists()
+    assert "The sandbox removed .claude" in result.text

@@ -110,7 +110,8 @@ class ShellSession:
                 f"printf '%s%d %s\\n' '{marker.decode()}' \"$__tb_ec\" \"$PWD\"\n"
             )
             sandbox = self._sandbox if self.profile != "readonly" else None
-            guarded = sandbox.protected_names() if sandbox is not None else None
+            guarded = sandbox.protected_names() if sandbox is not None else frozenset()
+            notes: list[str] = []  # what the sandbox undid: protected names the command made
             started, before = time.monotonic(), last_pid()
             assert process.stdin is not None
             await process.stdin.send(script.encode())
@@ -131,6 +132,7 @@ class ShellSession:
                     with anyio.CancelScope(shield=True):
                         await self._kill(process, run_id)
                         buffer.finish()
+                        notes += sandbox.remove_created(guarded) if sandbox is not None else ()
             after = last_pid()
             if tail is not None and after != before:
                 floor = before if after > before else 0  # 0: the PID counter wrapped
@@ -144,9 +146,7 @@ class ShellSession:
                         )
                     )
             buffer.finish()
-            notes: tuple[str, ...] = ()
-            if sandbox is not None and guarded is not None:
-                notes = tuple(sandbox.remove_created(guarded))
+            notes += sandbox.remove_created(guarded) if sandbox is not None else ()
             exit_code, cwd = tail if tail is not None else (None, self.cwd)
             self.cwd = cwd
             return CommandResult(
@@ -157,7 +157,7 @@ class ShellSession:
                 cwd,
                 time.monotonic() - started,
                 buffer.total_chars,
-                notes,
+                tuple(notes),
             )
 
     async def set_cwd(self, path: Path) -> None:
