@@ -270,3 +270,24 @@ def test_metadata_outside_cannot_change_where_the_launcher_can_mount(tmp_path: P
     assert readonly.stderr.count("Read-only file system") == 2
     assert target.stat().st_mode == before.st_mode
     assert (box.workspace / "src" / "a.txt").stat().st_mode & 0o100
+
+
+@needs_landlock
+def test_a_workspace_that_holds_the_secrets_still_hides_them(tmp_path: Path) -> None:
+    box = make_box(tmp_path, "landlock")
+    at_home = Sandbox(
+        SandboxSettings(mode="landlock"),
+        [box.home],  # the workspace is the home directory
+        temp_dir=tmp_path / "state" / "tmp",
+        state_dir=tmp_path / "state",
+        home=box.home,
+    )
+    argv = at_home.wrap(
+        ["bash", "-c", "cat .ssh/id_rsa; echo k > .ssh/new; echo n > notes.txt && echo OK"],
+        "workspace",
+        cwd=box.home,
+    )
+    result = subprocess.run(argv, cwd=box.home, capture_output=True, text=True, check=False)
+    assert result.stdout == "OK\n"
+    assert sorted(os.listdir(box.home / ".ssh")) == ["id_rsa"]
+    assert (box.home / "notes.txt").read_text() == "n\n"

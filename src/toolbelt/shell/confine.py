@@ -105,7 +105,8 @@ def _writable(rules: dict[str, list[str]]) -> list[str]:
     shm = [path for path in ("/dev/shm",) if roots and os.path.isdir(path)]
     writable = [*roots, *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
     try:
-        readonly_binds(rules.get("protected", []), empty=shm, writable=writable)
+        hidden = rules.get("hidden", [])
+        readonly_binds(rules.get("protected", []), empty=shm, writable=writable, hidden=hidden)
     except OSError:
         return rules.get("entries", [])
     return [*roots, *shm]

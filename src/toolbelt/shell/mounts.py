@@ -33,13 +33,16 @@ def readonly_binds(
     *,
     empty: list[str] | tuple[str, ...] = (),
     writable: list[str] | tuple[str, ...] = (),
+    hidden: list[str] | tuple[str, ...] = (),
 ) -> None:
     """Enter a private user + mount namespace in which every file system is read-only but
     ``writable`` (bound over themselves first), ``paths`` are bind-mounted read-only inside
     them, and an empty tmpfs covers each of ``empty``. Read-only mounts also stop what
     Landlock does not rule — ``chmod``, ``utime``, ``chown`` outside the writable paths.
     ``/dev`` and ``/proc`` keep their mounts (Landlock rules them). Raises OSError when the
-    kernel or the container refuses (the caller then falls back)."""
+    kernel or the container refuses (the caller then falls back). ``hidden`` secrets are
+    covered — an empty read-only tmpfs over a directory, ``/dev/null`` over a file — since a
+    Landlock grant on a workspace that holds one (a workspace at ``~``) would reach it."""
     libc = ctypes.CDLL(None, use_errno=True)
     uid, gid = os.getuid(), os.getgid()
     _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare")
@@ -67,6 +70,12 @@ def readonly_binds(
     for path in empty:
         target = os.fsencode(path)
         _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID, b"mode=1777"), f"tmpfs {path}")
+    for path in (p for p in hidden if os.path.lexists(p) and not os.path.islink(p)):
+        target = os.fsencode(path)
+        if os.path.isdir(path):
+            _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_RDONLY, b"size=4k"), f"hide {path}")
+        else:
+            _check(libc.mount(b"/dev/null", target, None, _MS_BIND, None), f"hide {path}")
     os.chdir(os.getcwd())  # the old cwd is on the mount beneath the new ones: walk in again
 
 

@@ -206,6 +206,7 @@ def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, o
         "list_only": grants.list_only,
         "write": grants.write,
         "mount": True,  # a private mount namespace where it can be made (see mounts)
+        "hidden": grants.hidden,
         "roots": grants.roots,
         "entries": grants.entries,
         "protected": grants.protected,

@@ -108,7 +108,8 @@ def workspace_grants(
     protected: list[str] = []
     for root in roots:
         more, kept = _writable_entries(root)
-        entries += more
+        for entry in more:  # a secret inside a root (a workspace at ~): grant around it
+            entries += cover(Path(entry), hidden)[0]
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
