@@ -41,10 +41,11 @@ exit code is reported as an error. `timeout_ms` defaults to 120000 (at most 6000
 timeout the command and everything it started are killed. Set `run_in_background` for \
 servers and long jobs: you get a job id to pass to bash_output and kill_shell. Prefer \
 read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces. \
-Commands run in an OS sandbox: they can write inside the workspace (not .git/ or other \
-protected paths), cannot read the user's secrets and have no network; read-only commands \
-cannot write at all. If the sandbox blocks something a command really needs, retry with \
-`sandbox: false` and a `justification`: the user is asked every time."""
+Unless the user turned it off, commands run in an OS sandbox: they can write only inside \
+the workspace (not .git/ or other protected paths), cannot read the user's secrets and have \
+no network; read-only commands cannot write at all. If the sandbox blocks something a \
+command really needs, retry with `sandbox: false` and a `justification`: the user is asked \
+every time."""
 
 
 class BashInput(ToolInput):
