@@ -5,7 +5,10 @@ the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it conf
 
 - **landlock** (default where the kernel has it — Linux ≥ 5.13; TCP rules ≥ 6.7): the
   ``confine`` launcher applies a Landlock ruleset (``sandbox_rules``) and a seccomp filter
-  (``seccomp``), then execs bash. No binary, no namespaces, works as root and in containers.
+  (``seccomp``), then execs bash. No binary needed; works as root and in containers. Where
+  user namespaces work it first makes a private mount namespace (``mounts``): everything
+  read-only but the writable grants, protected entries and secrets covered — which Landlock
+  alone cannot do inside a writable workspace, nor for file metadata.
 - **bwrap** (bubblewrap, when installed and chosen): a mount namespace — the system read-only,
   the roots bound writable with protected entries re-bound read-only, secrets hidden under
   empty mounts, a private ``/tmp`` and ``/proc`` (other processes invisible), a PID namespace
