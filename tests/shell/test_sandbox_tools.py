@@ -110,9 +110,15 @@ async def test_read_only_profile_holds_when_the_analysis_calls_everything_read_o
         "touch inside.txt",
         "echo x > .git/hooks/post-checkout",
         "echo hi > /dev/tcp/127.0.0.1/9",
-        f"ps axeww | grep -c {os.getpid()}",
+        "ps axeww",
     ]
-    texts = [(await h.call("bash", command=a)).text for a in attacks]
+    victim = _start(["sleep", "60"], env={"PATH": os.environ["PATH"], "MARK": "q8w"})
+    try:
+        texts = [(await h.call("bash", command=a)).text for a in attacks]
+    finally:
+        victim.kill()
+        victim.wait()
+    assert not any("q8w" in text for text in texts)  # no other process's environment
     assert h.requester.asked == []  # all ran without a prompt: the analysis was fooled
     assert sorted(os.listdir(out)) == ["secret.txt"]
     assert sorted(os.listdir(h.root)) == [".git", "f.txt"]
