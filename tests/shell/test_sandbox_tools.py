@@ -249,6 +249,9 @@ async def test_read_only_commands_follow_the_shell_and_move_it(h: Harness) -> No
     followed = await h.call("bash", command="echo $GREETING; cd src && cat x.txt")
     assert followed.text == "hello\nx"
     assert h.session.cwd == h.root / "src"
+    await h.call("bash", command="unset GREETING")  # read-only, but it changes the shell
+    unset = await h.call("bash", command="echo ${GREETING:-gone}")
+    assert unset.text == "gone"
     wrote = await h.call("bash", command="touch y.txt && pwd")
     assert wrote.text == str(h.root / "src")
     assert (h.root / "src" / "y.txt").exists()

@@ -9,18 +9,38 @@ against ~15 ms to start a confined bash per command.
 
 It follows the main shell: the bash tool moves it to the session's directory before each
 command, and it sources the main shell's saved exports whenever they changed. What it
-changes does not flow back, except its directory (``cd src && ls`` moves the session); its
-own variable assignments stay in it.
+changes does not flow back, except its directory (``cd src && ls`` moves the session), so a
+read-only command that changes the shell itself (``unset X``, ``set -e``, ``alias``) is not
+sent here (``changes_shell_state``): it runs in the main shell and counts as not read-only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 
 from toolbelt.shell.sandbox import Profile
 from toolbelt.shell.session import ShellSession, _quote
 
-__all__ = ["GitShell", "ReadOnlyShell"]
+__all__ = ["GitShell", "ReadOnlyShell", "changes_shell_state"]
+
+# builtins whose effect is the shell's own state, which must not stay in the read-only shell
+_STATE_BUILTINS = frozenset(
+    {"unset", "set", "shopt", "alias", "unalias", "trap", "umask", "ulimit", "hash", "enable",
+     "source", ".", "eval", "export", "declare", "typeset", "readonly", "local", "read",
+     "mapfile", "readarray", "getopts", "let", "function"}
+)  # fmt: skip
+_FIRST_WORDS = re.compile(r"(?:^|[;&|(){}\n])\s*(?:!\s*)?(?:\w+=\S*\s+)*([\w.][\w.-]*)")
+
+
+def changes_shell_state(command: str) -> bool:
+    """Whether ``command`` runs a builtin that changes the shell itself (``unset``, ``set``,
+    ``alias``…) or defines a function: such a command belongs in the main shell, where the
+    change lasts. Looks at the first word after every separator; a separator inside quotes
+    can only make this say yes, which runs the command in the main shell, confined still."""
+    if "()" in command:
+        return True
+    return any(word in _STATE_BUILTINS for word in _FIRST_WORDS.findall(command))
 
 
 class ReadOnlyShell(ShellSession):
@@ -34,11 +54,13 @@ class ReadOnlyShell(ShellSession):
         with contextlib.suppress(OSError):
             info = self._state.stat()
             stamp = (info.st_mtime_ns, info.st_size)
-        if stamp is None or stamp == self._seen:
+        if stamp is None or stamp[1] == 0 or stamp == self._seen:
             return ""
         self._seen = stamp
-        # the saved exports include the main shell's PWD: stay where this shell is
-        return f"source {_quote(str(self._state))} 2>/dev/null; cd {_quote(str(self.cwd))}\n"
+        # the main shell's exports replace this shell's (an `unset X` there unsets it here);
+        # they include the main shell's PWD: stay where this shell is
+        state, here = _quote(str(self._state)), _quote(str(self.cwd))
+        return f"unset $(compgen -e) 2>/dev/null; source {state} 2>/dev/null; cd {here}\n"
 
 
 class GitShell(ShellSession):

@@ -20,6 +20,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.permissions.basic import is_within
 from toolbelt.permissions.shell import analyze_command
 from toolbelt.shell.environment import command_environment
+from toolbelt.shell.readonly import changes_shell_state
 from toolbelt.tools._files import file_guard
 from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell, visible
 from toolbelt.tools._shell import (
@@ -112,6 +113,8 @@ class BashTool(Tool[BashInput]):
         sandbox = session_sandbox(ctx.session)
         confined = sandbox.active and args.sandbox
         readonly = analysis.readonly and not args.run_in_background
+        if confined and readonly and changes_shell_state(args.command):
+            readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
         reads = tuple(guard.resolve(t, ctx.cwd).path for t in analysis.read_targets)
         if confined and readonly and all(guard.is_inside(p) for p in (*targets, *reads)):
             ctx.scratch["profile"] = "readonly"  # runs without asking: make it true
