@@ -22,6 +22,7 @@ from toolbelt.permissions.shell import ShellAnalysis
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.output import spill_dir
+from toolbelt.shell.sandbox import SandboxSettings
 
 pytestmark = [
     pytest.mark.anyio,
@@ -284,3 +285,13 @@ async def test_a_protected_name_made_by_a_command_that_timed_out_is_removed_too(
     assert result.output.structured is not None and result.output.structured["timed_out"]
     assert not (h.root / ".claude").exists()
     assert "The sandbox removed .claude" in result.text
+
+
+async def test_with_the_network_open_commands_ask_as_without_a_sandbox(tmp_path: Path) -> None:
+    h = Harness(tmp_path, approve=False)
+    settings = SandboxSettings(mode="landlock", network="on")
+    h.session.resource(SandboxSettings, lambda: settings)
+    result = await h.call("bash", command="touch made.txt")
+    assert result.error_kind == "permission_denied"
+    assert h.requester.asked == [("bash", "`touch made.txt` runs a command.")]
+    await h.session.aclose()
