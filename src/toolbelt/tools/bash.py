@@ -112,6 +112,7 @@ class BashTool(Tool[BashInput]):
             summary = f"start in the background: {summary}"
         sandbox = session_sandbox(ctx.session)
         confined = sandbox.active and args.sandbox
+        ctx.scratch.pop("profile", None)  # decided afresh if a hook rewrote the command
         readonly = analysis.readonly and not args.run_in_background
         if confined and readonly and changes_shell_state(args.command):
             readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
@@ -147,7 +148,7 @@ class BashTool(Tool[BashInput]):
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
             )
             return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
-        if not args.sandbox:
+        if not args.sandbox and session_sandbox(ctx.session).active:
             shell = unconfined_shell(ctx)
         elif ctx.scratch.get("profile") == "readonly":
             shell = readonly_shell(ctx)
