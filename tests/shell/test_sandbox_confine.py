@@ -291,3 +291,46 @@ def test_a_workspace_that_holds_the_secrets_still_hides_them(tmp_path: Path) -> 
     assert result.stdout == "OK\n"
     assert sorted(os.listdir(box.home / ".ssh")) == ["id_rsa"]
     assert (box.home / "notes.txt").read_text() == "n\n"
+
+
+def test_links_renames_and_proc_paths_do_not_reach_outside(box: Box) -> None:
+    secret = box.outside / "secret.txt"
+    result = box.run(
+        f"ln -s {secret} link && echo x > link; ln {secret} hard; mv {secret} moved; "
+        f"cat /proc/self/root{box.home}/.ssh/id_rsa; cat link; echo end"
+    )
+    assert secret.read_text() == "TOPSECRET\n"  # not written through the link, not moved
+    assert not (box.workspace / "hard").exists()  # (mv may copy it: outside is readable)
+    assert "PRIVATE KEY" not in result.stdout
+    assert result.stdout.endswith("end\n")
+
+
+def test_udp_and_unix_sockets_do_not_reach_the_host(box: Box, tmp_path: Path) -> None:
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)  # noqa: FBT003 - socket's own API
+    path = str(box.outside / "agent.sock")
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(path)
+    unix.listen(1)
+    unix.setblocking(False)  # noqa: FBT003 - socket's own API
+    port = udp.getsockname()[1]
+    code = (
+        "import socket\n"
+        "for family, kind, address in ((socket.AF_INET, socket.SOCK_DGRAM, "
+        f"('127.0.0.1', {port})), (socket.AF_UNIX, socket.SOCK_STREAM, {path!r})):\n"
+        "    try:\n"
+        "        s = socket.socket(family, kind); s.connect(address); s.send(b'leak')\n"
+        "        print('SENT')\n"
+        "    except OSError as e: print(e.errno)\n"
+    )
+    try:
+        result = box.run(f'{sys.executable} -S -c "{code}"')
+        with pytest.raises(BlockingIOError):
+            udp.recvfrom(10)
+        with pytest.raises(BlockingIOError):
+            unix.accept()
+        assert "SENT" not in result.stdout
+    finally:
+        udp.close()
+        unix.close()
