@@ -21,6 +21,7 @@ BENCHMARKS = {
     "mcp": "bench_mcp",
     "http-soak": "bench_http_soak",
     "mcp-search": "bench_mcp_search",
+    "sandbox": "bench_sandbox",
 }
 
 

@@ -114,7 +114,10 @@ def test_demo_runs_on_a_directory(tmp_path: Path) -> None:
 
 
 def test_permission_denied_exits_3_with_a_hint(tmp_path: Path) -> None:
-    out = toolbelt("call", "bash", '{"command": "touch made.txt"}', "--root", str(tmp_path))
+    # without the sandbox (with it, a write inside the workspace needs no prompt)
+    out = toolbelt(
+        "call", "bash", '{"command": "touch made.txt"}', "--root", str(tmp_path), "--sandbox", "off"
+    )
     assert out.returncode == 3
     assert out.stdout.startswith(
         "`touch made.txt` runs a command. No one could be asked; re-run with --yes"

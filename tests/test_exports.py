@@ -53,6 +53,7 @@ PUBLIC = [
     "Question",
     "RuleIdentity",
     "Runtime",
+    "SandboxSettings",
     "SchemaArguments",
     "SchemaTool",
     "Session",

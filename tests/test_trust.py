@@ -59,7 +59,9 @@ def test_an_untrusted_workspace_runs_no_hook_and_grants_nothing(hostile: Path) -
     assert think.returncode == 0
     assert think.stderr == NOTICE.format(settings=hostile / ".toolbelt" / "settings.json")
     assert not (hostile / "pwned").exists()
-    touch = toolbelt("call", "bash", '{"command": "touch made"}', cwd=hostile, home=home)
+    touch = toolbelt(
+        "call", "bash", '{"command": "touch made"}', "--sandbox", "off", cwd=hostile, home=home
+    )
     assert touch.returncode == 3  # the allow rule was ignored, and nobody is there to ask
     assert not (hostile / "made").exists()
     secret = toolbelt("call", "read_file", '{"path": "secret.txt"}', cwd=hostile, home=home)

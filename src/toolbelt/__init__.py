@@ -88,6 +88,7 @@ if TYPE_CHECKING:
         tool_definitions,
     )
     from toolbelt.runtime import Runtime
+    from toolbelt.shell.sandbox import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
 
 _EXPORTS = {
@@ -129,6 +130,7 @@ _EXPORTS = {
     "Question": "toolbelt.core.user",
     "RuleIdentity": "toolbelt.core.identity",
     "Runtime": "toolbelt.runtime",
+    "SandboxSettings": "toolbelt.shell.sandbox",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",
     "Session": "toolbelt.core.context",

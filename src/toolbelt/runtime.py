@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.events import EventBus
@@ -28,6 +29,9 @@ from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
+
+if TYPE_CHECKING:
+    from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
 
@@ -100,6 +104,13 @@ class Runtime:
         """Ask the user through ``requester`` from now on (a door that can only build its
         requester once it exists itself, like an MCP connection, sets it here)."""
         self.executor.requester = requester
+
+    def use_sandbox(self, sandbox: SandboxSettings) -> None:
+        """Run this runtime's commands in ``sandbox`` (the default is ``auto``); call it before
+        the first command, as the doors do with what ``--sandbox`` and the settings chose."""
+        from toolbelt.shell.sandbox import SandboxSettings  # the shell's modules load on use
+
+        self.session.resource(SandboxSettings, lambda: sandbox)
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of the model's calls; one result per call, in order."""

@@ -19,6 +19,7 @@ from toolbelt.hooks.command import MAX_OUTPUT, HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, hooks_for, matcher_selects, validate_hooks
 from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.settings import load_settings
+from toolbelt.shell.sandbox import SandboxSettings
 
 PAYLOAD: dict[str, object] = {
     "session_id": "s1",
@@ -324,10 +325,13 @@ def test_hook_config_errors(config: object, message: str) -> None:
 # -- through the executor, from a settings file ---------------------------------------------
 
 
-def harness_with_hooks(root: Path, hooks: dict[str, object], *, mode: str = "default") -> Harness:
+def harness_with_hooks(
+    root: Path, hooks: dict[str, object], *, mode: str = "default", sandbox: str = "auto"
+) -> Harness:
     (root / ".toolbelt").mkdir(exist_ok=True)
     (root / ".toolbelt" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     h = Harness(root, mode=mode)
+    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     settings = load_settings(root, home=root / "home", trusted=True)
     h.executor.policy = build_policy(h.session, mode, settings=settings)
     h.executor.hooks = build_hooks(h.session, settings)
@@ -404,13 +408,13 @@ async def test_executor_post_tool_use_adds_context(tmp_path: Path) -> None:
 async def test_executor_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None:
     from toolbelt.permissions.decision import Approval
 
-    h = harness_with_hooks(tmp_path, {})
+    h = harness_with_hooks(tmp_path, {}, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS
     first = await h.call("bash", command="touch made.txt")
     assert first.state is CallState.SUCCESS
     saved = json.loads((tmp_path / ".toolbelt" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["Bash(touch made.txt)"]
-    again = harness_with_hooks(tmp_path, {})  # a new session loads the rule: no prompt
+    again = harness_with_hooks(tmp_path, {}, sandbox="off")  # loads the rule: no prompt
     again.requester.approval = Approval.DENY
     second = await again.call("bash", command="touch made.txt")
     assert second.state is CallState.SUCCESS

@@ -57,7 +57,8 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
         async with running.client(elicitation_callback=answering("deny")) as again:
             listed = await again.call_tool("todo_read", {})
             assert listed.content[0].text == "[ ] 1. a"
-            refused = await again.call_tool("bash", {"command": "touch other.txt"})
+            outside = {"command": "touch other.txt", "sandbox": False, "justification": "t"}
+            refused = await again.call_tool("bash", outside)  # asks, whatever the sandbox
             assert refused.is_error
         assert (tmp_path / "made.txt").exists()
         assert not (tmp_path / "other.txt").exists()

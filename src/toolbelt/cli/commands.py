@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 
 from toolbelt.cli.render import Renderer
+from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
@@ -77,6 +78,7 @@ def call_tool(
     as_json: bool,
     trust_workspace: bool = False,
     toolset_spec: str | None = None,
+    sandbox: str | None = None,
 ) -> int:
     """Run one call and print what the model would see; returns the documented exit status."""
     renderer = Renderer.for_stdout()
@@ -92,6 +94,7 @@ def call_tool(
             user=_user(),
             config=SessionConfig(require_read_before_write=False),
         )
+        runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2

@@ -62,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             as_json=args.json,
             trust_workspace=args.trust_workspace,
             toolset_spec=args.toolset,
+            sandbox=args.sandbox,
         )
     if args.command == "mcp":
         from toolbelt.cli.mcp_command import mcp_limits, serve_mcp
@@ -77,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             no_auth=args.no_auth,
             limits=mcp_limits(args),
             toolset_spec=args.toolset,
+            sandbox=args.sandbox,
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -220,6 +222,13 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="another directory whose contents count as inside the workspace (repeatable)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        default=None,
+        choices=("auto", "landlock", "bwrap", "off"),
+        help="OS sandbox for commands (default: the settings' sandbox.mode, else auto: the "
+        "best available, with a warning when there is none)",
     )
     parser.add_argument(
         "--trust-workspace",

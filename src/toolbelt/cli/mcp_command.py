@@ -15,6 +15,7 @@ from pathlib import Path
 
 import anyio
 
+from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp.http import HttpOptions
@@ -38,6 +39,7 @@ def serve_mcp(
     no_auth: bool = False,
     limits: Limits | None = None,
     toolset_spec: str | None = None,
+    sandbox: str | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
@@ -55,8 +57,12 @@ def serve_mcp(
         )
         if runtime.notice:
             print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+        # checked now: an explicitly chosen backend that is missing fails at start-up
+        sandboxing = sandbox_settings(runtime.settings, sandbox)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
+
+            runtime.use_sandbox(sandboxing)
 
             anyio.run(_serve_stdio_with, runtime, serve_stdio)
             return 0
@@ -89,6 +95,9 @@ def serve_mcp(
     if token is None and not no_auth:
         token = secrets.token_urlsafe(32)
         written = _write_token_file(port, token)
+    token_at = written or (Path(token_file).resolve() if token_file else None)
+    if token_at is not None:  # no command the tools run may read the token
+        sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=[token_at])
     options = HttpOptions(
         runtime.session.root,
         mode,
@@ -100,6 +109,7 @@ def serve_mcp(
         remote=remote,
         limits=limits or Limits(),
         toolset=factory,
+        sandbox=sandboxing,
     )
     _announce(host, port, written or (Path(token_file) if token_file else None), no_auth)
     try:

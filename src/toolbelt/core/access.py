@@ -67,6 +67,12 @@ class Access:
     """The command analysis found only read-only programs and no writing redirection."""
     dangerous: tuple[str, ...] = ()
     """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
+    sandboxed: bool = False
+    """The command runs in an OS sandbox with the network off: whatever it is, it can write
+    only inside the workspace (protected paths excepted), so it needs no prompt for that."""
+    outside_sandbox: str | None = None
+    """The model asks to run the command unconfined, for this reason: always asks the user,
+    and the answer is never remembered."""
     reads: tuple[Path, ...] = ()
     """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
     reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""

@@ -35,6 +35,7 @@ from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
 from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outbox
 from toolbelt.runtime import Runtime
+from toolbelt.shell.sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -68,6 +69,8 @@ class HttpOptions:
     limits: Limits = field(default_factory=Limits)
     toolset: Callable[[], Toolset] | None = None
     """Makes the toolset each session serves (None: the built-ins)."""
+    sandbox: SandboxSettings | None = None
+    """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
 
 
 class _BodyError(Exception):
@@ -94,6 +97,8 @@ def build_app(options: HttpOptions) -> Any:
             add_dirs=options.add_dirs,
             trusted=options.trusted,
         )
+        if options.sandbox is not None:
+            runtime.use_sandbox(options.sandbox)
         return McpServer(runtime, outbox)
 
     @asynccontextmanager

@@ -91,7 +91,9 @@ class HttpSession:
 class StatelessJobs(JobManager):
     """Background jobs refused: a stateless client could never be told apart from another."""
 
-    def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
+    def start(
+        self, command: str, cwd: Path, env: Mapping[str, str], *, sandboxed: bool = True
+    ) -> Job:
         raise ToolError(
             "Background jobs need an MCP session, and this client speaks the stateless "
             "2026-07-28 protocol, where no later call can be tied to this one: run the command "

@@ -8,13 +8,15 @@ in the session. It is evaluated in a fixed order, first match wins::
                                                     files a command reads / writes)
     plan mode and the call writes or executes     → deny (the message says it is plan mode;
                                                     a fetch an allow rule covers still runs)
+    a command asks to run outside the OS sandbox  → ask, whatever the rules, never remembered
     an ask rule matches                           → ask (a hook's "allow" cannot skip it)
     a protected path (.git/, .env*, .mcp.json …)  → ask, in every mode, never remembered
     an allow rule matches                         → allow, unless the command writes outside
     a dangerous command (rm, git push, curl | sh) → ask, never remembered
     approved earlier in this session              → allow
     bypass mode                                   → allow
-    the mode's default for the kind of access     → allow or ask
+    the mode's default for the kind of access     → allow or ask (a sandboxed command
+                                                    that writes only inside: allow)
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
 The modes are described where they are listed, in ``permissions.modes``. Which rules speak
@@ -167,6 +169,13 @@ class ToolbeltPolicy(PermissionPolicy):
     def _decide_ask_or_allow(self, request: PermissionRequest, match: RuleMatch | None) -> Decision:
         access = request.access
         what = access.summary or f"`{request.tool}`"
+        if access.outside_sandbox is not None:
+            return Ask(
+                f"{what} asks to run OUTSIDE the sandbox (no limit on writes, secrets or "
+                f"network) because: {access.outside_sandbox}",
+                remember=False,
+                forced=True,
+            )
         if match is not None and match.verdict == "ask":
             return Ask(f"{match.describe()} asks before {what}.", forced=True)
         protected = self._protected_reason(access)
@@ -206,6 +215,8 @@ class ToolbeltPolicy(PermissionPolicy):
                     return Allow("read-only command")
                 if access.readonly_command and inside:
                     return Ask(f"{what} reads outside the workspace.")
+                if access.sandboxed and inside and reads_inside:
+                    return Allow("sandboxed command: it can write only inside the workspace")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:
                 if self.mode == "accept_edits" and inside:
@@ -293,7 +304,7 @@ def _commands(access: Access) -> tuple[str, ...]:
 
 
 def _mutates(access: Access) -> bool:
-    if access.kind in (AccessKind.WRITE, AccessKind.NETWORK):
+    if access.kind in (AccessKind.WRITE, AccessKind.NETWORK) or access.outside_sandbox:
         return True
     return access.kind is AccessKind.EXECUTE and not access.readonly_command
 

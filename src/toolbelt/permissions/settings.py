@@ -103,12 +103,20 @@ class _GitCommit(BaseModel):
     trailer: str | None = None
 
 
+class _Sandbox(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    mode: Literal["auto", "landlock", "bwrap", "off"] | None = None
+    network: Literal["off", "on"] | list[str] | None = None
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
     permissions: _Permissions = Field(default_factory=_Permissions)
     web_fetch: _WebFetch = Field(default_factory=_WebFetch, alias="webFetch")
     git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
+    sandbox: _Sandbox = Field(default_factory=_Sandbox)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -136,6 +144,10 @@ class Settings:
     """``webFetch.allowPrivateOrigins``: origins web_fetch may reach though they are private."""
     commit_trailer: str | None = None
     """``gitCommit.trailer``: the line git_commit adds to messages ("" for none)."""
+    sandbox_mode: str | None = None
+    """``sandbox.mode``: auto, landlock, bwrap or off (the last file that sets it wins)."""
+    sandbox_network: str | list[str] | None = None
+    """``sandbox.network``: "off", "on" or ["host:port", …]."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -193,6 +205,8 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         merged.private_origins += parsed.web_fetch.allow_private_origins
         if parsed.git_commit.trailer is not None:
             merged.commit_trailer = parsed.git_commit.trailer
+        merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
+        merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
     return merged
 
 
@@ -209,6 +223,7 @@ def _loosening(
         "a default mode" if permissions.default_mode is not None else "",
         _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
+        "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

@@ -1,6 +1,7 @@
 """Background jobs: commands that keep running after the call that started them returns.
 
-Each job is its own ``bash -c`` in a new session, marked with its own run id, writing its
+Each job is its own ``bash -c`` (confined like the persistent shell when the session has a
+sandbox) in a new session, marked with its own run id, writing its
 output to a 0600 file in the session's spill directory. ``bash_output`` reads what is new
 since the last read; ``kill_shell`` ends the job's whole tree (group kill plus the run-id
 sweep); closing the manager ends every job, so nothing outlives the toolbelt session.
@@ -22,6 +23,7 @@ from toolbelt.core.errors import ToolError
 from toolbelt.shell.output import spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
+from toolbelt.shell.sandbox import Sandbox
 
 __all__ = ["Job", "JobManager", "JobStatus"]
 
@@ -64,19 +66,29 @@ class Job:
 class JobManager:
     """The background jobs of one toolbelt session."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, *, sandbox: Sandbox | None = None) -> None:
         self._session_id = session_id
+        self._sandbox = sandbox if sandbox is not None and sandbox.active else None
         self._jobs: dict[str, Job] = {}
 
-    def start(self, command: str, cwd: Path, env: Mapping[str, str]) -> Job:
-        """Start ``command`` in the background; returns at once."""
+    def start(
+        self, command: str, cwd: Path, env: Mapping[str, str], *, sandboxed: bool = True
+    ) -> Job:
+        """Start ``command`` in the background (confined unless ``sandboxed`` is False, which
+        the user approved); returns at once."""
         job_id = f"bg-{secrets.token_hex(4)}"
         run_id = secrets.token_hex(8)
         path = spill_dir(self._session_id) / f"{job_id}.out"
+        argv = ["bash", "-c", command]
+        if (
+            self._sandbox is not None and sandboxed
+        ):  # the workspace profile, as in the persistent shell
+            argv = self._sandbox.wrap(argv, "workspace", cwd=cwd)
+            env = self._sandbox.environment(env)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
             process = subprocess.Popen(
-                ["bash", "-c", command],
+                argv,
                 cwd=cwd,
                 env={**env, RUN_ID_VAR: run_id},
                 stdin=subprocess.DEVNULL,

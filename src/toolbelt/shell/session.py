@@ -31,6 +31,7 @@ from toolbelt.core.errors import FatalError
 from toolbelt.shell.output import OutputBuffer, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, last_pid, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
+from toolbelt.shell.sandbox import Profile, Sandbox
 
 __all__ = ["CommandResult", "ShellSession"]
 
@@ -46,20 +47,35 @@ class CommandResult:
     cwd: Path
     duration: float
     total_chars: int
+    notes: tuple[str, ...] = ()
+    """What the sandbox undid (a protected name the command created), for the model."""
 
 
 class ShellSession:
     """A bash process that runs commands one at a time and remembers cwd and exports."""
 
+    profile: Profile = "workspace"
+    state_name = "exports.sh"
+    """Where exported variables are saved for a restart; shells that may source each other's
+    file must be equally confined (a confined command can write this file)."""
+
     def __init__(
-        self, cwd: Path, env: Mapping[str, str], session_id: str, *, grace: float = 2.0
+        self,
+        cwd: Path,
+        env: Mapping[str, str],
+        session_id: str,
+        *,
+        grace: float = 2.0,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.cwd = cwd
-        self._env = dict(env)
+        self._sandbox = sandbox if sandbox is not None and sandbox.active else None
+        self._env = dict(env) if self._sandbox is None else self._sandbox.environment(env)
+        self._layout: object = None
         self._session_id = session_id
         self._grace = grace
         self._dir = spill_dir(session_id)
-        self._state = self._dir / "exports.sh"
+        self._state = self._dir / self.state_name
         self._process: Process | None = None
         self._lock = anyio.Lock()
         self._closed = False
@@ -77,16 +93,25 @@ class ShellSession:
             if self._closed:
                 raise FatalError("The shell session is closed.")
             process = await self._ensure_started()
+            if self._sandbox is not None and self._sandbox.layout(self.profile) != self._layout:
+                await self._kill(process, "")  # new entries in a root: grant them afresh
+                process = await self._ensure_started()
             self._count += 1
             run_id = secrets.token_hex(8)
             marker = f"__toolbelt_end_{secrets.token_hex(8)}__".encode()
             buffer = OutputBuffer(self._dir / f"command-{self._count}.out")
-            save = f"export -p > {self._state} 2>/dev/null; " if _may_export(command) else ""
+            save = ""
+            if _may_export(command) and self.profile != "readonly":
+                save = f"export -p > {self._state} 2>/dev/null; "
             script = (
+                f"{self._prelude()}"
                 f"export {RUN_ID_VAR}={run_id}\n{{ {command}\n}} </dev/null 2>&1\n"
                 f"__tb_ec=$?; {save}"
                 f"printf '%s%d %s\\n' '{marker.decode()}' \"$__tb_ec\" \"$PWD\"\n"
             )
+            sandbox = self._sandbox if self.profile != "readonly" else None
+            guarded = sandbox.protected_names() if sandbox is not None else frozenset()
+            notes: list[str] = []  # what the sandbox undid: protected names the command made
             started, before = time.monotonic(), last_pid()
             assert process.stdin is not None
             await process.stdin.send(script.encode())
@@ -107,6 +132,7 @@ class ShellSession:
                     with anyio.CancelScope(shield=True):
                         await self._kill(process, run_id)
                         buffer.finish()
+                        notes += sandbox.remove_created(guarded) if sandbox is not None else ()
             after = last_pid()
             if tail is not None and after != before:
                 floor = before if after > before else 0  # 0: the PID counter wrapped
@@ -120,6 +146,7 @@ class ShellSession:
                         )
                     )
             buffer.finish()
+            notes += sandbox.remove_created(guarded) if sandbox is not None else ()
             exit_code, cwd = tail if tail is not None else (None, self.cwd)
             self.cwd = cwd
             return CommandResult(
@@ -130,6 +157,7 @@ class ShellSession:
                 cwd,
                 time.monotonic() - started,
                 buffer.total_chars,
+                tuple(notes),
             )
 
     async def set_cwd(self, path: Path) -> None:
@@ -170,12 +198,21 @@ class ShellSession:
             if on_output is not None and text:
                 on_output(text)
 
+    def _prelude(self) -> str:
+        """What runs before each command (the read-only shell catches up with exports)."""
+        return ""
+
     async def _ensure_started(self) -> Process:
         if self._process is not None and self._process.returncode is None:
             return self._process
         restore = f"source {_quote(str(self._state))} 2>/dev/null\n" if self._state.exists() else ""
+        argv = ["bash", "--noprofile", "--norc"]
+        if self._sandbox is not None:
+            self._state.touch(mode=0o600)  # the workspace profile may write this file only
+            self._layout = self._sandbox.layout(self.profile)
+            argv = self._sandbox.wrap(argv, self.profile, cwd=self.cwd)
         self._process = await anyio.open_process(
-            ["bash", "--noprofile", "--norc"],
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -1,23 +1,60 @@
-"""What the shell tools share: the session's persistent shell and its background jobs."""
+"""What the shell tools share: the session's sandbox, its persistent shells and background jobs."""
 
 from __future__ import annotations
 
-from toolbelt.core.context import ToolContext
+from toolbelt.core.context import Session, ToolContext
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
+from toolbelt.shell.output import spill_dir
+from toolbelt.shell.readonly import GitShell, ReadOnlyShell
+from toolbelt.shell.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["job_manager", "shell_session"]
+__all__ = ["git_shell", "job_manager", "readonly_shell", "session_sandbox", "shell_session"]
+
+
+def session_sandbox(session: Session) -> Sandbox:
+    """The session's sandbox, from the ``SandboxSettings`` a door stored in the session
+    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``."""
+    settings = session.peek(SandboxSettings) or SandboxSettings()
+    directory = spill_dir(session.id)
+    return session.resource(
+        Sandbox,
+        lambda: Sandbox(settings, session.roots, temp_dir=directory / "tmp", state_dir=directory),
+    )
 
 
 def shell_session(ctx: ToolContext) -> ShellSession:
     """The session's shell, started in the session's cwd on first use."""
     session = ctx.session
+    sandbox = session_sandbox(session)
     return session.resource(
-        ShellSession, lambda: ShellSession(session.cwd, command_environment(), session.id)
+        ShellSession,
+        lambda: ShellSession(session.cwd, command_environment(), session.id, sandbox=sandbox),
+    )
+
+
+def readonly_shell(ctx: ToolContext) -> ShellSession:
+    """The shell for commands that run without asking because they are read-only."""
+    session = ctx.session
+    sandbox = session_sandbox(session)
+    return session.resource(
+        ReadOnlyShell,
+        lambda: ReadOnlyShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
+    )
+
+
+def git_shell(ctx: ToolContext) -> ShellSession:
+    """The shell for git commands that write the repository, approved by the user."""
+    session = ctx.session
+    sandbox = session_sandbox(session)
+    return session.resource(
+        GitShell,
+        lambda: GitShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
     )
 
 
 def job_manager(ctx: ToolContext) -> JobManager:
     """The session's background jobs."""
-    return ctx.session.resource(JobManager, lambda: JobManager(ctx.session.id))
+    sandbox = session_sandbox(ctx.session)
+    return ctx.session.resource(JobManager, lambda: JobManager(ctx.session.id, sandbox=sandbox))

@@ -13,7 +13,7 @@ import asyncio
 import time
 
 import anyio
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -27,8 +27,16 @@ from toolbelt.permissions.shell_walk import expand_globs
 from toolbelt.permissions.trust import is_trusted
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
+from toolbelt.shell.readonly import changes_shell_state
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._shell import job_manager, shell_session
+from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell, visible
+from toolbelt.tools._shell import (
+    git_shell,
+    job_manager,
+    readonly_shell,
+    session_sandbox,
+    shell_session,
+)
 
 __all__ = ["BashInput", "BashTool"]
 
@@ -40,7 +48,12 @@ shown (head and tail) and the full output is saved to a file whose path is given
 exit code is reported as an error. `timeout_ms` defaults to 120000 (at most 600000); on \
 timeout the command and everything it started are killed. Set `run_in_background` for \
 servers and long jobs: you get a job id to pass to bash_output and kill_shell. Prefer \
-read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces."""
+read_file, grep, glob and edit_file over cat, grep, find and sed. Quote paths with spaces. \
+Unless the user turned it off, commands run in an OS sandbox: they can write only inside \
+the workspace (not .git/ or other protected paths), cannot read the user's secrets and have \
+no network; read-only commands cannot write at all. If the sandbox blocks something a \
+command really needs, retry with `sandbox: false` and a `justification`: the user is asked \
+every time."""
 
 
 class BashInput(ToolInput):
@@ -50,6 +63,22 @@ class BashInput(ToolInput):
     timeout_ms: int = Field(default=120_000, ge=1, le=600_000, description="Timeout in ms.")
     description: str | None = Field(default=None, description="What it does, in a few words.")
     run_in_background: bool = Field(default=False, description="Start it and return at once.")
+    sandbox: bool = Field(
+        default=True,
+        description="false runs the command outside the OS sandbox; the user is always asked.",
+    )
+    justification: str | None = Field(
+        default=None, description="Why the command must run outside the sandbox (sandbox: false)."
+    )
+
+    @model_validator(mode="after")
+    def _justified(self) -> BashInput:
+        if not self.sandbox and not (self.justification or "").strip():
+            raise ValueError(
+                "sandbox: false needs a justification saying what the sandbox blocked and why "
+                "the command needs it"
+            )
+        return self
 
 
 class BashOutput(BaseModel):
@@ -97,6 +126,16 @@ class BashTool(Tool[BashInput]):
         summary = args.command  # the real command: a description is the model's claim
         if args.run_in_background:
             summary = f"start in the background: {summary}"
+        sandbox = session_sandbox(ctx.session)
+        confined = sandbox.active and args.sandbox
+        ctx.scratch.pop("profile", None)  # decided afresh if a hook rewrote the command
+        readonly = analysis.readonly and not args.run_in_background
+        if confined and readonly and changes_shell_state(args.command):
+            readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
+        if confined and readonly and all(guard.is_inside(p) for p in (*targets, *read_paths)):
+            ctx.scratch["profile"] = "readonly"  # runs without asking: make it true
+        elif confined and git_writes(analysis) and not args.run_in_background:
+            ctx.scratch["profile"] = "git"  # .git/ writable but hooks and config: it asks
         return Access(
             AccessKind.EXECUTE,
             paths=targets,
@@ -106,7 +145,13 @@ class BashTool(Tool[BashInput]):
             commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
             or (args.command,),
             runs=analysis.runs,
-            readonly_command=analysis.readonly and not args.run_in_background,
+            readonly_command=readonly,
+            sandboxed=confined
+            and sandbox.settings.network == "off"
+            and ctx.scratch.get("profile") != "git",
+            outside_sandbox=visible(args.justification or "")
+            if sandbox.active and not args.sandbox
+            else None,
             dangerous=tuple(dangerous),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
@@ -114,13 +159,22 @@ class BashTool(Tool[BashInput]):
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
             command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
-            job = job_manager(ctx).start(command, ctx.cwd, command_environment())
+            job = job_manager(ctx).start(
+                command, ctx.cwd, command_environment(), sandboxed=args.sandbox
+            )
             text = (
                 f"Started in the background as {job.id} (output in {job.output_path}). Check it "
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
             )
             return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
-        shell = shell_session(ctx)
+        if not args.sandbox and session_sandbox(ctx.session).active:
+            shell = unconfined_shell(ctx)
+        elif ctx.scratch.get("profile") == "readonly":
+            shell = readonly_shell(ctx)
+        elif ctx.scratch.get("profile") == "git":
+            shell = git_shell(ctx)
+        else:
+            shell = shell_session(ctx)
         if shell.cwd != ctx.cwd:
             await shell.set_cwd(ctx.cwd)
         progress = _Throttle(ctx)
@@ -131,7 +185,7 @@ class BashTool(Tool[BashInput]):
             )
         finally:
             progress.close()
-        notes = []
+        notes = list(result.notes)
         if not any(is_within(result.cwd, root) for root in ctx.session.roots):
             await shell.set_cwd(ctx.session.cwd)
             notes.append(
@@ -155,6 +209,9 @@ class BashTool(Tool[BashInput]):
             body = f"{head}\nPartial output:\n{output}" if output else head
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         if result.exit_code != 0:
+            if args.sandbox and session_sandbox(ctx.session).active:
+                note = denial_note(output, readonly=ctx.scratch.get("profile") == "readonly")
+                notes += [note] if note else []
             body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         return ToolOutput.text(_with_notes(output or "(no output)", notes), structured)

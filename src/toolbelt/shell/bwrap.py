@@ -1,0 +1,57 @@
+"""The bubblewrap argv for a profile's grants.
+
+bubblewrap has no policy of its own ("the level of protection … is entirely determined by
+the arguments passed"), so the whole policy is this argv, and tests pin it:
+
+- ``--ro-bind / /``: the system readable, nothing writable;
+- each root ``--bind``-mounted writable over itself, then each protected entry in it
+  re-bound read-only over itself (mounts, unlike Landlock grants, can narrow a parent; a
+  protected name that does not exist yet can still be created at the root — the Landlock
+  backend refuses that, since it grants the root's entries, not the root);
+- each secret hidden: an empty ``--tmpfs`` over a directory, ``/dev/null`` over a file;
+- a fresh ``/dev``, ``/proc`` (only the sandbox's own processes) and ``/tmp``;
+- ``--unshare-pid --die-with-parent``: nothing the command starts survives the shell;
+- ``--new-session``: no TIOCSTI into the agent's terminal;
+- ``--unshare-net`` when the network is off: only an empty loopback inside.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolbelt.shell.sandbox_rules import DEVICES, Grants
+
+__all__ = ["bwrap_argv"]
+
+
+def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool) -> list[str]:
+    """The bwrap command line running ``argv`` with ``grants``."""
+    binary = shutil.which("bwrap") or "bwrap"
+    args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in grants.read:
+        if _beneath(path, ("/tmp",)):  # under the private /tmp: bring it back, read-only
+            args += ["--ro-bind-try", path, path]  # -try: it may vanish before bwrap starts
+    for root in grants.roots:
+        args += ["--bind", root, root]
+    for path in grants.write:
+        if path in DEVICES or not os.path.lexists(path) or _beneath(path, grants.roots):
+            continue  # --dev provides the devices; a missing path cannot be bound
+        args += ["--bind", path, path]
+    for path in grants.protected:
+        args += ["--ro-bind", path, path]
+    for path in grants.hidden:
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.lexists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd)]
+    if not network:
+        args.append("--unshare-net")
+    return [*args, "--", *argv]
+
+
+def _beneath(path: str, bases: Sequence[str]) -> bool:
+    return any(path == base or path.startswith(base.rstrip("/") + "/") for base in bases)

@@ -1,0 +1,118 @@
+"""The launcher: confine this process, then exec the command — ``confine SPEC -- ARGV``.
+
+Restricting a child with ``preexec_fn`` runs Python between fork and exec, which is unsafe in
+a threaded process (the MCP server is one). So the shell is started as
+``python -S -E -s -c BOOT SPEC -- bash …``: a fresh single-threaded interpreter (no ``site``,
+~15 ms once per shell) that applies the Landlock ruleset and the seccomp filter to itself and
+then replaces itself with bash, which inherits both for good. Where user namespaces work it
+first enters a private mount namespace in which the workspace's protected entries are
+read-only (``mounts``), so Landlock can grant the workspace whole.
+
+Any failure exits 125 with a message: a sandbox that cannot be applied never runs the
+command unconfined.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+# imported before anything is applied: once confined, their files may be unreadable
+from toolbelt.shell.landlock import Ruleset
+from toolbelt.shell.mounts import readonly_binds
+from toolbelt.shell.seccomp import install_filter
+
+__all__ = ["EXIT_UNCONFINED", "launcher_argv", "main"]
+
+EXIT_UNCONFINED = 125
+_SIGPIPE, _SIGXFSZ, _SIG_DFL = 13, 25, 0  # the same numbers on x86-64 and arm64
+
+# Imports this module without running toolbelt/__init__ (typing alone costs ~20 ms): the
+# two packages are made as empty modules. With -S -E -s the launcher starts in ~15 ms.
+_BOOT = (
+    "import sys; M = type(sys); P = M('toolbelt'); S = M('toolbelt.shell'); "
+    "P.__path__ = [{pkg!r}]; S.__path__ = [{pkg!r} + '/shell']; "
+    "sys.modules.update({{'toolbelt': P, 'toolbelt.shell': S}}); "
+    "from toolbelt.shell.confine import main; main()"
+)
+
+
+def launcher_argv(spec: dict[str, object], argv: list[str] | tuple[str, ...]) -> list[str]:
+    """The argv that runs ``argv`` confined as ``spec`` says (see ``main``); the spec travels
+    as hex-encoded ``marshal`` data, which loads without importing ``json`` (and ``re``)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    boot = _BOOT.format(pkg=package)
+    encoded = marshal.dumps(spec).hex()
+    return [sys.executable, "-S", "-E", "-s", "-c", boot, encoded, "--", *argv]
+
+
+def main(args: list[str] | None = None) -> None:
+    """Apply ``SPEC`` (``landlock`` rules or None, ``seccomp_network`` bool or None) and exec
+    the rest of the arguments."""
+    args = list(sys.argv[1:] if args is None else args)
+    if len(args) < 3 or args[1] != "--":
+        _fail("usage: confine SPEC -- COMMAND [ARG...]")
+    spec = marshal.loads(bytes.fromhex(args[0]))
+    command = args[2:]
+    program = _which(command[0])  # before confinement: execvp would import warnings after
+    try:
+        rules = spec.get("landlock")
+        if rules is not None:
+            ports = rules.get("connect_ports")
+            write = list(rules.get("write", ()))
+            if rules.get("mount"):
+                write += _writable(rules)
+            Ruleset(
+                read=tuple(rules.get("read", ())),
+                list_only=tuple(rules.get("list_only", ())),
+                write=tuple(write),
+                connect_ports=None if ports is None else tuple(ports),
+                scoped=bool(rules.get("scoped", True)),
+            ).apply()
+        network = spec.get("seccomp_network")
+        if network is not None:
+            install_filter(network=bool(network))
+    except OSError as exc:
+        _fail(f"the sandbox could not be applied ({exc}); nothing was run")
+    import ctypes  # already loaded by landlock; signal would import enum (~5 ms)
+
+    libc = ctypes.CDLL(None)
+    for sig in (_SIGPIPE, _SIGXFSZ):  # Python ignores these; exec would keep that
+        libc.signal(sig, _SIG_DFL)
+    try:
+        os.execv(program, command)
+    except OSError as exc:
+        _fail(f"cannot run {command[0]!r}: {exc.strerror}")
+
+
+def _which(name: str) -> str:
+    """``name`` found on PATH the way execvp would (Python's execvp imports ``warnings``,
+    which may be unreadable once confined: the interpreter's library is not a system path)."""
+    if "/" in name:
+        return name
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return name
+
+
+def _writable(rules: dict[str, list[str]]) -> list[str]:
+    """The roots whole (and a private ``/dev/shm``) when their protected entries could be
+    mounted read-only in a private namespace; else the roots' unprotected entries one by one."""
+    roots = list(rules.get("roots", ()))
+    shm = [path for path in ("/dev/shm",) if roots and os.path.isdir(path)]
+    writable = [*roots, *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
+    try:
+        hidden = rules.get("hidden", [])
+        readonly_binds(rules.get("protected", []), empty=shm, writable=writable, hidden=hidden)
+    except OSError:
+        return rules.get("entries", [])
+    return [*roots, *shm]
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"toolbelt sandbox: {message}\n")
+    sys.stderr.flush()
+    os._exit(EXIT_UNCONFINED)

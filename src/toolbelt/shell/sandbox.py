@@ -1,0 +1,218 @@
+"""The OS sandbox every tool command runs in: the wall that holds when the analysis misses.
+
+The command analysis decides whether to *ask*; what a command can *do* is decided here, by
+the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it confined:
+
+- **landlock** (default where the kernel has it — Linux ≥ 5.13; TCP rules ≥ 6.7): the
+  ``confine`` launcher applies a Landlock ruleset (``sandbox_rules``) and a seccomp filter
+  (``seccomp``), then execs bash. No binary needed; works as root and in containers. Where
+  user namespaces work it first makes a private mount namespace (``mounts``): everything
+  read-only but the writable grants, protected entries and secrets covered — which Landlock
+  alone cannot do inside a writable workspace, nor for file metadata.
+- **bwrap** (bubblewrap, when installed and chosen): a mount namespace — the system read-only,
+  the roots bound writable with protected entries re-bound read-only, secrets hidden under
+  empty mounts, a private ``/tmp`` and ``/proc`` (other processes invisible), a PID namespace
+  (nothing survives the shell), no network namespace unless allowed — plus the same seccomp
+  filter, and Landlock for the read-only profile where the kernel has it.
+- **off**: commands run unconfined and only the analysis stands between them and the machine.
+
+``auto`` picks landlock, else bwrap, else says once, loudly, on stderr that there is none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from toolbelt.core.errors import UsageError
+from toolbelt.permissions.protected import protected_reason
+from toolbelt.shell.backends import choose_backend, namespaces_work
+from toolbelt.shell.confine import launcher_argv
+from toolbelt.shell.landlock import abi_version
+from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
+
+__all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
+
+MODES = ("auto", "landlock", "bwrap", "off")
+Profile = Literal["workspace", "readonly", "git"]
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """``"sandbox": {"mode": …, "network": "off" | "on" | ["host:port", …]}`` of settings."""
+
+    mode: str = "auto"
+    network: str | tuple[str, ...] = "off"
+    secrets: tuple[Path, ...] = ()
+    """More files the sandbox must hide (the HTTP server's token file)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UsageError(f"Unknown sandbox mode {self.mode!r}; choose one of {MODES}.")
+        if isinstance(self.network, str) and self.network not in ("off", "on"):
+            raise UsageError(
+                f'Unknown sandbox network {self.network!r}; use "off", "on" or a list of '
+                '"host:port" strings.'
+            )
+        for entry in () if isinstance(self.network, str) else self.network:
+            _port(entry)
+
+    @property
+    def ports(self) -> tuple[int, ...] | None:
+        """TCP ports commands may connect to: None for any, () for none."""
+        if self.network == "on":
+            return None
+        if self.network == "off":
+            return ()
+        return tuple(sorted({_port(entry) for entry in self.network}))
+
+
+def _port(entry: str) -> int:
+    host, _, port = entry.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
+    return int(port)
+
+
+class Sandbox:
+    """One session's sandbox: the backend and the paths its profiles grant."""
+
+    def __init__(
+        self,
+        settings: SandboxSettings,
+        roots: Sequence[Path],
+        *,
+        temp_dir: Path,
+        state_dir: Path,
+        home: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self.backend = choose_backend(settings.mode)
+        if self.backend is not None and settings.ports and abi_version() < 4:
+            raise UsageError(
+                "sandbox.network lists ports, which needs Landlock ABI 4 (Linux 6.7+) to "
+                'enforce; use "off", or "on" to allow every connection.'
+            )
+        self._roots = tuple(roots)
+        self._temp_dir = temp_dir
+        self._state_dir = state_dir
+        self._home = home or Path(os.environ.get("HOME") or Path.home())
+
+    @property
+    def active(self) -> bool:
+        return self.backend is not None
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """``env`` with the private temporary directory as ``TMPDIR``."""
+        if not self.active:
+            return dict(env)
+        self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return {**env, "TMPDIR": str(self._temp_dir)}
+
+    def grants(self, profile: Profile) -> Grants:
+        """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+        if profile == "readonly":
+            return readonly_grants(
+                self._roots,
+                home=self._home,
+                readable=(self._state_dir,),
+                extra_secrets=self.settings.secrets,
+            )
+        return workspace_grants(
+            self._roots,
+            home=self._home,
+            writable=(self._temp_dir, self._state_dir / "exports.sh"),
+            extra_secrets=self.settings.secrets,
+            git=profile == "git",
+        )
+
+    def layout(self, profile: Profile) -> object:
+        """What the grants of ``profile`` depend on that can change while a shell runs: the
+        entries of the roots, granted one by one under Landlock. A shell whose layout
+        changed is restarted, so a directory created by write_file is writable in it."""
+        if self.backend != "landlock" or profile == "readonly":
+            return None
+        listings = [_entries(root) for root in self._roots]
+        if namespaces_work():  # the roots are granted whole: only protected names matter
+            return tuple(frozenset(n for n in names if protected_reason(n)) for names in listings)
+        return tuple(listings)
+
+    def protected_names(self) -> frozenset[Path]:
+        """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in
+        ``.git/`` makes git run programs, which the git profile leaves read-only)."""
+        found: set[Path] = set()
+        for root in self._roots:
+            found.update(root / name for name in _entries(root) if protected_reason(name))
+            found.update(
+                root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
+            )
+        return frozenset(found)
+
+    def remove_created(self, before: frozenset[Path]) -> list[str]:
+        """Remove protected entries that appeared since ``before`` (taken as a confined command
+        started); returns a note for each. Mounts can only make *existing* entries read-only,
+        so a command could create a missing ``.mcp.json`` or ``.vscode/`` in a root — code
+        that would run later, outside any sandbox; it is undone as soon as the command ends."""
+        notes = []
+        for path in sorted(self.protected_names() - before):
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+            except OSError as exc:
+                notes.append(f"The sandbox could not remove {path} ({exc.strerror}).")
+                continue
+            notes.append(
+                f"The sandbox removed {path.name}, which the command created: protected paths "
+                "cannot be created from inside the sandbox. Ask the user, or retry with "
+                '"sandbox": false and a "justification" (the user will be asked).'
+            )
+        return notes
+
+    def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
+        """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
+        if self.backend is None:
+            return list(argv)
+        self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        grants = self.grants(profile)
+        ports = () if profile == "readonly" else self.settings.ports
+        network = ports != ()
+        if self.backend == "landlock":
+            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
+            return launcher_argv(spec, list(argv))
+        from toolbelt.shell.bwrap import bwrap_argv
+
+        inner: dict[str, object] = {"seccomp_network": network}
+        if abi_version() >= 1 and (profile == "readonly" or ports):
+            # bwrap's own mounts already keep protected entries read-only: grant roots whole
+            rules = _landlock_spec(grants, ports)
+            rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
+            inner["landlock"] = rules
+        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
+
+
+def _entries(root: Path) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(root))
+    except OSError:
+        return frozenset()
+
+
+def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, object]:
+    return {
+        "read": grants.read,
+        "list_only": grants.list_only,
+        "write": grants.write,
+        "mount": True,  # a private mount namespace where it can be made (see mounts)
+        "hidden": grants.hidden,
+        "roots": grants.roots,
+        "entries": grants.entries,
+        "protected": grants.protected,
+        "connect_ports": None if ports is None else list(ports),
+        "scoped": True,
+    }

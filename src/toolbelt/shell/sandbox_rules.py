@@ -1,0 +1,183 @@
+"""Which paths a sandboxed command may read and write, as lists a backend can enforce.
+
+Two profiles:
+
+- **workspace** (every command the user approved, and those the sandbox lets run without a
+  prompt): the system and the home directory readable except the user's secrets; the
+  workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
+  ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``permissions.protected``), which stay
+  read-only (mounted so, see ``mounts``; a protected name that does not exist yet can be
+  created, and is removed when the command ends — see ``Sandbox.remove_created``); a
+  private temporary directory writable; ``/proc`` without the process directories (see
+  ``proc_entries``).
+- **read-only** (commands the analysis judged read-only and let through without asking): no
+  writes anywhere but ``/dev/null``; reads limited to the roots, the system directories and
+  the user's git configuration; never the network.
+
+Landlock only grants, so "readable except ``~/.ssh``" is written as grants on every sibling
+of ``~/.ssh`` and of each of its ancestors (``cover``), with the ancestors themselves
+listable but their own files closed. Entries created later beside a secret are not covered
+(they are unreadable until the shell restarts); a secret created later is never readable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolbelt.permissions.protected import protected_reason
+
+__all__ = ["HOME_SECRETS", "SYSTEM_DIRS", "Grants", "cover", "readonly_grants", "workspace_grants"]
+
+HOME_SECRETS = (
+    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/toolbelt", ".gnupg", ".kube",
+    ".docker/config.json", ".netrc", ".git-credentials", ".pypirc",
+)  # fmt: skip
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+SYSTEM_FILES = ("/dev/urandom", "/dev/random", "/dev/zero", "/dev/full")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
+GIT_CONFIG = (".gitconfig", ".config/git")
+GIT_CODE = ("hooks", "config", "config.worktree", "modules", "info", "worktrees", "commondir")
+"""What in ``.git/`` makes git run programs or reach other repositories: stays read-only
+even for git's own writes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Grants:
+    """Path lists: readable hierarchies, listable-only directories, writable hierarchies."""
+
+    read: tuple[str, ...] = ()
+    list_only: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = field(default=())
+    """The secrets the grants step around (for bwrap, which hides them by mounting)."""
+    protected: tuple[str, ...] = field(default=())
+    """Protected entries of writable roots that stay read-only (for bwrap's re-binds)."""
+    roots: tuple[str, ...] = field(default=())
+    """The writable roots whole, granted where ``protected`` can be mounted read-only."""
+    entries: tuple[str, ...] = field(default=())
+    """The roots' unprotected entries: granted one by one where no mount namespace can be
+    made (then nothing can be created directly in a root)."""
+
+
+def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """The real paths of the user's secrets (existing or not)."""
+    found = [home / name for name in HOME_SECRETS] + [Path(p) for p in SYSTEM_SECRETS]
+    return tuple(dict.fromkeys(_real(p) for p in (*found, *extra)))
+
+
+def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(readable, listable-only) paths that together reach everything below ``base`` except
+    ``hidden`` and what is beneath them."""
+    inside = [h for h in hidden if h == base or base in h.parents]
+    if base in inside:
+        return [], []
+    if not inside:
+        return [str(base)], []
+    readable, listable = [], [str(base)]
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return [], []
+    for entry in entries:
+        more_read, more_list = cover(base / entry.name, inside)
+        readable += more_read
+        listable += more_list
+    return readable, listable
+
+
+def workspace_grants(
+    roots: Sequence[Path],
+    *,
+    home: Path,
+    writable: Sequence[Path] = (),
+    extra_secrets: Iterable[Path] = (),
+    git: bool = False,
+) -> Grants:
+    """The workspace profile: see the module docstring. With ``git``, the profile for git's
+    own writes (``git add``, ``git commit`` … that the user approved): ``.git/`` is writable
+    but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
+    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks)."""
+    hidden = secrets_for(home, extra_secrets)
+    readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
+    readable += proc_entries()
+    entries: list[str] = []
+    protected: list[str] = []
+    for root in roots:
+        more, kept = _writable_entries(root)
+        for entry in more:  # a secret inside a root (a workspace at ~): grant around it
+            entries += cover(Path(entry), hidden)[0]
+        if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
+            kept.remove(str(root / ".git"))
+            kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
+        protected += kept
+    write = [str(p) for p in writable] + list(DEVICES)
+    return Grants(
+        tuple(readable),
+        tuple(listable),
+        tuple(write),
+        tuple(str(h) for h in hidden),
+        tuple(protected),
+        tuple(str(r) for r in roots),
+        tuple(entries),
+    )
+
+
+def readonly_grants(
+    roots: Sequence[Path],
+    *,
+    home: Path,
+    readable: Sequence[Path] = (),
+    extra_secrets: Iterable[Path] = (),
+) -> Grants:
+    """The read-only profile: see the module docstring."""
+    hidden = secrets_for(home, extra_secrets)
+    read: list[str] = []
+    listable: list[str] = []
+    bases = [Path(p) for p in SYSTEM_DIRS if os.path.lexists(p)]
+    bases += [*roots, *readable, *(home / name for name in GIT_CONFIG)]
+    for base in (b for b in bases if os.path.lexists(b)):
+        more_read, more_list = cover(_real(base), hidden)
+        read += more_read
+        listable += more_list
+    read += [p for p in SYSTEM_FILES if os.path.exists(p)] + proc_entries()
+    return Grants(
+        tuple(dict.fromkeys(read)),
+        tuple(dict.fromkeys(listable)),
+        ("/dev/null",),
+        tuple(str(h) for h in hidden),
+    )
+
+
+def proc_entries() -> list[str]:
+    """/proc without its process directories. Landlock's ptrace check does not stop a read
+    of an unconfined process's ``/proc/<pid>/environ`` (measured on 6.18), and the
+    environment a server started with can hold its token: process directories are left out,
+    the sandbox's own included (``ps`` and ``/proc/self`` do not work inside)."""
+    try:
+        names = sorted(os.listdir("/proc"))
+    except OSError:
+        return []
+    skip = {"self", "thread-self"}
+    return [f"/proc/{name}" for name in names if not name.isdigit() and name not in skip]
+
+
+def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
+    """(unprotected, protected) entries of ``root``."""
+    writable: list[str] = []
+    protected: list[str] = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return [], []
+    for name in names:
+        path = str(root / name)
+        (protected if protected_reason(name) else writable).append(path)
+    return writable, protected
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))

@@ -1,0 +1,90 @@
+"""The bash tool's side of the sandbox: the unconfined shell a user approved, and the note
+that tells the model what the sandbox refused and how to proceed."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from toolbelt.core.context import ToolContext
+from toolbelt.permissions.shell import ShellAnalysis
+from toolbelt.shell.environment import command_environment
+from toolbelt.shell.session import ShellSession
+
+__all__ = ["UnconfinedShell", "denial_note", "git_writes", "unconfined_shell", "visible"]
+
+GIT_WRITES = frozenset(
+    {"add", "am", "apply", "branch", "checkout", "cherry-pick", "commit", "merge", "mv",
+     "notes", "rebase", "reset", "restore", "revert", "rm", "stash", "switch", "tag"}
+)  # fmt: skip
+"""git subcommands whose writes to ``.git/`` are the point: run in the git profile."""
+
+# What a refused open, write, connect or socket looks like in a program's error output
+_DENIED = re.compile(
+    r"^.*(Permission denied|Operation not permitted|Read-only file system|Network is "
+    r"unreachable|Could not resolve host|Temporary failure in name resolution).*$",
+    re.MULTILINE,
+)
+
+
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+class UnconfinedShell(ShellSession):
+    """The shell for commands the user approved to run outside the sandbox.
+
+    It keeps its own saved exports: the sandboxed shells' file is writable from inside the
+    sandbox, and sourcing it here would run whatever a confined command wrote into it,
+    unconfined. So it starts from the session's environment, not the sandboxed shell's."""
+
+    state_name = "exports-unconfined.sh"
+
+
+def unconfined_shell(ctx: ToolContext) -> ShellSession:
+    """The session's unconfined shell (no sandbox), started on first use."""
+    session = ctx.session
+    return session.resource(
+        UnconfinedShell,
+        lambda: UnconfinedShell(session.cwd, command_environment(), session.id),
+    )
+
+
+def denial_note(output: str, *, readonly: bool) -> str | None:
+    """A note for a failed sandboxed command whose output shows a refusal, else None."""
+    found = _DENIED.search(output)
+    if found is None:
+        return None
+    line = found.group(0).strip()[:300]
+    if readonly:
+        where = (
+            "this command ran in the read-only sandbox because it was judged read-only (no "
+            "writes, no network, reads only in the workspace and system directories)"
+        )
+    else:
+        where = (
+            "the sandbox allows writes only inside the workspace and not to protected paths "
+            "such as .git/, hides the user's secrets and has no network"
+        )
+    return (
+        f"The sandbox may have refused this ({line!r}): {where}. If the command really needs "
+        'that, retry with "sandbox": false and a "justification"; the user will be asked.'
+    )
+
+
+def visible(text: str, *, limit: int = 300) -> str:
+    """``text`` for a prompt: control and format characters escaped (a justification must not
+    redraw the terminal line the user reads), cut at ``limit`` characters."""
+    shown = "".join(
+        ch.encode("unicode_escape").decode() if unicodedata.category(ch) in _HIDDEN else ch
+        for ch in text
+    )
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def git_writes(analysis: ShellAnalysis) -> bool:
+    """Every simple command is ``git SUBCOMMAND …`` writing the repository, with no option
+    before the subcommand (``-c``, ``-C``, ``--git-dir`` would point git elsewhere)."""
+    return bool(analysis.commands) and all(
+        c.program == "git" and not c.dynamic and len(c.argv) > 1 and c.argv[1] in GIT_WRITES
+        for c in analysis.commands
+    )
