@@ -250,6 +250,8 @@ async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -
     finally:
         running.process.send_signal(signal.SIGTERM)
         running.process.wait(20)
+        running.stop()  # already stopped: removes the test's token file
+    assert running.process.returncode == 0  # a graceful stop, not death by the signal
     with anyio.fail_after(10):
         while alive(f"sleep 4646{os.getpid()}"):
             await anyio.sleep(0.05)
