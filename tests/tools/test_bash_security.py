@@ -362,3 +362,18 @@ async def test_always_on_a_leading_redirection_saves_the_command_alone(
     assert (await bash(h, ">out.txt printf hi"))[0] is CallState.SUCCESS
     local = json.loads((world["work"] / ".toolbelt" / "settings.local.json").read_text())
     assert local["permissions"]["allow"] == ["Bash(printf hi)"]
+
+
+async def test_a_repository_alias_runs_nothing_in_bypass_until_trusted(
+    world: dict[str, Path],
+) -> None:
+    marker = world["out"] / "alias-ran"
+    git("-C", str(world["work"]), "config", "alias.st", f"!touch {marker}")
+    h = harness(world, "bypass")
+    state, text, _ = await bash(h, "git st")
+    assert state is CallState.ERROR
+    assert "expansion of alias 'st' failed" in text
+    assert not marker.exists()
+    trusted = harness(world, "bypass", trusted=True)
+    assert (await bash(trusted, "git st"))[0] is CallState.SUCCESS
+    assert marker.exists()

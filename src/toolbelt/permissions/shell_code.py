@@ -33,7 +33,7 @@ __all__ = [
 
 # builtins that store a string the shell runs later (a trap, a completion, a key binding…)
 EVAL_LIKE = {
-    "trap": ("-\0",),
+    "trap": (),  # any action string (judged below)
     "complete": ("-C", "-F"),
     "compgen": ("-C", "-F"),
     "bind": ("-x",),
@@ -48,6 +48,7 @@ SHADOWED = READONLY_PROGRAMS | WRAPPERS | {"command_not_found_handle"}
 
 
 def arithmetic(node: Any, walk: Walk) -> None:
+    """The expression inside ``(( ))``, ``$(( ))``, ``$[ ]`` or a ``for (( ))`` header."""
     if node.type == "c_style_for_statement":
         body = next((c for c in node.children if c.type == "do_group"), None)
         end = body.start_byte if body is not None else node.end_byte
@@ -55,9 +56,12 @@ def arithmetic(node: Any, walk: Walk) -> None:
         text = text[text.find("((") + 2 : text.rfind("))")]
     else:
         text = walk.text(node)
-        text = (
-            text[3:-2] if text.startswith("$((") else text[2:-2] if text[:2] != "$[" else text[2:-1]
-        )
+        if text.startswith("$(("):
+            text = text[3:-2]
+        elif text.startswith("$["):
+            text = text[2:-1]
+        else:  # (( … ))
+            text = text[2:-2]
     walk.verdict(*arithmetic_text(text), text)
 
 

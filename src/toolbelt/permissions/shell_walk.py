@@ -36,6 +36,8 @@ _MAX_BASES = 16
 
 @dataclass
 class Walk:
+    """What the walk over one command line has found so far (``shell.analyze_command``)."""
+
     source: bytes
     commands: list[Any] = field(default_factory=list)
     dangerous: list[str] = field(default_factory=list)

@@ -101,6 +101,9 @@ def unwrap(words: list[str], dynamic: list[bool]) -> Unwrapped:
         parsed = parse(args, _SPECS[program])
         start = parsed.operands[0][0] if parsed.operands else len(args)
         rest, rest_flags = args[start:], flags[start:]
+        if program == "env" and rest[:1] == ["-"]:  # `env -` is `env -i`
+            result.readonly = False
+            rest, rest_flags = rest[1:], rest_flags[1:]
         if program == "env":
             if parsed.has(*_ENV_CHANGES) or any(o.name not in _KNOWN_ENV for o in parsed.options):
                 result.readonly = False

@@ -65,9 +65,7 @@ def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[t
             ).stdout
         except (OSError, subprocess.SubprocessError):
             continue
-        for key in found.split():
-            if key.startswith("alias."):
-                continue  # an alias cannot replace a built-in command; its own use asks
+        for key in found.split():  # an alias "!cmd" runs a shell command (bypass asks nothing)
             overrides.append((key, _SAFE_VALUE.get(key.rpartition(".")[2], "")))
     return list(dict.fromkeys(overrides))
 
