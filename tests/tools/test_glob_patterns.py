@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.tools.helpers import Harness
 
@@ -69,12 +69,22 @@ def oracle(pattern: str) -> re.Pattern[str]:
 
 
 pieces = ["a", "b", "/", "*", "**", "**/", "?", "[ab]", "[!a]", "{a,b}", "{a,{b,/}}", ",", "}"]
+pieces += ["{*,a}", "{a,**}", "{/b,*}", "{,/}"]  # wildcards and slashes at brace edges
 patterns = st.lists(st.sampled_from(pieces), min_size=1, max_size=7).map("".join)
 paths = st.lists(st.sampled_from(["a", "b", "/", "ab", ",", "}", "c"]), max_size=9).map("".join)
 
 
 @settings(max_examples=800, deadline=None)
 @given(patterns, paths)
+# A brace edge never joins or splits a wildcard: the `/` or `*` inside does not turn the `**`
+# outside into `**/` (zero or more directories) or `*` + `*` into `**`, nor the reverse.
+@example("**{a,{b,/}}", "")  # `**/` would match nothing at all
+@example("**{/b,x}", "b")
+@example("src/**{/a.py,/c}", "src/a.py")
+@example("{x,**}/b", "b")
+@example("x/*{*,y}", "x/a/b")  # `**` would cross the slash
+@example("{a,*}*/b", "b")
+@example("{*,a}**/b", "b")  # `***/` would read as `**` + `*/`, needing a slash
 def test_globs_agree_with_the_regex_translation(pattern: str, path: str) -> None:
     expected = oracle(pattern).fullmatch(path) is not None
     for use_regex in (True, False):  # the regex shortcut and the bit-parallel engine
