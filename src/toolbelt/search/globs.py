@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from toolbelt.core.errors import ToolError
-from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step
+from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step, bracket_class
 
 __all__ = ["MAX_ALTERNATIVES", "GlobPattern", "compile_glob", "name_only_glob"]
 
@@ -55,7 +55,10 @@ def compile_glob(pattern: str) -> GlobPattern:
     to more than ``MAX_ALTERNATIVES`` patterns."""
     anchored = "/" in pattern.rstrip("/")
     body = pattern.lstrip("/") if anchored else pattern
-    alternatives = _expand_braces(body)
+    try:
+        alternatives = _expand_braces(body)
+    except ValueError as error:
+        raise ToolError(f"The glob {pattern!r} is not valid: {error}.") from None
     if len(alternatives) > MAX_ALTERNATIVES:
         raise ToolError(
             f"The glob {pattern!r} expands to more than {MAX_ALTERNATIVES} alternatives; use "
@@ -69,11 +72,6 @@ def compile_glob(pattern: str) -> GlobPattern:
             for tokens in alternatives
         ],
     )
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """Index of the ``]`` closing the class opened at ``i``, or -1 (then ``[`` is literal)."""
-    return pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
 
 
 _Token = tuple[str, Step]
@@ -132,11 +130,8 @@ def _token(pattern: str, i: int) -> tuple[Step, int]:
         return Step("star", of=ANY), i + 2
     if char in "*?":
         return Step("star" if char == "*" else "one", of=NOT_SLASH), i + 1
-    if char == "[" and (end := _class_end(pattern, i)) != -1:
-        inner = pattern[i + 1 : end]
-        if inner.startswith("!"):
-            inner = "^" + inner[1:]
-        return Step("one", of=f"[{inner.replace(chr(92), chr(92) * 2)}]"), end + 1
+    if char == "[" and (klass := bracket_class(pattern, i)) is not None:
+        return Step("one", of=klass[0]), klass[1]
     if char == "\\" and i + 1 < len(pattern):
         return Step("char", pattern[i + 1]), i + 2
     return Step("char", char), i + 1
