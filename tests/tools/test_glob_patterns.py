@@ -129,3 +129,15 @@ async def test_a_hostile_glob_finishes_through_the_tool(tmp_path: Path) -> None:
     result = await Harness(tmp_path).call("glob", pattern="src/*a*a*a*a*a*a*a*a*a*a*a*a*b")
     assert result.state is CallState.SUCCESS
     assert result.text == "src/" + "a" * 20 + "b"
+
+
+@pytest.mark.anyio
+async def test_a_slash_inside_braces_does_not_make_a_directory_wildcard(tmp_path: Path) -> None:
+    """``src/**{/test.py,/c}`` needs a directory between ``src`` and ``test.py``, as in rg:
+    read as ``src/**/test.py`` it listed ``src/test.py`` too."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "test.py").write_text("x")
+    (tmp_path / "src" / "pkg" / "test.py").write_text("x")
+    result = await Harness(tmp_path).call("glob", pattern="src/**{/test.py,/c}")
+    assert result.state is CallState.SUCCESS
+    assert result.text == "src/pkg/test.py"
