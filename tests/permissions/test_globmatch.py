@@ -48,6 +48,12 @@ def oracle_command(spec: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+def class_end(pattern: str, i: int) -> int:
+    """The ``]`` closing the class at ``i`` (-1: none); one right after ``[`` or ``[!`` is a
+    member, as gitignore and rg read it."""
+    return pattern.find("]", i + 2 + (pattern[i + 1 : i + 2] in ("!", "^")))
+
+
 def oracle_path(pattern: str) -> re.Pattern[str]:
     """The regex translation ``path_regex`` used before."""
     out, i = [], 0
@@ -64,10 +70,10 @@ def oracle_path(pattern: str) -> re.Pattern[str]:
         elif pattern[i] in "*?":
             out.append("[^/]*" if pattern[i] == "*" else "[^/]")
             i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
+        elif pattern[i] == "[" and (end := class_end(pattern, i)) != -1:
             body = pattern[i + 1 : end]
             negate = body[:1] in ("!", "^")
-            members = "".join("\\" + c if c in "\\[^" else c for c in body[negate:])
+            members = "".join(c if c == "-" else re.escape(c) for c in body[negate:])
             out.append("[" + ("^" if negate else "") + members + "]")
             i = end + 1
         elif pattern[i] == "\\" and i + 1 < len(pattern):
@@ -86,11 +92,13 @@ command_specs = st.lists(
 ).map("".join)
 commands = st.lists(st.sampled_from(["a", "b", " ", "*", "git", ":", "-", "\n"]), max_size=10)
 path_patterns = st.lists(
-    st.sampled_from(["/", "a", "b", "*", "**", "/**/", "/**", "?", "[ab]", "[!a]", "\\*", "."]),
+    st.sampled_from(
+        ["/", "a", "b", "*", "**", "/**/", "/**", "?", "[ab]", "[!a]", "\\*", ".", "[", "]", "[!]"]
+    ),
     min_size=1,
     max_size=8,
 ).map(lambda parts: "/" + "".join(parts))
-paths = st.lists(st.sampled_from(["/", "a", "b", "*", ".", "ab"]), max_size=10)
+paths = st.lists(st.sampled_from(["/", "a", "b", "*", ".", "ab", "]", "["]), max_size=10)
 
 
 @settings(max_examples=600, deadline=None)

@@ -56,6 +56,11 @@ def test_parse_and_round_trip(
             "`WebFetch(domain:https://example.com)`",
         ),
         ("WebFetch(domain:)", "'WebFetch(domain:)': write `WebFetch(domain:example.com)`"),
+        (
+            "Read(./[z-a].txt)",
+            "'Read(./[z-a].txt)': the class [z-a] has a range that runs backwards; put the "
+            "smaller character first, as in [a-z]",
+        ),
     ],
 )
 def test_bad_rules_say_what_is_wrong(text: str, message: str) -> None:
@@ -137,6 +142,10 @@ def test_command_rules(rule: str, command: str, expected: bool) -> None:
         ("Read(./?.txt)", f"{CWD}/ab.txt", False),
         ("Read(./[ab].txt)", f"{CWD}/b.txt", True),
         ("Read(./[!ab].txt)", f"{CWD}/b.txt", False),
+        # a `]` right after `[` or `[!` is a member (`[!]` once crashed the matcher)
+        ("Read(./[]x].txt)", f"{CWD}/].txt", True),
+        ("Read(./[!]x].txt)", f"{CWD}/].txt", False),
+        ("Read(./[!]x].txt)", f"{CWD}/a.txt", True),
         ("Read(./\\*.txt)", f"{CWD}/*.txt", True),
         ("Read(./\\*.txt)", f"{CWD}/a.txt", False),
         # a pattern whose last name has no wildcard covers what is below it

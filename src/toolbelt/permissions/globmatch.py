@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ANY", "NOT_SLASH", "SHORT_TEXT", "GlobMatcher", "Step"]
+__all__ = ["ANY", "NOT_SLASH", "SHORT_TEXT", "GlobMatcher", "Step", "bracket_class"]
 
 ANY = "any"
 NOT_SLASH = "not-slash"
@@ -116,6 +116,32 @@ class GlobMatcher:
             if not positions:
                 return False
         return bool(positions >> len(text) & 1)
+
+
+def bracket_class(pattern: str, i: int) -> tuple[str, int] | None:
+    """The regex class of the ``[...]`` opened at ``i`` and the index after it, or None when
+    no ``]`` closes it (the ``[`` is then a literal character).
+
+    As gitignore and ``rg --glob`` read it, ``!`` or ``^`` first negates and a ``]`` first
+    (after that) is a member, so ``[]a]`` is ``]`` or ``a``; ``a-z`` is a range; any other
+    character, ``\\`` and ``[`` included, stands for itself (it must not reach ``re`` as
+    syntax: ``[]`` or ``[!]`` used to crash the compile). ValueError when a range runs
+    backwards (``[z-a]``): rg refuses it too.
+    """
+    first = i + 1 + (pattern[i + 1 : i + 2] in ("!", "^"))
+    end = pattern.find("]", first + 1)
+    if end == -1:
+        return None
+    members = "".join(c if c == "-" else re.escape(c) for c in pattern[first:end])
+    regex = "[" + "^" * (first > i + 1) + members + "]"
+    try:
+        re.compile(regex)
+    except re.error:  # everything but "-" is escaped: only a backwards range gets here
+        raise ValueError(
+            f"the class {pattern[i : end + 1]} has a range that runs backwards; put the "
+            "smaller character first, as in [a-z]"
+        ) from None
+    return regex, end + 1
 
 
 def _regex_of(step: Step) -> str:

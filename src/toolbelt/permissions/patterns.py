@@ -12,7 +12,7 @@ import functools
 import os
 import re
 
-from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step
+from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step, bracket_class
 
 __all__ = [
     "GLOB_CHARS",
@@ -79,7 +79,8 @@ def real_prefix(pattern: str) -> str:
 def path_regex(pattern: str) -> GlobMatcher:
     """An absolute gitignore-style pattern → matcher over absolute paths: ``*`` and ``?`` within
     one directory, ``**`` any depth, ``[...]`` classes, ``\\`` escapes; a last name without
-    wildcards also covers everything below it. Matching is linear in the path."""
+    wildcards also covers everything below it. Matching is linear in the path. ValueError
+    when a class has a backwards range (``[z-a]``)."""
     steps: list[Step] = []
     i = 0
     while i < len(pattern):
@@ -95,12 +96,9 @@ def path_regex(pattern: str) -> GlobMatcher:
         elif pattern[i] in "*?":
             steps.append(Step("star" if pattern[i] == "*" else "one", of=NOT_SLASH))
             i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            members = "".join("\\" + c if c in "\\[^" else c for c in body[negate:])
-            steps.append(Step("one", of="[" + ("^" if negate else "") + members + "]"))
-            i = end + 1
+        elif pattern[i] == "[" and (klass := bracket_class(pattern, i)) is not None:
+            steps.append(Step("one", of=klass[0]))
+            i = klass[1]
         elif pattern[i] == "\\" and i + 1 < len(pattern):
             steps.append(Step("char", pattern[i + 1]))
             i += 2

@@ -154,6 +154,11 @@ def _check_specifier(text: str, tool: str, specifier: str) -> None:
         if ":*" in wildcards.removesuffix(":*"):
             raise ValueError(f"{text!r}: the `:*` prefix form is only valid at the end")
         command_regex(specifier)
+    elif kind == "path":
+        try:
+            path_regex("/" + specifier)
+        except ValueError as error:
+            raise ValueError(f"{text!r}: {error}") from None
     elif kind == "domain" and not specifier.removeprefix("domain:").strip(". "):
         raise ValueError(f"{text!r}: write `WebFetch(domain:example.com)`")
     elif kind == "domain" and not specifier.startswith("domain:"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from toolbelt.core.errors import ToolError
-from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step
+from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step, bracket_class
 
 __all__ = ["MAX_ALTERNATIVES", "GlobPattern", "compile_glob", "name_only_glob"]
 
@@ -55,47 +55,58 @@ def compile_glob(pattern: str) -> GlobPattern:
     to more than ``MAX_ALTERNATIVES`` patterns."""
     anchored = "/" in pattern.rstrip("/")
     body = pattern.lstrip("/") if anchored else pattern
-    alternatives = _expand_braces(body)
+    try:
+        alternatives = _expand_braces(body)
+    except ValueError as error:
+        raise ToolError(f"The glob {pattern!r} is not valid: {error}.") from None
     if len(alternatives) > MAX_ALTERNATIVES:
         raise ToolError(
             f"The glob {pattern!r} expands to more than {MAX_ALTERNATIVES} alternatives; use "
             "fewer {a,b} groups, or several calls."
         )
     start = [] if anchored else [Step("dirs")]
-    return GlobPattern(pattern, [GlobMatcher(alt, start + _steps(alt)) for alt in alternatives])
+    return GlobPattern(
+        pattern,
+        [
+            GlobMatcher("".join(text for text, _ in tokens), start + [s for _, s in tokens])
+            for tokens in alternatives
+        ],
+    )
 
 
-def _class_end(pattern: str, i: int) -> int:
-    """Index of the ``]`` closing the class opened at ``i``, or -1 (then ``[`` is literal)."""
-    return pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
+_Token = tuple[str, Step]
+"""One wildcard or character as written in the pattern, and its matcher step."""
 
 
-def _expand_braces(pattern: str) -> list[str]:
-    """``a{b,c{d,e}}`` → ``abd``... the way the regex translation read it: commas and ``}``
+def _expand_braces(pattern: str) -> list[list[_Token]]:
+    """``a{b,c{d,e}}`` → the token lists of ``ab``, ``acd``, ``ace``: commas and ``}``
     outside braces and everything inside ``[...]`` are literal, an unclosed ``{`` closes at
-    the end. Stops growing past ``MAX_ALTERNATIVES`` + 1."""
+    the end. Stops growing past ``MAX_ALTERNATIVES`` + 1.
 
-    def sequence(i: int, depth: int) -> tuple[list[str], int]:
-        results = [""]
+    Tokens are read where they are written, before the braces are joined, so a wildcard never
+    takes in a character across a brace: in ``**{/a,b}`` the ``/`` does not make ``**/`` (the
+    zero-or-more-directories form, which would match ``a``), nor do ``*{*,b}`` or ``{a,**}/``
+    become ``**`` or ``**/``. That is how ``rg --glob`` reads them, and the regex translation.
+    """
+
+    def sequence(i: int, depth: int) -> tuple[list[list[_Token]], int]:
+        results: list[list[_Token]] = [[]]
         while i < len(pattern):
             char = pattern[i]
-            if char == "\\" and i + 1 < len(pattern):
-                piece, i = pattern[i : i + 2], i + 2
-            elif char == "[" and (end := _class_end(pattern, i)) != -1:
-                piece, i = pattern[i : end + 1], end + 1
-            elif char == "{":
+            if char == "{":
                 choices, i = group(i + 1, depth + 1)
                 results = [r + c for r in results for c in choices][: MAX_ALTERNATIVES + 1]
                 continue
-            elif char in ",}" and depth:
+            if char in ",}" and depth:
                 return results, i
-            else:
-                piece, i = char, i + 1
-            results = [r + piece for r in results]
+            step, end = _token(pattern, i)
+            token, i = (pattern[i:end], step), end
+            for tokens in results:  # each list is its own (built by the product above)
+                tokens.append(token)
         return results, i
 
-    def group(i: int, depth: int) -> tuple[list[str], int]:
-        choices: list[str] = []
+    def group(i: int, depth: int) -> tuple[list[list[_Token]], int]:
+        choices: list[list[_Token]] = []
         while True:
             part, i = sequence(i, depth)
             choices += part
@@ -108,32 +119,19 @@ def _expand_braces(pattern: str) -> list[str]:
     return sequence(0, 0)[0]
 
 
-def _steps(pattern: str) -> list[Step]:
-    """One brace-free alternative as matcher steps: ``**/`` any directories, ``**`` anything,
-    ``*`` and ``?`` within a name, ``[...]`` a class, ``\\`` an escape."""
-    steps: list[Step] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if pattern.startswith("**/", i):
-            steps.append(Step("dirs"))
-            i += 3
-        elif pattern.startswith("**", i):
-            steps.append(Step("star", of=ANY))
-            i += 2
-        elif char in "*?":
-            steps.append(Step("star" if char == "*" else "one", of=NOT_SLASH))
-            i += 1
-        elif char == "[" and (end := _class_end(pattern, i)) != -1:
-            inner = pattern[i + 1 : end]
-            if inner.startswith("!"):
-                inner = "^" + inner[1:]
-            steps.append(Step("one", of=f"[{inner.replace(chr(92), chr(92) * 2)}]"))
-            i = end + 1
-        elif char == "\\" and i + 1 < len(pattern):
-            steps.append(Step("char", pattern[i + 1]))
-            i += 2
-        else:
-            steps.append(Step("char", char))
-            i += 1
-    return steps
+def _token(pattern: str, i: int) -> tuple[Step, int]:
+    """The matcher step of the token at ``i`` (never a brace) and the index after it: ``**/``
+    any directories, ``**`` anything, ``*`` and ``?`` within a name, ``[...]`` a class, ``\\``
+    an escape."""
+    char = pattern[i]
+    if pattern.startswith("**/", i):
+        return Step("dirs"), i + 3
+    if pattern.startswith("**", i):
+        return Step("star", of=ANY), i + 2
+    if char in "*?":
+        return Step("star" if char == "*" else "one", of=NOT_SLASH), i + 1
+    if char == "[" and (klass := bracket_class(pattern, i)) is not None:
+        return Step("one", of=klass[0]), klass[1]
+    if char == "\\" and i + 1 < len(pattern):
+        return Step("char", pattern[i + 1]), i + 2
+    return Step("char", char), i + 1
