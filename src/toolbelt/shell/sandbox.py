@@ -119,7 +119,7 @@ class Sandbox:
             return readonly_grants(
                 self._roots,
                 home=self._home,
-                readable=(self._state_dir,),
+                readable=(self._state_dir, *linked_git_dirs(self._roots)),
                 extra_secrets=self.settings.secrets,
             )
         return workspace_grants(
@@ -194,6 +194,29 @@ class Sandbox:
             rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
             inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
+
+
+def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:
+    """The git directories that live outside the roots: a worktree's or submodule's ``.git``
+    is a file naming its git directory (``gitdir: …``), whose ``commondir`` names the main
+    repository's; read-only commands such as ``git status`` must be able to read them."""
+    found: list[Path] = []
+    for root in roots:
+        marker = root / ".git"
+        try:
+            first = marker.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+        except (OSError, IndexError):  # a directory (the usual case), or no .git at all
+            continue
+        if not first.startswith("gitdir:"):
+            continue
+        git_dir = (root / first.removeprefix("gitdir:").strip()).resolve()
+        found.append(git_dir)
+        try:
+            common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        found.append((git_dir / common).resolve())
+    return tuple(path for path in found if path.is_dir())
 
 
 def _entries(root: Path) -> frozenset[str]:
