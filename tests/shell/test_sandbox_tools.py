@@ -195,11 +195,15 @@ def _make_project(root: Path) -> None:
 
 async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "Makefile").write_text("o.txt:\n\techo x > $@\n")
+    (tmp_path / "ws" / "Makefile").write_text(
+        f"o.txt:\n\techo x > $@\nout:\n\techo x > {tmp_path}/x\n"
+        "editor:\n\tmkdir -p .vscode && touch .vscode/tasks.json\n"
+    )
     h = Harness(tmp_path / "ws", approve=False)
     made = await h.call("bash", command="make -s && cp o.txt copy.txt")
-    outside = await h.call("bash", command=f"touch {tmp_path}/x")
-    created = await h.call("bash", command="mkdir -p .vscode && touch .vscode/tasks.json")
+    # writes the analysis cannot see (in a Makefile): no prompt, the sandbox confines them
+    outside = await h.call("bash", command="make -s out")
+    created = await h.call("bash", command="make -s editor")
     assert h.requester.asked == []
     assert made.state is CallState.SUCCESS
     assert (tmp_path / "ws" / "copy.txt").read_text() == "x\n"
@@ -207,11 +211,25 @@ async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Pat
     assert "Read-only file system" in outside.text and '"sandbox": false' in outside.text
     assert not (tmp_path / "ws" / ".vscode").exists()
     assert "The sandbox removed .vscode, which the command created" in created.text
-    # dangerous commands and protected paths still ask (and the user said no here)
-    removed = await h.call("bash", command="rm -rf o.txt")
-    redirected = await h.call("bash", command="echo '{}' > .mcp.json")
-    assert removed.error_kind == redirected.error_kind == "permission_denied"
-    assert len(h.requester.asked) == 2
+    # writes it sees outside the workspace or to protected paths, and dangerous commands,
+    # still ask (and the user said no here)
+    denied = [
+        await h.call("bash", command=command)
+        for command in (
+            f"touch {tmp_path}/x",
+            "mkdir -p .vscode && touch .vscode/tasks.json",
+            "rm -rf o.txt",
+            "echo '{}' > .mcp.json",
+        )
+    ]
+    assert {result.error_kind for result in denied} == {"permission_denied"}
+    assert [reason.split(" (")[0] for _, reason in h.requester.asked] == [
+        f"`touch {tmp_path}/x` is potentially dangerous",
+        "`mkdir -p .vscode && touch .vscode/tasks.json` touches a protected path",
+        "`rm -rf o.txt` is potentially dangerous",
+        "`echo '{}' > .mcp.json` touches a protected path",
+    ]
+    assert not (tmp_path / "x").exists()
     assert sorted(os.listdir(tmp_path / "ws")) == ["Makefile", "copy.txt", "o.txt"]
     await h.session.aclose()
 
