@@ -158,16 +158,24 @@ async def test_git_commit_cannot_touch_hooks_or_config_even_from_a_hook(h: Harne
     out = h.root.parent / "out"
     hook = h.root / ".git" / "hooks" / "pre-commit"
     hook.write_text(
-        "#!/bin/sh\necho evil > .git/hooks/post-commit; echo '[core]' >> .git/config\n"
-        f"touch {out}/hooked; mkdir -p .git/modules/x; exit 0\n"
+        "#!/bin/sh\necho ran >> hook-ran.txt; echo evil > .git/hooks/post-commit\n"
+        f"echo '[core]' >> .git/config; touch {out}/hooked; mkdir -p .git/modules/x; exit 0\n"
     )
     hook.chmod(0o755)
     config = (h.root / ".git" / "config").read_text()
+    h.session.trusted = True  # the repository's hooks run: the sandbox's git profile holds them
     (h.root / "test_app.py").write_text("changed\n")
     commit = await h.call("bash", command="git commit -qam hooked")
     log = await h.call("bash", command="git log --oneline | wc -l")
     assert (commit.state, log.text) == (CallState.SUCCESS, "2")
     assert "cannot create .git/hooks/post-commit: Read-only file system" in commit.text
+    assert (h.root / "hook-ran.txt").read_text() == "ran\n"
+    h.session.trusted = False  # untrusted, git runs no hook of the repository at all
+    (h.root / "test_app.py").write_text("changed again\n")
+    untrusted = await h.call("bash", command="git commit -qam unhooked")
+    log = await h.call("bash", command="git log --oneline | wc -l")
+    assert (untrusted.state, untrusted.text, log.text) == (CallState.SUCCESS, "(no output)", "3")
+    assert (h.root / "hook-ran.txt").read_text() == "ran\n"
     assert not (h.root / ".git" / "hooks" / "post-commit").exists()
     assert (h.root / ".git" / "config").read_text() == config
     assert not (out / "hooked").exists()
