@@ -16,6 +16,7 @@ from tests.mcp.http_server import HttpServer, start
 from tests.mcp.test_stdio_server import alive
 
 from mcp import ClientSession
+from toolbelt.shell.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 
@@ -215,8 +216,20 @@ def test_remote_bind_needs_allow_remote_and_a_token_file(tmp_path: Path) -> None
     assert "$TOOLBELT_MCP_TOKEN is not read" in from_env.stderr
 
 
-async def test_no_tool_can_read_the_token_from_the_server_process(tmp_path: Path) -> None:
-    running = start(tmp_path, "--mode", "bypass")
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        "off",
+        pytest.param(
+            "landlock",
+            marks=pytest.mark.skipif(abi_version() < 1, reason="needs Landlock (Linux 5.13+)"),
+        ),
+    ],
+)
+async def test_no_tool_can_read_the_token_from_the_server_process(
+    tmp_path: Path, sandbox: str
+) -> None:
+    running = start(tmp_path, "--mode", "bypass", "--sandbox", sandbox)
     try:
         pid = running.process.pid
         async with running.client() as client:
@@ -226,13 +239,24 @@ async def test_no_tool_can_read_the_token_from_the_server_process(tmp_path: Path
                 "import os, subprocess\n"
                 f"for p in ({pid}, os.getppid()):\n"
                 "    for part in ('environ', 'cmdline'):\n"
-                "        print(open(f'/proc/{p}/{part}', 'rb').read().replace(b'\\0', b'\\n'))\n"
+                "        try:\n"
+                "            seen = open(f'/proc/{p}/{part}', 'rb').read()\n"
+                "        except OSError as exc:\n"
+                "            seen = f'{type(exc).__name__}: {exc}'.encode()\n"
+                "        print(seen.replace(b'\\0', b'\\n').decode(errors='replace'))\n"
                 "print(subprocess.run(['ps', 'axeww'], capture_output=True, text=True).stdout)\n"
             )
             environ = await client.call_tool("bash", {"command": "python3 reader.py"})
-        seen = environ.content[0].text
-        assert "HOME=" in seen  # the environments were read
-        assert running.token is not None and running.token not in seen
+        seen = str(environ.content)
+        assert running.token is not None and running.token_file is not None
+        assert running.token not in seen
+        if sandbox == "off":  # the environments were read, scrubbed of the token
+            assert "HOME=" in seen and running.token_file in seen  # (its path, in cmdline)
+        else:  # the sandbox shows no process directory of /proc, nor `ps` any process
+            for part in ("environ", "cmdline"):
+                refused = f"PermissionError: [Errno 13] Permission denied: '/proc/{pid}/{part}'"
+                assert refused in seen
+            assert "HOME=" not in seen and "PID" not in seen
     finally:
         running.stop()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.mcp.http_server import HttpServer, free_port, start
 from toolbelt.permissions.settings import load_settings
 from toolbelt.shell.landlock import abi_version
 
@@ -106,24 +107,50 @@ def test_an_untrusted_workspace_cannot_turn_the_sandbox_off(tmp_path: Path) -> N
 @pytest.mark.anyio
 async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path: Path) -> None:
     from mcp import Client, StdioServerParameters
-    from tests.mcp.test_http_server import start
 
     (tmp_path / "ws").mkdir()
+    # a write the command analysis cannot see (a visible one asks first, even in bypass mode)
+    (tmp_path / "ws" / "Makefile").write_text(f"out:\n\ttouch {tmp_path}/made\n")
     token = tmp_path / "token.txt"
     token.write_text("s3cret-token\n")
-    command = {"command": f"touch {tmp_path}/made; cat {token}"}
     args = ["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path / "ws"), "--mode", "bypass"]
-    args += ["--sandbox", "landlock", "--token-file", str(token)]
-    async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
-        over_stdio = await client.call_tool("bash", command)
-    process, base = start(tmp_path / "ws", "--mode", "bypass", "--sandbox", "landlock")
+    args += ["--sandbox", "landlock"]
+    stdio = StdioServerParameters(command=sys.executable, args=[*args, "--token-file", str(token)])
+    async with Client(stdio) as client:
+        over_stdio = await client.call_tool("bash", {"command": f"make -s out; cat {token}"})
+    running = start(tmp_path / "ws", *args[5:])
     try:
-        async with Client(f"{base}/mcp") as client:
-            over_http = await client.call_tool("bash", command)
+        given = {"command": f"make -s out; cat {running.token_file}"}
+        async with running.client() as client:
+            over_http = await client.call_tool("bash", given)
     finally:
-        process.terminate()
-        process.wait(20)
-    assert f"touch: cannot touch '{tmp_path}/made'" in str(over_stdio.content)
-    assert f"touch: cannot touch '{tmp_path}/made': Read-only file system" in str(over_http.content)
+        running.stop()
+    # the token the server makes itself, written under $XDG_RUNTIME_DIR/toolbelt/
+    server, written = _serve_with_its_own_token(args, tmp_path / "run")
+    try:
+        async with server.client() as client:
+            over_generated = await client.call_tool("bash", {"command": f"cat {written}"})
+    finally:
+        server.stop()
+    assert not written.exists()  # removed when the server stopped
+    refused = f"touch: cannot touch '{tmp_path}/made': Read-only file system\n"
+    refused += "make: *** [Makefile:2: out] Error 1"
+    # the sandbox covers every token file with an empty one: `cat` shows nothing
+    texts = [getattr(r.content[0], "text", None) for r in (over_stdio, over_http, over_generated)]
+    assert texts == [refused, refused, "(no output)"]
     assert not (tmp_path / "made").exists()
-    assert "s3cret-token" not in str(over_stdio.content)
+
+
+def _serve_with_its_own_token(args: list[str], run_dir: Path) -> tuple[HttpServer, Path]:
+    """`toolbelt mcp --http` without --token-file: the token it writes, and where."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, *args, "--http", f"127.0.0.1:{port}"],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(run_dir)},
+        stderr=subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    process.stderr.readline()  # "serving …": the token file is written by then
+    written = run_dir / "toolbelt" / f"mcp-{port}.token"
+    token = written.read_text().strip()
+    return HttpServer(process, f"http://127.0.0.1:{port}", port, token), written

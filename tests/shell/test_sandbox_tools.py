@@ -158,16 +158,24 @@ async def test_git_commit_cannot_touch_hooks_or_config_even_from_a_hook(h: Harne
     out = h.root.parent / "out"
     hook = h.root / ".git" / "hooks" / "pre-commit"
     hook.write_text(
-        "#!/bin/sh\necho evil > .git/hooks/post-commit; echo '[core]' >> .git/config\n"
-        f"touch {out}/hooked; mkdir -p .git/modules/x; exit 0\n"
+        "#!/bin/sh\necho ran >> hook-ran.txt; echo evil > .git/hooks/post-commit\n"
+        f"echo '[core]' >> .git/config; touch {out}/hooked; mkdir -p .git/modules/x; exit 0\n"
     )
     hook.chmod(0o755)
     config = (h.root / ".git" / "config").read_text()
+    h.session.trusted = True  # the repository's hooks run: the sandbox's git profile holds them
     (h.root / "test_app.py").write_text("changed\n")
     commit = await h.call("bash", command="git commit -qam hooked")
     log = await h.call("bash", command="git log --oneline | wc -l")
     assert (commit.state, log.text) == (CallState.SUCCESS, "2")
     assert "cannot create .git/hooks/post-commit: Read-only file system" in commit.text
+    assert (h.root / "hook-ran.txt").read_text() == "ran\n"
+    h.session.trusted = False  # untrusted, git runs no hook of the repository at all
+    (h.root / "test_app.py").write_text("changed again\n")
+    untrusted = await h.call("bash", command="git commit -qam unhooked")
+    log = await h.call("bash", command="git log --oneline | wc -l")
+    assert (untrusted.state, untrusted.text, log.text) == (CallState.SUCCESS, "(no output)", "3")
+    assert (h.root / "hook-ran.txt").read_text() == "ran\n"
     assert not (h.root / ".git" / "hooks" / "post-commit").exists()
     assert (h.root / ".git" / "config").read_text() == config
     assert not (out / "hooked").exists()
@@ -195,11 +203,15 @@ def _make_project(root: Path) -> None:
 
 async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "Makefile").write_text("o.txt:\n\techo x > $@\n")
+    (tmp_path / "ws" / "Makefile").write_text(
+        f"o.txt:\n\techo x > $@\nout:\n\techo x > {tmp_path}/x\n"
+        "editor:\n\tmkdir -p .vscode && touch .vscode/tasks.json\n"
+    )
     h = Harness(tmp_path / "ws", approve=False)
     made = await h.call("bash", command="make -s && cp o.txt copy.txt")
-    outside = await h.call("bash", command=f"touch {tmp_path}/x")
-    created = await h.call("bash", command="mkdir -p .vscode && touch .vscode/tasks.json")
+    # writes the analysis cannot see (in a Makefile): no prompt, the sandbox confines them
+    outside = await h.call("bash", command="make -s out")
+    created = await h.call("bash", command="make -s editor")
     assert h.requester.asked == []
     assert made.state is CallState.SUCCESS
     assert (tmp_path / "ws" / "copy.txt").read_text() == "x\n"
@@ -207,11 +219,25 @@ async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Pat
     assert "Read-only file system" in outside.text and '"sandbox": false' in outside.text
     assert not (tmp_path / "ws" / ".vscode").exists()
     assert "The sandbox removed .vscode, which the command created" in created.text
-    # dangerous commands and protected paths still ask (and the user said no here)
-    removed = await h.call("bash", command="rm -rf o.txt")
-    redirected = await h.call("bash", command="echo '{}' > .mcp.json")
-    assert removed.error_kind == redirected.error_kind == "permission_denied"
-    assert len(h.requester.asked) == 2
+    # writes it sees outside the workspace or to protected paths, and dangerous commands,
+    # still ask (and the user said no here)
+    denied = [
+        await h.call("bash", command=command)
+        for command in (
+            f"touch {tmp_path}/x",
+            "mkdir -p .vscode && touch .vscode/tasks.json",
+            "rm -rf o.txt",
+            "echo '{}' > .mcp.json",
+        )
+    ]
+    assert {result.error_kind for result in denied} == {"permission_denied"}
+    assert [reason.split(" (")[0] for _, reason in h.requester.asked] == [
+        f"`touch {tmp_path}/x` is potentially dangerous",
+        "`mkdir -p .vscode && touch .vscode/tasks.json` touches a protected path",
+        "`rm -rf o.txt` is potentially dangerous",
+        "`echo '{}' > .mcp.json` touches a protected path",
+    ]
+    assert not (tmp_path / "x").exists()
     assert sorted(os.listdir(tmp_path / "ws")) == ["Makefile", "copy.txt", "o.txt"]
     await h.session.aclose()
 

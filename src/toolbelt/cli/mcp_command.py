@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -57,8 +58,10 @@ def serve_mcp(
         )
         if runtime.notice:
             print(f"toolbelt: {runtime.notice}", file=sys.stderr)
-        # checked now: an explicitly chosen backend that is missing fails at start-up
-        sandboxing = sandbox_settings(runtime.settings, sandbox)
+        # checked now: an explicitly chosen backend that is missing fails at start-up; no
+        # command the tools run may read a token file, even one the stdio door does not use
+        given = [Path(token_file).resolve()] if token_file else []
+        sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=given)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
@@ -95,9 +98,7 @@ def serve_mcp(
     if token is None and not no_auth:
         token = secrets.token_urlsafe(32)
         written = _write_token_file(port, token)
-    token_at = written or (Path(token_file).resolve() if token_file else None)
-    if token_at is not None:  # no command the tools run may read the token
-        sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=[token_at])
+        sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, written))
     options = HttpOptions(
         runtime.session.root,
         mode,
