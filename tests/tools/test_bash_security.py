@@ -17,6 +17,8 @@ from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.permissions.factory import build_policy
 from toolbelt.permissions.settings import load_settings
+from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.tools._shell import session_sandbox
 
 pytestmark = pytest.mark.anyio
 SECRET = "TOPSECRET-4711"
@@ -38,8 +40,13 @@ def world(tmp_path: Path) -> dict[str, Path]:
     return {"work": work, "out": out, "home": home}
 
 
-def harness(world: dict[str, Path], mode: str = "default", *, trusted: bool = False) -> Harness:
+def harness(
+    world: dict[str, Path], mode: str = "default", *, trusted: bool = False, sandbox: str = "auto"
+) -> Harness:
+    """A session with the world's rules; ``sandbox="off"`` for tests of what the command
+    analysis and the git guard do alone (they must hold without the OS sandbox)."""
     h = Harness(world["work"], approve=False)
+    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     settings = load_settings(world["work"], home=world["home"], trusted=trusted)
     h.executor.policy = build_policy(h.session, mode, settings=settings)
     return h
@@ -94,6 +101,8 @@ async def test_code_hidden_in_a_read_only_looking_command_never_runs_unasked(
         "git blame -S {out}/secret.txt a.txt",
         "(cd .git); cat ../out/secret.txt",  # the subshell's cd does not move the cat
         "cd nowhere 2>/dev/null; cat ../out/secret.txt",  # nor does a cd that fails
+        "awk 1 {out}/secret.txt",  # reads the analysis does not see, which the sandbox allows
+        "tac {out}/secret.txt",
     ],
 )
 @pytest.mark.parametrize("mode", ["default", "plan", "dont_ask"])
@@ -138,7 +147,7 @@ async def test_process_environments_ask_even_in_bypass(
 
 
 async def test_plain_ps_still_runs(world: dict[str, Path]) -> None:
-    h = harness(world, "dont_ask")
+    h = harness(world, "dont_ask", sandbox="off")  # the sandbox's /proc shows no processes
     state, text, _ = await bash(h, "ps -o comm= -p $$")
     assert (state, text) == (CallState.SUCCESS, "bash")
 
@@ -165,7 +174,7 @@ async def test_an_untrusted_repository_runs_none_of_its_own_programs(
     git("-C", str(work), "add", "a.txt")
     hostile_config(work, marker)
     (work / "a.txt").write_text("changed\n")
-    h = harness(world, "plan")
+    h = harness(world, "plan", sandbox="off")  # the git guard alone, without the sandbox
     assert await bash(h, "git status --short") == (
         CallState.SUCCESS,
         "AM a.txt\n?? .gitattributes",
@@ -178,7 +187,7 @@ async def test_an_untrusted_repository_runs_none_of_its_own_programs(
     )
     assert (await bash(h, "git diff --no-ext-diff"))[1].endswith("-alpha\n+changed")
     assert list(world["out"].glob("marker*")) == []
-    trusted = harness(world, "plan", trusted=True)  # the same commands as the user's own git
+    trusted = harness(world, "plan", trusted=True, sandbox="off")  # as the user's own git
     await bash(trusted, "git status --short")
     await bash(trusted, "git diff")
     await bash(trusted, "git diff --no-ext-diff")
@@ -195,12 +204,12 @@ async def test_an_embedded_bare_looking_repository_is_not_used(world: dict[str, 
     git("init", "-q", "--bare", str(sub))
     with (sub / "config").open("a") as config:
         config.write(f'[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch {marker}"\n')
-    h = harness(world, "plan")
+    h = harness(world, "plan", sandbox="off")  # the git guard alone, without the sandbox
     state, text, _ = await bash(h, "cd sub && git status")
     assert not marker.exists()
     assert "safe.bareRepository" in text or state is not CallState.SUCCESS
     # the user's own git, in a trusted workspace, would have run it
-    trusted = harness(world, "default", trusted=True)
+    trusted = harness(world, "default", trusted=True, sandbox="off")
     await bash(trusted, "cd sub && git status")
     assert marker.exists()
 
@@ -237,7 +246,7 @@ async def test_a_command_rule_allows_writes_inside_but_asks_outside(world: dict[
 async def test_always_on_a_redirection_saves_a_rule_without_it(world: dict[str, Path]) -> None:
     from toolbelt.permissions.decision import Approval
 
-    h = harness(world, "default", trusted=True)
+    h = harness(world, "default", trusted=True, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS
     assert (await bash(h, "printf hi > out.txt"))[0] is CallState.SUCCESS
     local = json.loads((world["work"] / ".toolbelt" / "settings.local.json").read_text())
@@ -296,7 +305,8 @@ def test_the_cli_refuses_env_split_string_in_plan_mode(world: dict[str, Path]) -
 async def test_a_rule_for_a_command_does_not_cover_what_stands_beside_it(
     world: dict[str, Path], command: str
 ) -> None:
-    h = harness(world, "default", trusted=True)  # `Bash(echo:*)` is allowed
+    # `Bash(echo:*)` is allowed; the sandbox would let these run unasked, by its own reason
+    h = harness(world, "default", trusted=True, sandbox="off")
     state, _, reason = await bash(h, command.format(out=world["out"]))
     assert state is not CallState.SUCCESS
     assert reason
@@ -357,7 +367,7 @@ async def test_always_on_a_leading_redirection_saves_the_command_alone(
 ) -> None:
     from toolbelt.permissions.decision import Approval
 
-    h = harness(world, "default", trusted=True)
+    h = harness(world, "default", trusted=True, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS
     assert (await bash(h, ">out.txt printf hi"))[0] is CallState.SUCCESS
     local = json.loads((world["work"] / ".toolbelt" / "settings.local.json").read_text())
@@ -369,11 +379,30 @@ async def test_a_repository_alias_runs_nothing_in_bypass_until_trusted(
 ) -> None:
     marker = world["out"] / "alias-ran"
     git("-C", str(world["work"]), "config", "alias.st", f"!touch {marker}")
-    h = harness(world, "bypass")
+    h = harness(world, "bypass", sandbox="off")  # the git guard alone, without the sandbox
     state, text, _ = await bash(h, "git st")
     assert state is CallState.ERROR
     assert "expansion of alias 'st' failed" in text
     assert not marker.exists()
-    trusted = harness(world, "bypass", trusted=True)
+    trusted = harness(world, "bypass", trusted=True, sandbox="off")
     assert (await bash(trusted, "git st"))[0] is CallState.SUCCESS
     assert marker.exists()
+
+
+async def test_a_sandboxed_command_runs_unasked_only_while_no_rule_denies_reads(
+    world: dict[str, Path],
+) -> None:
+    """The sandbox hides the user's secrets but not what a Read deny rule names, so its pass
+    to run a command without asking holds only while no such rule exists."""
+    settings = world["home"] / ".config" / "toolbelt" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {}}))
+    h = harness(world)
+    if not session_sandbox(h.session).active:
+        pytest.skip("no OS sandbox on this machine")
+    assert await bash(h, "awk 1 a.txt > b.txt") == (CallState.SUCCESS, "(no output)", "")
+    assert (world["work"] / "b.txt").read_text() == "alpha\n"
+    settings.write_text(json.dumps({"permissions": {"deny": [f"Read(/{world['out']}/**)"]}}))
+    h = harness(world)
+    state, _, reason = await bash(h, "awk 1 a.txt > c.txt")
+    assert (state, reason) == (CallState.ERROR, "`awk 1 a.txt > c.txt` runs a command.")
+    assert not (world["work"] / "c.txt").exists()

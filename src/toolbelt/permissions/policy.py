@@ -16,7 +16,8 @@ in the session. It is evaluated in a fixed order, first match wins::
     approved earlier in this session              → allow
     bypass mode                                   → allow
     the mode's default for the kind of access     → allow or ask (a sandboxed command
-                                                    that writes only inside: allow)
+                                                    that writes only inside: allow, unless a
+                                                    deny rule names files not to read)
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
 The modes are described where they are listed, in ``permissions.modes``. Which rules speak
@@ -215,7 +216,10 @@ class ToolbeltPolicy(PermissionPolicy):
                     return Allow("read-only command")
                 if access.readonly_command and inside:
                     return Ask(f"{what} reads outside the workspace.")
-                if access.sandboxed and inside and reads_inside:
+                # the sandbox hides the user's secrets, not what a Read deny rule names: with
+                # such a rule, a command whose reads the analysis cannot see (`xargs cat`,
+                # `python x.py`) could read past it, so it asks
+                if access.sandboxed and inside and reads_inside and not self._rules.denies_reads:
                     return Allow("sandboxed command: it can write only inside the workspace")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:
