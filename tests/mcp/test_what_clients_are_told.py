@@ -30,9 +30,11 @@ def home_env(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(home)}
 
 
-def refusals(root: Path, *calls: tuple[str, dict[str, Any]], trust: bool = False) -> list[str]:
+def refusals(
+    root: Path, *calls: tuple[str, dict[str, Any]], trust: bool = False, sandbox: str = "auto"
+) -> list[str]:
     lines = [initialize(), *(call(i, name, args) for i, (name, args) in enumerate(calls, 2))]
-    extra = ("--trust-workspace",) if trust else ()
+    extra = ("--sandbox", sandbox, *(("--trust-workspace",) if trust else ()))
     got = serve(root, lines, *extra)
     return [got[i]["result"]["content"][0]["text"] for i in range(2, len(calls) + 2)]
 
@@ -43,7 +45,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     write = ("write_file", {"path": "src/new file.txt", "content": "n\n"})
     command = ("bash", {"command": "make && npm test"})
     outside = ("write_file", {"path": str(tmp_path / "out.txt"), "content": "o\n"})
-    told = refusals(root, write, command, outside)
+    # without the sandbox a command asks (sandboxed, `make` would run: it writes only inside)
+    told = refusals(root, write, command, outside, sandbox="off")
     rules = [
         ["Edit(./src/new file.txt)"],
         ["Bash(make)", "Bash(npm test)"],
