@@ -19,6 +19,7 @@ from toolbelt import (
     ToolContext,
     ToolInput,
     ToolOutput,
+    ToolRegistry,
 )
 from toolbelt.testing import EventLog, NeverAnswers, ScriptedRequester, run_call, tool_context
 
@@ -75,10 +76,17 @@ async def test_never_answers_ends_at_the_permission_timeout(tmp_path: Path) -> N
 
 async def test_event_log_tells_a_calls_story(tmp_path: Path) -> None:
     requester = NeverAnswers()
-    async with Runtime(tmp_path, toolset=None, requester=requester) as runtime:
+    # the user's own tool asks whatever the sandbox allows (a sandboxed `make` would not ask)
+    toolset = ToolRegistry([DeployTool()])
+    async with Runtime(tmp_path, toolset=toolset, requester=requester) as runtime:
         log = EventLog(runtime.events)
+
+        async def run() -> None:
+            await runtime.run([ToolCall("c", "deploy", {"env": "prod"})])
+            requester.asking.set()  # a call that never asks fails below instead of hanging
+
         async with anyio.create_task_group() as group:
-            group.start_soon(runtime.run, [ToolCall("c", "bash", {"command": "make"})])
+            group.start_soon(run)
             await requester.asking.wait()
             runtime.executor.cancel()
     assert log.states("c") == ["pending", "permission_required", "aborted"]

@@ -14,6 +14,7 @@ from tests.mcp.http_server import start
 from tests.mcp.test_stdio_end_of_input import call, initialize, serve
 
 from mcp import Client, StdioServerParameters
+from toolbelt.shell.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 
@@ -30,9 +31,15 @@ def home_env(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(home)}
 
 
-def refusals(root: Path, *calls: tuple[str, dict[str, Any]], trust: bool = False) -> list[str]:
+def refusals(
+    root: Path,
+    *calls: tuple[str, dict[str, Any]],
+    trust: bool = False,
+    sandbox: str = "auto",
+    mode: str = "default",
+) -> list[str]:
     lines = [initialize(), *(call(i, name, args) for i, (name, args) in enumerate(calls, 2))]
-    extra = ("--trust-workspace",) if trust else ()
+    extra = ("--sandbox", sandbox, "--mode", mode, *(("--trust-workspace",) if trust else ()))
     got = serve(root, lines, *extra)
     return [got[i]["result"]["content"][0]["text"] for i in range(2, len(calls) + 2)]
 
@@ -43,7 +50,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     write = ("write_file", {"path": "src/new file.txt", "content": "n\n"})
     command = ("bash", {"command": "make && npm test"})
     outside = ("write_file", {"path": str(tmp_path / "out.txt"), "content": "o\n"})
-    told = refusals(root, write, command, outside)
+    # without the sandbox a command asks (sandboxed, `make` would run: it writes only inside)
+    told = refusals(root, write, command, outside, sandbox="off")
     rules = [
         ["Edit(./src/new file.txt)"],
         ["Bash(make)", "Bash(npm test)"],
@@ -67,6 +75,30 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
         f"Created {tmp_path}/out.txt (2 bytes, 1 line).",
     ]
     assert (root / "src" / "new file.txt").read_text() == "n\n"
+
+
+@pytest.mark.skipif(abi_version() < 4, reason="needs Landlock ABI 4 (Linux 6.7+)")
+def test_a_refusal_offers_no_rule_or_mode_that_would_not_allow_the_call(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    unconfined = {"command": "echo hi", "sandbox": False, "justification": "needs the network"}
+    dangerous = ("bash", {"command": "rm -rf build"})
+    told = refusals(root, ("bash", unconfined), dangerous, sandbox="landlock")
+    cannot = "This MCP client cannot ask the user (it does not support elicitation)"
+    assert told == [
+        "`echo hi` asks to run OUTSIDE the sandbox (no limit on writes, secrets or network) "
+        f"because: needs the network {cannot}, and no rule or mode allows running outside the "
+        'sandbox; retry without "sandbox": false, or leave this step to the user.',
+        # bypass mode still asks about a dangerous command; a rule for it does allow it
+        f"`rm -rf build` is potentially dangerous (rm deletes files). {cannot}; to allow this "
+        'call, add {"permissions": {"allow": ["Bash(rm -rf build)"]}} to '
+        ".toolbelt/settings.json in the workspace (which must be trusted: `toolbelt trust`).",
+    ]
+    (root / "build").mkdir()
+    assert refusals(root, dangerous, sandbox="landlock", mode="bypass")[0].startswith(
+        "`rm -rf build` is potentially dangerous"
+    )
+    assert (root / "build").is_dir()
 
 
 @pytest.fixture

@@ -13,11 +13,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolbelt import Runtime, SessionConfig, ToolCall
+from toolbelt import Runtime, SandboxSettings, SessionConfig, ToolCall
 from toolbelt.cli.prompt import TerminalRequester
 from toolbelt.core.events import CallState
 
 pytestmark = pytest.mark.anyio
+
+UNSANDBOXED = SandboxSettings(mode="off")
+"""Sandboxed, `touch made` writes only inside the workspace and runs without asking; these
+tests are about the prompt, so they run commands the way `--sandbox off` does: asking."""
 
 
 @pytest.fixture
@@ -41,6 +45,7 @@ async def test_the_prompt_gives_up_at_the_permission_timeout(
     async with Runtime(
         tmp_path, requester=TerminalRequester(), config=config, permission_timeout=0.2
     ) as runtime:
+        runtime.use_sandbox(UNSANDBOXED)
         [result] = await runtime.run([ToolCall("1", "bash", {"command": "touch made"})])
     assert result.error_kind == "permission_denied"
     assert result.text.startswith("No answer to the permission prompt within 0.2 s")
@@ -66,10 +71,14 @@ async def test_cancelling_the_batch_ends_a_waiting_prompt(
     monkeypatch.setattr("sys.stderr", stderr)
     results: list[CallState] = []
     async with Runtime(tmp_path, requester=TerminalRequester()) as runtime:
+        runtime.use_sandbox(UNSANDBOXED)
 
         async def run() -> None:
-            [result] = await runtime.run([ToolCall("1", "bash", {"command": "touch made"})])
-            results.append(result.state)
+            try:
+                [result] = await runtime.run([ToolCall("1", "bash", {"command": "touch made"})])
+                results.append(result.state)
+            finally:  # a call that never asks must fail the test, not leave it waiting
+                stderr.reading.set()
 
         async with anyio.create_task_group() as group:
             group.start_soon(run)

@@ -86,7 +86,8 @@ class ElicitationRequester(PermissionRequester):
         modern = self._server.modern_call(request.call_id)
         capabilities = modern if modern is not None else self._server.client_capabilities
         if "elicitation" not in capabilities:
-            return Answer(Approval.DENY, f"{decision.reason} {self._how_to_allow(request)}")
+            how = self._how_to_allow(request, decision)
+            return Answer(Approval.DENY, f"{decision.reason} {how}")
         params = _elicitation(request, decision, session_choice=self.session_approvals)
         if modern is not None:
             answer = self._server.take_answer(request.call_id)
@@ -100,8 +101,18 @@ class ElicitationRequester(PermissionRequester):
         )
         return _to_answer(result, session_choice=self.session_approvals)
 
-    def _how_to_allow(self, request: PermissionRequest) -> str:
-        """The settings entry that would allow this very call, and the modes that would."""
+    def _how_to_allow(self, request: PermissionRequest, decision: Ask) -> str:
+        """The settings entry that would allow this very call, and the modes that would.
+
+        A command run outside the sandbox is asked about every time, whatever the rules and
+        the mode say, so the model is told to stay in the sandbox instead; no mode skips a
+        forced question (a dangerous command, a protected path), so none is offered for it."""
+        cannot = "This MCP client cannot ask the user (it does not support elicitation)"
+        if request.access.outside_sandbox is not None:
+            return (
+                f"{cannot}, and no rule or mode allows running outside the sandbox; retry "
+                'without "sandbox": false, or leave this step to the user.'
+            )
         # `./x` rules are anchored where the session started: the workspace root
         rules = allow_rules(request, cwd=self._server.session.root)
         entry = json.dumps({"permissions": {"allow": rules}})
@@ -110,10 +121,10 @@ class ElicitationRequester(PermissionRequester):
             any(is_within(path, root) for root in roots) for path in access.paths
         )
         mode = "accept_edits or bypass" if edits_inside else "bypass"
+        modes = "" if decision.forced else f" or start `toolbelt mcp` with --mode {mode}"
         return (
-            "This MCP client cannot ask the user (it does not support elicitation); to allow "
-            f"this call, add {entry} to .toolbelt/settings.json in the workspace (which must "
-            f"be trusted: `toolbelt trust`) or start `toolbelt mcp` with --mode {mode}."
+            f"{cannot}; to allow this call, add {entry} to .toolbelt/settings.json in the "
+            f"workspace (which must be trusted: `toolbelt trust`){modes}."
         )
 
 
