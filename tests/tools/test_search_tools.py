@@ -13,6 +13,7 @@ from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
 from toolbelt.core.executor import ToolCall
+from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
 
 pytestmark = pytest.mark.anyio
 
@@ -201,6 +202,35 @@ async def test_head_limit_stops_rg_and_cancel_kills_it(tmp_path: Path, cancelled
     assert rg_children() == []
     if seen_running:
         assert outcome[0].state is CallState.ABORTED  # type: ignore[attr-defined]
+
+
+def blocked_writing(pid: int) -> tuple[bool, int]:
+    """Whether ``pid`` sits in write(2) (a full pipe), and how many bytes it has written."""
+    with open(f"/proc/{pid}/syscall") as handle:
+        in_write = handle.read().split()[0] == "1"
+    with open(f"/proc/{pid}/io") as handle:
+        written = next(int(line.split()[1]) for line in handle if line.startswith("wchar:"))
+    return in_write, written
+
+
+async def test_leaving_rg_with_its_output_unread_kills_and_reaps_it(tmp_path: Path) -> None:
+    # rg fills the pipe and the stream's buffer, which then stops reading: asyncio's wait()
+    # only returns once stdout's end is seen, so leaving the block must still read it out
+    rg = find_rg()
+    if rg is None:
+        pytest.skip("needs rg")
+    (tmp_path / "big.txt").write_text("needle\n" * 2_000_000)
+    result = RgResult()
+    async with rg_lines(rg, ["-e", "needle", "big.txt"], cwd=tmp_path, result=result):
+        [pid] = rg_children()
+        before = (False, -1)
+        with anyio.fail_after(10):
+            while (now := blocked_writing(pid)) != before or not now[0]:
+                before = now
+                await anyio.sleep(0.001)  # one turn of the loop: it reads whatever it still may
+    assert result.stopped_early
+    assert rg_children() == []
+    assert not os.path.exists(f"/proc/{pid}")  # reaped, not a zombie
 
 
 async def test_symlink_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:

