@@ -31,9 +31,16 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.envelope import InvalidMessage, check_message
 from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
-from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outbox
+from toolbelt.mcp.server import (
+    META_VERSION,
+    MODERN_VERSIONS,
+    McpServer,
+    Outbox,
+    internal_error_reply,
+)
 from toolbelt.runtime import Runtime
 from toolbelt.shell.sandbox import SandboxSettings
 
@@ -133,13 +140,13 @@ def build_app(options: HttpOptions) -> Any:
             return _error_response(None, -32000, "The server is stopping.", 503)
         table = tables[0]
         try:
-            message = strict_loads(await _read_body(request, limits))
+            message = check_message(strict_loads(await _read_body(request, limits)))
         except _BodyError as exc:
             return _error_response(None, -32600, str(exc), exc.status)
-        except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
-            return _error_response(None, -32700, "Parse error", 400)
-        if not isinstance(message, dict):
-            return _error_response(None, -32600, "Send one JSON-RPC message per request.", 400)
+        except InvalidMessage as exc:  # checked before any handler runs: nothing else happens
+            return JSONResponse(exc.reply, status_code=200 if exc.reply["id"] is not None else 400)
+        except ValueError as exc:  # bad JSON, a duplicate key, 1e999, a lone surrogate...
+            return _error_response(None, -32700, f"Parse error: {exc}", 400)
         method, request_id = message.get("method"), message.get("id")
         try:
             if method == "initialize":
@@ -154,6 +161,8 @@ def build_app(options: HttpOptions) -> Any:
             return await _dispatch(request, table, session, message)
         except Busy as exc:  # a JSON-RPC error the client shows, not an HTTP failure it retries
             return _error_response(request_id, -32000, str(exc), 200)
+        except Exception as exc:  # this request fails, not the server
+            return JSONResponse(internal_error_reply(request_id, method, exc), status_code=500)
 
     async def _dispatch(
         request: Request, table: SessionTable, session: HttpSession, message: dict[str, Any]

@@ -31,6 +31,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, error_reply
 from toolbelt.mcp.server import McpServer, Outgoing
 from toolbelt.runtime import Runtime
 
@@ -54,9 +55,10 @@ async def serve_stdio(runtime: Runtime) -> None:
             group.start_soon(_write_all, receive, write, written, group.cancel_scope)
             async with anyio.create_task_group() as calls:  # left when every call answered
                 while line := await readline():
-                    message = _parse(line)
-                    if message is None:
-                        await send.send((_parse_error(), None))
+                    try:
+                        message = check_message(_parse(line))
+                    except InvalidMessage as exc:
+                        await send.send((exc.reply, None))
                         continue
                     await server.handle(message, calls)
                 server.end_of_input()
@@ -76,8 +78,7 @@ async def _write_all(
 ) -> None:
     try:
         async for message, _ in receive:
-            line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-            await write(line + b"\n")
+            await write(_encode(message) + b"\n")
     except (BrokenPipeError, ConnectionResetError):
         stop.cancel()  # nobody reads the replies any more: stop everything
     written.set()
@@ -139,13 +140,23 @@ def _needs_thread(fd: int) -> bool:
     return not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
+def _parse(line: bytes) -> Any:
+    """The JSON value on ``line``; a parse error (the request's id is unknown) otherwise."""
     try:
-        message = strict_loads(line)
-    except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
-        return None
-    return message if isinstance(message, dict) else None
+        return strict_loads(line)
+    except ValueError as exc:  # bad JSON, a duplicate key, 1e999, a lone surrogate, deep nesting
+        raise InvalidMessage(PARSE_ERROR, f"Parse error: {exc}", None) from None
 
 
-def _parse_error() -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+def _encode(message: dict[str, Any]) -> bytes:
+    """One line of strict JSON; a message that has none (a non-finite number, a lone
+    surrogate) is replaced by an internal error for its request, so the line is always JSON."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode()
+    except (ValueError, UnicodeEncodeError) as exc:
+        print(f"toolbelt mcp: cannot encode a reply: {exc}", file=sys.stderr)
+        request_id = message.get("id")
+        valid = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+        text = "Internal error: the reply could not be encoded as JSON."
+        return json.dumps(error_reply(request_id if valid else None, -32603, text)).encode()
