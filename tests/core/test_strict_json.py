@@ -11,7 +11,6 @@ import pytest
 
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 
-
 _SURROGATE = (
     "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text; "
     "send valid Unicode"
