@@ -7,6 +7,7 @@ the failure is injected into the real ``McpServer`` here.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import anyio
 import pytest
 
 from toolbelt.core.executor import ToolCall
+from toolbelt.mcp.envelope import encode_message
 from toolbelt.mcp.server import McpServer, Outgoing
 from toolbelt.runtime import Runtime
 
@@ -84,3 +86,14 @@ async def test_a_method_that_raises_is_answered_and_the_next_request_too(
     assert failed == internal_error(6, "tools/list")
     assert pong == PONG
     assert "RuntimeError: the registry broke" in capsys.readouterr().err
+
+
+def test_a_reply_with_no_json_form_goes_out_as_an_internal_error_for_its_request() -> None:
+    cannot = [{"x": math.inf}, {"x": math.nan}, {"text": "\ud800"}]
+    text = "Internal error: the reply could not be encoded as JSON."
+    for result in cannot:
+        line = encode_message({"jsonrpc": "2.0", "id": 3, "result": result})
+        error = {"code": -32603, "message": text}
+        assert json.loads(line) == {"jsonrpc": "2.0", "id": 3, "error": error}
+    ok = encode_message({"jsonrpc": "2.0", "id": "a", "result": {"text": "é"}})
+    assert ok == '{"jsonrpc":"2.0","id":"a","result":{"text":"é"}}'.encode()

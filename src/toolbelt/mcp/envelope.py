@@ -16,9 +16,11 @@ JSON-RPC error and nothing else happens:
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
-__all__ = ["PARSE_ERROR", "InvalidMessage", "check_message", "error_reply"]
+__all__ = ["PARSE_ERROR", "InvalidMessage", "check_message", "encode_message", "error_reply"]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -45,6 +47,21 @@ class InvalidMessage(Exception):
 def error_reply(request_id: str | int | None, code: int, text: str) -> dict[str, Any]:
     """A JSON-RPC error response."""
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """``message`` as strict JSON in UTF-8, for both doors. A message that has no such form (a
+    non-finite number, a lone surrogate) is replaced by an internal error for its request, so
+    what goes out is always JSON a client can read."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode()
+    except (ValueError, UnicodeEncodeError) as exc:
+        print(f"toolbelt mcp: cannot encode a reply: {exc}", file=sys.stderr)
+        request_id = message.get("id")
+        reply_id = request_id if _is_id(request_id) else None
+        text = "Internal error: the reply could not be encoded as JSON."
+        return json.dumps(error_reply(reply_id, -32603, text)).encode()
 
 
 def check_message(message: Any) -> dict[str, Any]:

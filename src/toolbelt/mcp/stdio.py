@@ -17,7 +17,6 @@ written in a worker thread.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import signal
@@ -31,7 +30,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
-from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, error_reply
+from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
 from toolbelt.mcp.server import McpServer, Outgoing
 from toolbelt.runtime import Runtime
 
@@ -78,7 +77,7 @@ async def _write_all(
 ) -> None:
     try:
         async for message, _ in receive:
-            await write(_encode(message) + b"\n")
+            await write(encode_message(message) + b"\n")
     except (BrokenPipeError, ConnectionResetError):
         stop.cancel()  # nobody reads the replies any more: stop everything
     written.set()
@@ -146,17 +145,3 @@ def _parse(line: bytes) -> Any:
         return strict_loads(line)
     except ValueError as exc:  # bad JSON, a duplicate key, 1e999, a lone surrogate, deep nesting
         raise InvalidMessage(PARSE_ERROR, f"Parse error: {exc}", None) from None
-
-
-def _encode(message: dict[str, Any]) -> bytes:
-    """One line of strict JSON; a message that has none (a non-finite number, a lone
-    surrogate) is replaced by an internal error for its request, so the line is always JSON."""
-    try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode()
-    except (ValueError, UnicodeEncodeError) as exc:
-        print(f"toolbelt mcp: cannot encode a reply: {exc}", file=sys.stderr)
-        request_id = message.get("id")
-        valid = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
-        text = "Internal error: the reply could not be encoded as JSON."
-        return json.dumps(error_reply(request_id if valid else None, -32603, text)).encode()
