@@ -11,6 +11,11 @@ import pytest
 
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 
+_SURROGATE = (
+    "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text; "
+    "send valid Unicode"
+)
+
 
 @pytest.mark.parametrize(
     ("text", "message"),
@@ -20,9 +25,15 @@ from toolbelt.core.strict_json import StrictJsonError, strict_loads
         ('{"limit": NaN}', "NaN is not a JSON value; send a number or null"),
         ('{"limit": -Infinity}', "-Infinity is not a JSON value; send a number or null"),
         ("[" * 100_000 + "]" * 100_000, "the JSON is nested too deeply"),
+        ('{"id": 1e999}', "the number 1e999 is too large; send a smaller number"),
+        (b"[-2.5E400]", "the number -2.5E400 is too large; send a smaller number"),
+        ('{"a": "x\\ud800"}', _SURROGATE),
+        (b'{"\\uDC00": 1}', _SURROGATE),
+        ('["\\ud83d\\ud83d"]', _SURROGATE),  # two high halves are no pair
+        ('["\ud800"]', _SURROGATE),  # already in the str, no escape
     ],
 )
-def test_refused(text: str, message: str) -> None:
+def test_refused(text: str | bytes, message: str) -> None:
     with pytest.raises(StrictJsonError) as info:
         strict_loads(text)
     assert str(info.value) == message
@@ -31,6 +42,11 @@ def test_refused(text: str, message: str) -> None:
 def test_ordinary_json_is_unchanged() -> None:
     text = '{"a": [1, 2.5, null, true, {"b": "ü"}], "c": {}}'
     assert strict_loads(text) == json.loads(text)
+
+
+def test_surrogate_pairs_escaped_backslashes_and_large_finite_numbers_are_kept() -> None:
+    text = b'["\\ud83d\\ude00", "\\\\ud800", 1e308, 123456789012345678901234567890]'
+    assert strict_loads(text) == ["\U0001f600", "\\ud800", 1e308, 123456789012345678901234567890]
 
 
 def test_the_stdio_server_answers_a_hostile_line_and_keeps_serving(tmp_path: Path) -> None:
@@ -50,9 +66,10 @@ def test_the_stdio_server_answers_a_hostile_line_and_keeps_serving(tmp_path: Pat
     replies = [json.loads(server.stdout.readline()) for _ in range(3)]
     server.stdin.close()
     assert server.wait(timeout=30) == 0
-    parse_error = {"code": -32700, "message": "Parse error"}
-    assert replies[0] == {"jsonrpc": "2.0", "id": None, "error": parse_error}
-    assert replies[1] == {"jsonrpc": "2.0", "id": None, "error": parse_error}
+    deep = {"code": -32700, "message": "Parse error: the JSON is nested too deeply"}
+    twice = {"code": -32700, "message": "Parse error: the key 'id' appears twice in one object"}
+    assert replies[0] == {"jsonrpc": "2.0", "id": None, "error": deep}
+    assert replies[1] == {"jsonrpc": "2.0", "id": None, "error": twice}
     assert replies[2]["id"] == 3
     assert server.stderr is not None
     assert "RecursionError" not in server.stderr.read()

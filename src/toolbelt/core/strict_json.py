@@ -3,6 +3,10 @@
 - Duplicate keys: ``{"path": "a", "path": "b"}`` means "b" to Python and "a" to a reader that
   keeps the first, so what a user approved and what runs could differ. Refused.
 - ``NaN`` and ``Infinity``: not JSON; a number field would fail later with a worse message.
+  Numbers too large for a float (``1e999``) are refused too: Python reads them as infinity,
+  which no JSON reply can carry back.
+- Lone UTF-16 surrogates (``"\\ud800"``): Python keeps them in the string, and the string
+  then cannot be encoded as UTF-8 (a file, a command line, a reply). Refused.
 - Nesting deep enough to exhaust the interpreter's stack: ``json.loads`` raises
   ``RecursionError``, which would crash a server loop. Turned into an ordinary error.
 
@@ -13,6 +17,8 @@ can act on.
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 __all__ = ["StrictJsonError", "strict_loads"]
@@ -25,9 +31,53 @@ class StrictJsonError(ValueError):
 def strict_loads(text: str | bytes) -> Any:
     """Parse ``text``; raise ``json.JSONDecodeError`` or ``StrictJsonError``."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        value = json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_float
+        )
     except RecursionError:
         raise StrictJsonError("the JSON is nested too deeply") from None
+    if _may_hold_surrogate(text):
+        _no_lone_surrogate(value)  # only when one may be there: the walk costs time
+    return value
+
+
+def _may_hold_surrogate(text: str | bytes) -> bool:
+    """Whether parsed ``text`` may hold a lone surrogate: it has a ``\\uD800``–``\\uDFFF``
+    escape, or (a ``str``) non-ASCII characters. Raw surrogates in bytes are invalid UTF-8,
+    which ``json.loads`` already refuses."""
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    return not text.isascii() or _SURROGATE_ESCAPE.search(text) is not None
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _no_lone_surrogate(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise StrictJsonError(
+                    "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not "
+                    "text; send valid Unicode"
+                ) from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise StrictJsonError(f"the number {text[:40]} is too large; send a smaller number")
+    return number
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

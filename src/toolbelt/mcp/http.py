@@ -17,7 +17,6 @@ finish, then every session is closed.
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -31,15 +30,22 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.envelope import InvalidMessage, check_message, encode_message
 from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
-from toolbelt.mcp.server import META_VERSION, MODERN_VERSIONS, McpServer, Outbox
+from toolbelt.mcp.server import (
+    META_VERSION,
+    MODERN_VERSIONS,
+    McpServer,
+    Outbox,
+    internal_error_reply,
+)
 from toolbelt.runtime import Runtime
 from toolbelt.shell.sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import Response
 
 __all__ = ["HttpOptions", "build_app"]
 
@@ -82,7 +88,7 @@ class _BodyError(Exception):
 def build_app(options: HttpOptions) -> Any:
     """The ASGI application (starlette), imported only when HTTP is asked for."""
     from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+    from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
     guard = Guard(options.host, options.port, options.token, options.remote)
@@ -133,13 +139,13 @@ def build_app(options: HttpOptions) -> Any:
             return _error_response(None, -32000, "The server is stopping.", 503)
         table = tables[0]
         try:
-            message = strict_loads(await _read_body(request, limits))
+            message = check_message(strict_loads(await _read_body(request, limits)))
         except _BodyError as exc:
             return _error_response(None, -32600, str(exc), exc.status)
-        except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
-            return _error_response(None, -32700, "Parse error", 400)
-        if not isinstance(message, dict):
-            return _error_response(None, -32600, "Send one JSON-RPC message per request.", 400)
+        except InvalidMessage as exc:  # checked before any handler runs: nothing else happens
+            return _json(exc.reply, 200 if exc.reply["id"] is not None else 400)
+        except ValueError as exc:  # bad JSON, a duplicate key, 1e999, a lone surrogate...
+            return _error_response(None, -32700, f"Parse error: {exc}", 400)
         method, request_id = message.get("method"), message.get("id")
         try:
             if method == "initialize":
@@ -154,6 +160,8 @@ def build_app(options: HttpOptions) -> Any:
             return await _dispatch(request, table, session, message)
         except Busy as exc:  # a JSON-RPC error the client shows, not an HTTP failure it retries
             return _error_response(request_id, -32000, str(exc), 200)
+        except Exception as exc:  # this request fails, not the server
+            return _json(internal_error_reply(request_id, method, exc), 500)
 
     async def _dispatch(
         request: Request, table: SessionTable, session: HttpSession, message: dict[str, Any]
@@ -170,13 +178,13 @@ def build_app(options: HttpOptions) -> Any:
             await session.server.handle(message, table.group)
             return Response(status_code=202)
         if method != "tools/call":
-            return JSONResponse(session.server.answer(request_id, method, params))
+            return _json(session.server.answer(request_id, method, params))
         key, receive = table.begin(session, request_id)
         table.group.start_soon(session.server.tools_call, key, params)
         first = await _quick_message(receive) if _takes_json(request) else None
         if first is not None and _answers(first, key):  # done at once: a plain JSON answer
             table.end(session, key)
-            return JSONResponse({**first, "id": request_id})
+            return _json({**first, "id": request_id})
         stream = _sse(receive, key, session, table, first)
         return StreamingResponse(stream, media_type="text/event-stream")
 
@@ -185,7 +193,7 @@ def build_app(options: HttpOptions) -> Any:
         http_session = table.open(session_id)
         server = http_session.server
         reply = server.answer(message.get("id"), "initialize", message.get("params") or {})
-        return JSONResponse(reply, headers={"Mcp-Session-Id": session_id})
+        return _json(reply, headers={"Mcp-Session-Id": session_id})
 
     async def mcp_get(request: Request) -> Response:
         refused = refuse(request)
@@ -290,7 +298,7 @@ async def _sse(
                 if call is not None and _answers(message, key):
                     message = {**message, "id": call.client_id}
                     answered = True
-                yield b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n"
+                yield b"event: message\ndata: " + encode_message(message) + b"\n\n"
                 if answered:
                     return
     except anyio.EndOfStream:
@@ -315,8 +323,15 @@ def _modern(request: Any, message: dict[str, Any]) -> bool:
     return meta.get(META_VERSION) in MODERN_VERSIONS or message.get("method") == "server/discover"
 
 
-def _error_response(request_id: Any, code: int, text: str, status: int) -> JSONResponse:
-    from starlette.responses import JSONResponse
-
+def _error_response(request_id: Any, code: int, text: str, status: int) -> Response:
     body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
-    return JSONResponse(body, status_code=status)
+    return _json(body, status)
+
+
+def _json(
+    body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    """A JSON response whose body is always strict JSON (``envelope.encode_message``)."""
+    from starlette.responses import Response
+
+    return Response(encode_message(body), status, headers, media_type="application/json")

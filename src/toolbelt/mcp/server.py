@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
+import traceback
 from typing import Any
 
 import anyio
@@ -24,13 +26,14 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
+from toolbelt.mcp.envelope import error_reply
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
 from toolbelt.mcp.user_channel import ElicitationUser
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
 
-__all__ = ["SUPPORTED_VERSIONS", "McpServer"]
+__all__ = ["SUPPORTED_VERSIONS", "McpServer", "internal_error_reply"]
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MODERN_VERSIONS = ("2026-07-28",)
@@ -82,7 +85,18 @@ class McpServer:
     # -- dispatch ------------------------------------------------------------------------
 
     async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
-        """Route one incoming message; requests that may take long run in their own task."""
+        """Route one incoming message; requests that may take long run in their own task.
+
+        ``message`` has passed ``envelope.check_message``. A handler that fails anyway answers
+        its request with an internal error: it never ends the task group, which would end
+        every other request and session with it.
+        """
+        try:
+            await self._handle(message, group)
+        except Exception as exc:  # one request fails, the server goes on
+            await self._internal_error(message.get("id"), message.get("method"), exc)
+
+    async def _handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
         method = message.get("method")
         if method is None:
             self._deliver_reply(message)
@@ -109,6 +123,8 @@ class McpServer:
             result = self._immediate(method, params)
         except _MethodError as exc:
             return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
+        except Exception as exc:  # one request fails, the server goes on
+            return internal_error_reply(request_id, method, exc)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +171,22 @@ class McpServer:
     # -- tool calls ----------------------------------------------------------------------
 
     async def tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
-        """Run one tools/call; its progress and its response go to the outbox."""
+        """Run one tools/call; its progress and its response go to the outbox.
+
+        It runs in the connection's (HTTP: the server's) task group, so an exception escaping
+        it would end every call of every session: it becomes this request's internal error.
+        """
+        try:
+            await self._tools_call(request_id, params)
+        except Exception as exc:  # one request fails, the server goes on
+            await self._internal_error(request_id, "tools/call", exc)
+
+    async def _internal_error(self, request_id: Any, method: Any, exc: Exception) -> None:
+        reply = internal_error_reply(request_id, method, exc)
+        if request_id is not None:
+            await self._send(reply, request_id)
+
+    async def _tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
         name = str(params.get("name", ""))
         arguments = params.get("arguments") or {}
         call_id = f"mcp-{request_id}"
@@ -337,6 +368,15 @@ class McpServer:
 def _request_of(call_id: str) -> Any:
     """The client's request id behind an executor call id (``mcp-<id>``)."""
     return call_id.removeprefix("mcp-")
+
+
+def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[str, Any]:
+    """The JSON-RPC internal error for a request whose handler failed; the traceback goes to
+    stderr, for whoever runs the server, and the client is told the request alone failed."""
+    print(f"toolbelt mcp: {method} (id {request_id!r}) failed:", file=sys.stderr)
+    traceback.print_exception(exc, file=sys.stderr)
+    text = f"Internal error in {method}: {type(exc).__name__}; the request was not carried out."
+    return error_reply(request_id, -32603, text)
 
 
 class _MethodError(Exception):

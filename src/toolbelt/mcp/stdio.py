@@ -17,7 +17,6 @@ written in a worker thread.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import signal
@@ -31,6 +30,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
 from toolbelt.mcp.server import McpServer, Outgoing
 from toolbelt.runtime import Runtime
 
@@ -54,9 +54,10 @@ async def serve_stdio(runtime: Runtime) -> None:
             group.start_soon(_write_all, receive, write, written, group.cancel_scope)
             async with anyio.create_task_group() as calls:  # left when every call answered
                 while line := await readline():
-                    message = _parse(line)
-                    if message is None:
-                        await send.send((_parse_error(), None))
+                    try:
+                        message = check_message(_parse(line))
+                    except InvalidMessage as exc:
+                        await send.send((exc.reply, None))
                         continue
                     await server.handle(message, calls)
                 server.end_of_input()
@@ -76,8 +77,7 @@ async def _write_all(
 ) -> None:
     try:
         async for message, _ in receive:
-            line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-            await write(line + b"\n")
+            await write(encode_message(message) + b"\n")
     except (BrokenPipeError, ConnectionResetError):
         stop.cancel()  # nobody reads the replies any more: stop everything
     written.set()
@@ -139,13 +139,9 @@ def _needs_thread(fd: int) -> bool:
     return not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
+def _parse(line: bytes) -> Any:
+    """The JSON value on ``line``; a parse error (the request's id is unknown) otherwise."""
     try:
-        message = strict_loads(line)
-    except ValueError:  # bad JSON, a duplicate key, NaN, nesting deep enough to crash
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _parse_error() -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+        return strict_loads(line)
+    except ValueError as exc:  # bad JSON, a duplicate key, 1e999, a lone surrogate, deep nesting
+        raise InvalidMessage(PARSE_ERROR, f"Parse error: {exc}", None) from None
