@@ -23,6 +23,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from toolbelt.core.access import Protection
+from toolbelt.core.secret_paths import secret_location
 
 __all__ = ["protected_file_name", "protected_reason", "protection_of"]
 
@@ -75,11 +76,15 @@ def protected_reason(path: PurePath | str) -> str | None:
 
 
 def protection_of(path: PurePath | str, real: Path | None = None) -> Protection | None:
-    """The protection of ``path`` by its names, reported for ``real`` (default: ``path``)."""
+    """The protection of ``path`` by its names, or of ``real`` (default: ``path``) by where it
+    is: the user's secrets (``~/.ssh``, ``~/.aws``... see ``secret_paths``), wherever the
+    workspace is."""
+    where = real if real is not None else Path(path)
+    secret = secret_location(where)
+    if secret is not None:
+        return Protection("secret", secret, where)
     found = _protected(path)
-    if found is None:
-        return None
-    return Protection(found[0], found[1], real if real is not None else Path(path))
+    return None if found is None else Protection(found[0], found[1], where)
 
 
 def _protected(path: PurePath | str) -> tuple[Literal["secret", "code"], str] | None:
