@@ -121,11 +121,18 @@ class Runtime:
         return await self.executor.run_one(call)
 
     async def aclose(self) -> None:
-        """Close the session (ending every process it started), then the toolset."""
+        """Close the session (ending every process it started), then the toolset, and delete
+        the session's directory of spilled output, background jobs' output and the sandbox's
+        temporary files: nothing can read them once the session is over."""
+        from toolbelt.shell.output import remove_spill_dir  # the shell's modules load on use
+
         try:
             await self.session.aclose()
         finally:
-            await self.toolset.aclose()
+            try:
+                await self.toolset.aclose()
+            finally:
+                remove_spill_dir(self.session.id)
 
     async def __aenter__(self) -> Runtime:
         try:

@@ -168,7 +168,7 @@ def test_protected_even_before_it_exists(tree: Path, raw: str, needle: str) -> N
 
 
 @pytest.mark.parametrize(
-    "raw", ["src/env.py", ".environment", "src/git.py", ".github/workflows/ci.yml", ".gitignore"]
+    "raw", ["src/env.py", ".environment", "src/git.py", "src/github/ci.yml", ".gitignore"]
 )
 def test_ordinary_names_are_not_protected(tree: Path, raw: str) -> None:
     assert PathGuard(tree / "w").resolve(raw, tree / "w").protected is None

@@ -22,6 +22,7 @@ from typing import Any, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
+from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
 __all__ = ["Session", "SessionConfig", "ToolContext"]
@@ -163,8 +164,16 @@ class ToolContext:
 
     def visible(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) may show ``path``: what a read-deny rule
-        covers is left out, as reading it would be refused."""
+        covers is left out, as reading it would be refused, and so are the user's secrets
+        (``~/.ssh``... see ``secret_paths``), which reading asks for in every mode."""
+        if secret_location(path) is not None:
+            return False
         return self.hidden is None or not self.hidden(path)
+
+    def hides_below(self, directory: Path) -> bool:
+        """Whether a listing of ``directory`` must pass its paths through ``visible``: a
+        read-deny rule is in play, or a secret location lies below it."""
+        return self.hidden is not None or holds_secret(directory)
 
     @property
     def hides_paths(self) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from toolbelt.core.access import Protection
+from toolbelt.core.secret_paths import secret_location
 
 __all__ = ["protected_file_name", "protected_reason", "protection_of"]
 
@@ -35,6 +36,10 @@ _DIRECTORIES = {
     ".gemini": ".gemini/ holds agent settings and hooks that run later",
     ".vscode": ".vscode/ holds editor settings and tasks that run later",
     ".idea": ".idea/ holds IDE settings and run configurations",
+    ".github": ".github/ holds CI workflows and actions that run with the repository's secrets",
+    ".husky": ".husky/ holds git hooks that run on every commit",
+    ".devcontainer": ".devcontainer/ holds container settings whose commands run on start",
+    ".cargo": ".cargo/ holds cargo configuration (runners, wrappers) and installed programs",
 }
 _FILES = {
     ".mcp.json": ".mcp.json starts MCP servers",
@@ -43,11 +48,19 @@ _FILES = {
     ".gitmodules": ".gitmodules points git at other repositories",
     ".ripgreprc": ".ripgreprc changes how rg runs, including preprocessors it starts",
     ".envrc": ".envrc is run by direnv whenever a shell enters the directory",
+    ".gitattributes": ".gitattributes selects the filter and diff programs git runs",
+    ".npmrc": ".npmrc configures npm, including the shell and node options its scripts run with",
+    ".yarnrc": ".yarnrc configures yarn, including the program it runs as yarn",
+    ".yarnrc.yml": ".yarnrc.yml configures yarn, including the program it runs as yarn",
+    ".pnpmfile.cjs": ".pnpmfile.cjs is code pnpm runs on every install",
+    ".pre-commit-config.yaml": ".pre-commit-config.yaml names the hooks pre-commit runs",
 }
 """Code and configuration: writing asks, reading does not. ``.envrc`` is here on purpose, not
 with the secrets: it is a script direnv runs, usually committed with the project, and the
 secrets it loads belong in ``.env`` files (direnv's ``dotenv``), which are protected for
-reading too."""
+reading too. ``Makefile``, ``package.json``, ``pyproject.toml`` and other build files run code
+too, but they are what an agent edits all day: protecting them would make every mode ask
+for ordinary work, so they are left to the mode (and to the user's review of the diff)."""
 _SHELL_START_UP = frozenset(
     {
         ".bashrc",
@@ -75,11 +88,15 @@ def protected_reason(path: PurePath | str) -> str | None:
 
 
 def protection_of(path: PurePath | str, real: Path | None = None) -> Protection | None:
-    """The protection of ``path`` by its names, reported for ``real`` (default: ``path``)."""
+    """The protection of ``path`` by its names, or of ``real`` (default: ``path``) by where it
+    is: the user's secrets (``~/.ssh``, ``~/.aws``... see ``secret_paths``), wherever the
+    workspace is."""
+    where = real if real is not None else Path(path)
+    secret = secret_location(where)
+    if secret is not None:
+        return Protection("secret", secret, where)
     found = _protected(path)
-    if found is None:
-        return None
-    return Protection(found[0], found[1], real if real is not None else Path(path))
+    return None if found is None else Protection(found[0], found[1], where)
 
 
 def _protected(path: PurePath | str) -> tuple[Literal["secret", "code"], str] | None:

@@ -7,6 +7,10 @@ become U+FFFD, never an exception), and memory stays bounded however much a comm
 once past the cap, chunks go straight to a 0600 file and only the head and a tail window stay
 in memory. Mostly-binary output is summarised (``binary``) and always spilled, and what is sent
 is also held to ``MAX_SENT_BYTES`` as JSON, where each control character costs six bytes.
+
+The spill file stops at ``MAX_SPILL_BYTES`` (``yes`` fills a disk in minutes): past it the
+output is still read, counted and its tail kept — the command is not blocked on a full pipe,
+and is ended as usual — but no longer written, and the note says where the file stops.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ __all__ = ["OutputBuffer", "remove_spill_dir", "spill_dir"]
 
 DEFAULT_CAP = 30_000
 MAX_SENT_BYTES = 2 * DEFAULT_CAP
+MAX_SPILL_BYTES = 64 * 1024 * 1024
 
 
 def _spill_base() -> Path:
@@ -47,10 +52,14 @@ def remove_spill_dir(session_id: str) -> None:
 class OutputBuffer:
     """Accumulates one command's output: head + tail in memory, everything in a spill file."""
 
-    def __init__(self, spill_path: Path, *, cap: int = DEFAULT_CAP) -> None:
+    def __init__(
+        self, spill_path: Path, *, cap: int = DEFAULT_CAP, spill_limit: int = MAX_SPILL_BYTES
+    ) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._spill_path = spill_path
         self._cap = cap
+        self._spill_limit = spill_limit
+        self._written = 0
         self._head: list[str] = []
         self._head_len = 0
         self._tail: deque[str] = deque()
@@ -89,6 +98,11 @@ class OutputBuffer:
             self._file = None
 
     @property
+    def spill_truncated(self) -> bool:
+        """Whether the spill file stopped at its limit before the output ended."""
+        return self.total_bytes > self._written and self._written >= self._spill_limit
+
+    @property
     def binary(self) -> bool:
         """Whether the output is mostly control bytes or not UTF-8: summarised, not shown."""
         return self._sniffer.is_binary(self._replaced)
@@ -102,7 +116,10 @@ class OutputBuffer:
     def text(self) -> str:
         """What the model sees: all of it, head + note + tail, or a binary summary."""
         if self.binary:
-            return self._sniffer.summary(str(self._spill_path))
+            summary = self._sniffer.summary(str(self._spill_path))
+            if self.spill_truncated:
+                summary += f" (the file holds only the first {counted(self._written, 'byte')})"
+            return summary
         head, tail = "".join(self._head), "".join(self._tail)
         if self.spilled is None:
             return head + tail
@@ -110,11 +127,18 @@ class OutputBuffer:
         while json_size(head) + json_size(tail) > MAX_SENT_BYTES - 400:
             head, tail = head[: len(head) // 2], tail[len(tail) // 2 :]
         omitted = self.total_chars - len(head) - len(tail)
-        note = (
-            f"\n[... {omitted:,} characters omitted; the full output "
-            f"({counted(self.total_bytes, 'byte')}) is in {self._spill_path} — read it with "
-            "read_file or grep ...]\n"
-        )
+        if self.spill_truncated:
+            where = (
+                f"the output was {counted(self.total_bytes, 'byte')}, of which only the first "
+                f"{counted(self._written, 'byte')} were kept, in {self._spill_path} (the rest "
+                "is lost; narrow the command or pipe it through head, tail or grep)"
+            )
+        else:
+            where = (
+                f"the full output ({counted(self.total_bytes, 'byte')}) is in "
+                f"{self._spill_path} — read it with read_file or grep"
+            )
+        note = f"\n[... {omitted:,} characters omitted; {where} ...]\n"
         return head + note + tail
 
     def _keep(self, text: str) -> None:
@@ -143,6 +167,8 @@ class OutputBuffer:
             )
             data = b"".join(self._pending)
             self._pending.clear()
-        view = memoryview(data)
+        room = self._spill_limit - self._written
+        view = memoryview(data)[: max(room, 0)]
+        self._written += len(view)
         while view:
             view = view[os.write(self._file, view) :]

@@ -27,15 +27,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
 from toolbelt.permissions.protected import protected_reason
 
-__all__ = ["HOME_SECRETS", "SYSTEM_DIRS", "Grants", "cover", "readonly_grants", "workspace_grants"]
+__all__ = [
+    "HOME_SECRETS",
+    "SYSTEM_DIRS",
+    "Grants",
+    "cover",
+    "readonly_grants",
+    "secrets_for",
+    "workspace_grants",
+]
 
-HOME_SECRETS = (
-    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/toolbelt", ".gnupg", ".kube",
-    ".docker/config.json", ".netrc", ".git-credentials", ".pypirc",
-)  # fmt: skip
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 SYSTEM_FILES = ("/dev/urandom", "/dev/random", "/dev/zero", "/dev/full")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
@@ -61,12 +65,6 @@ class Grants:
     entries: tuple[str, ...] = field(default=())
     """The roots' unprotected entries: granted one by one where no mount namespace can be
     made (then nothing can be created directly in a root)."""
-
-
-def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
-    """The real paths of the user's secrets (existing or not)."""
-    found = [home / name for name in HOME_SECRETS] + [Path(p) for p in SYSTEM_SECRETS]
-    return tuple(dict.fromkeys(_real(p) for p in (*found, *extra)))
 
 
 def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:

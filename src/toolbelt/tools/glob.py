@@ -95,7 +95,7 @@ class GlobTool(Tool[GlobInput]):
                 paths = await _rg_glob(rg, args, target.path, budget, dir_fd)
             finally:
                 os.close(dir_fd)
-        if ctx.hides_paths:
+        if ctx.hides_below(target.path):
             paths = [rel for rel in paths if ctx.visible(target.path / rel)]
         if rg is None:
             paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)

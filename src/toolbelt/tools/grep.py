@@ -113,7 +113,7 @@ class GrepTool(Tool[GrepInput]):
         drop_ignored = not slow and not names and _glob_overrides_ignores(args)
         # rg prints `path:N:text` itself unless a path must be cut out of each line (to filter
         # it, or to put a file's name back where rg read it as stdin)
-        nul = slow or ctx.hides_paths or drop_ignored or bool(names)
+        nul = slow or ctx.hides_below(target.path) or drop_ignored or bool(names)
         if rg is None:
             lines = await anyio.to_thread.run_sync(
                 python_grep,
@@ -130,7 +130,7 @@ class GrepTool(Tool[GrepInput]):
             lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul)
         if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        if ctx.hides_paths:
+        if ctx.hides_below(target.path):
             lines = _drop_denied(lines, args.output_mode, cwd, lambda path: not ctx.visible(path))
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)

@@ -33,6 +33,10 @@ from toolbelt.tools._files import file_guard, read_tracker, resolve
 __all__ = ["ReadFileInput", "ReadFileTool"]
 
 MAX_CHARS = 100_000  # about 25k tokens
+MAX_RANGE_CHARS = 256 * 1024
+"""What one ranged read (``offset``/``limit`` given) returns at most: a model that asks for
+three million lines gets a window and the offset to go on from, not 30 MB."""
+MAX_LIMIT = 20_000
 MAX_LINE_CHARS = 2000
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 HASH_LIMIT = 8 * 1024 * 1024  # files up to this size get a content hash for freshness
@@ -54,7 +58,9 @@ class ReadFileInput(ToolInput):
 
     path: str = Field(description="File to read, absolute or relative to the working directory.")
     offset: int = Field(default=1, ge=1, description="1-based line number to start from.")
-    limit: int = Field(default=2000, ge=1, description="Maximum number of lines to return.")
+    limit: int = Field(
+        default=2000, ge=1, le=MAX_LIMIT, description="Maximum number of lines to return."
+    )
     pages: str | None = Field(
         default=None, description='PDF pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20).'
     )
@@ -144,8 +150,7 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
                 f"instead (for example `file {shown}` or `xxd {shown} | head`)."
             )
         read_tracker(ctx).record(path, data, info)
-        whole = args.offset == 1 and "limit" not in args.model_fields_set
-        budget = MAX_CHARS if whole else None
+        budget = _budget(args)
         window = None
         if data is not None:
             window = whole_text_window(
@@ -163,6 +168,13 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
                 marks=marks_for(info) if source is handle else None,  # offsets of this file
             )
     return _text_result(window, args, shown)
+
+
+def _budget(args: ReadFileInput) -> int:
+    """Characters one call may return: less for a whole-file read (the model did not choose
+    a window) than for a ranged one."""
+    whole = args.offset == 1 and "limit" not in args.model_fields_set
+    return MAX_CHARS if whole else MAX_RANGE_CHARS
 
 
 def _text_source(
@@ -220,7 +232,7 @@ def _text_result(window: LineWindow, args: ReadFileInput, shown: str) -> ToolOut
     if window.stopped_by_budget:
         notes.append(
             f"Showing lines {window.first_line}–{window.last_line} of {total}: the rest would "
-            f"exceed the read budget of {MAX_CHARS:,} characters. Continue with "
+            f"exceed the read budget of {_budget(args):,} characters. Continue with "
             f"offset={window.last_line + 1}, or use grep to find what you need."
         )
     elif window.last_line < total:

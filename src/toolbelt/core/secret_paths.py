@@ -1,0 +1,57 @@
+"""Where the user's secrets live: one list for the sandbox and the permission policy.
+
+The sandbox hides these from commands (``shell.sandbox_rules``); the file tools meet them
+through the path guard and the policy (``protected.protection_of``), where reading one is a
+protected access that asks in every mode, and listings leave them out. Were the two lists
+separate, ``read_file ~/.ssh/id_rsa`` would print what ``cat`` cannot see.
+
+Locations are compared as real paths (a symlinked ``~/.ssh`` is hidden where it leads), and
+the home directory is the one ``$HOME`` names when the question is asked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path, PurePath
+
+__all__ = ["HOME_SECRETS", "SYSTEM_SECRETS", "holds_secret", "secret_location", "secrets_for"]
+
+HOME_SECRETS = (
+    ".ssh", ".aws", ".azure", ".config/gcloud", ".config/toolbelt", ".gnupg", ".kube",
+    ".docker/config.json", ".netrc", ".git-credentials", ".pypirc",
+)  # fmt: skip
+"""Below the home directory: keys, cloud and registry credentials, toolbelt's own token."""
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh")
+
+
+def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """The real paths of the user's secrets (existing or not)."""
+    found = [home / name for name in HOME_SECRETS] + [Path(p) for p in SYSTEM_SECRETS]
+    return tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in (*found, *extra)))
+
+
+def secret_location(real: PurePath | str) -> str | None:
+    """Why the real path ``real`` is one of the user's secrets (it or a directory above it is
+    in the list), or None; relative paths are never secret locations."""
+    text = os.fspath(real)
+    if not text.startswith("/"):
+        return None
+    for secret in _secret_texts(os.path.expanduser("~")):
+        if text == secret or text.startswith(secret + "/"):
+            return f"{secret} holds credentials the sandbox hides from commands"
+    return None
+
+
+def holds_secret(directory: PurePath | str) -> bool:
+    """Whether a secret location lies strictly below ``directory`` (a listing of it must
+    leave the secret out)."""
+    prefix = os.fspath(directory).rstrip("/") + "/"
+    return any(s.startswith(prefix) for s in _secret_texts(os.path.expanduser("~")))
+
+
+@lru_cache(maxsize=8)
+def _secret_texts(home: str) -> tuple[str, ...]:
+    """Resolved once per home: a listing tests every path it shows."""
+    return tuple(str(p) for p in secrets_for(Path(home)))
