@@ -116,3 +116,16 @@ def test_the_rest_of_the_configuration_reads_as_before(user: dict[str, Path]) ->
     out = call(user, "read_file", {"path": "~/.config/toolbelt/settings.json"})
     assert out.returncode == 0
     assert "Read(./secret.txt)" in out.stdout
+
+
+def test_searches_of_the_configuration_leave_the_token_files_out(user: dict[str, Path]) -> None:
+    for tool, args, code in [
+        ("grep", {"pattern": "token", "path": str(user["config"]), "output_mode": "content"}, 0),
+        ("glob", {"pattern": "*", "path": str(user["config"])}, 0),
+        # the runtime directory holds nothing but tokens: searching it asks
+        ("grep", {"pattern": "token", "path": str(user["runtime"] / "toolbelt")}, 3),
+    ]:
+        out = call(user, tool, args)
+        assert out.returncode == code, out.stdout
+        assert "mcp-8765.token" not in out.stdout
+        assert "-token-" not in out.stdout

@@ -61,12 +61,18 @@ def build_policy(
         # by name (.git/, .env) wherever the file is, then the user's own configuration
         return protection_of(path, real) or user_config.protection(path, real)
 
+    def listed_secret(below_root: Path, path: Path) -> bool:
+        # by names and strings only: it runs for every file a grep, glob or ls finds
+        found = protection_of(below_root)
+        return (found is not None and found.kind == "secret") or user_config.secret(path)
+
     return ToolbeltPolicy(
         mode=mode,
         roots=session.roots,
         rules=rules,
         protected=protected,
         persist=persist,
+        listed_secret=listed_secret,
     )
 
 
