@@ -205,6 +205,7 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
     assert metadata.content[0].text.startswith("web_fetch does not reach 169.254.169.254")
     assert polled.content[0].text.startswith(f"[{job}: running]")
     assert stopped.content[0].text.startswith(f"Stopped {job}")
+    assert stopped.structured_content["processes"] >= 1  # the job's process was ended
     assert {name for name, _ in calls} | {
         "bash_output",
         "kill_shell",

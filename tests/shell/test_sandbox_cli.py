@@ -135,9 +135,12 @@ async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path:
     assert not written.exists()  # removed when the server stopped
     refused = f"touch: cannot touch '{tmp_path}/made': Read-only file system\n"
     refused += "make: *** [Makefile:2: out] Error 1"
-    # the sandbox covers every token file with an empty one: `cat` shows nothing
-    texts = [getattr(r.content[0], "text", None) for r in (over_stdio, over_http, over_generated)]
-    assert texts == [refused, refused, "(no output)"]
+    # the sandbox covers every token file with an empty one: `cat` shows nothing; the token
+    # the server writes in $XDG_RUNTIME_DIR/toolbelt is a protected read: asked, so refused
+    texts = [getattr(r.content[0], "text", "") for r in (over_stdio, over_http, over_generated)]
+    assert texts[:2] == [refused, refused]
+    assert texts[2].startswith(f"`cat {written}` touches a protected path (the MCP server's")
+    assert over_generated.is_error
     assert not (tmp_path / "made").exists()
 
 

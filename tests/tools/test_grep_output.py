@@ -35,7 +35,8 @@ def harness(root: Path, *, deny: bool) -> Harness:
         (root / ".toolbelt" / "settings.json").write_text(json.dumps(rules))
         settings = load_settings(root, home=root.parent / "home")
         h.executor.policy = build_policy(h.session, "bypass", settings=settings)
-        assert h.executor.policy.hidden_paths() is not None  # grep must cut paths out
+        hidden = h.executor.policy.hidden_paths()
+        assert hidden is not None and hidden(root / "hidden" / "d.py")
     return h
 
 

@@ -13,6 +13,7 @@ from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState, ProgressEvent
 from toolbelt.core.executor import ToolCall
+from toolbelt.core.wording import counted
 from toolbelt.shell.procs import marked_processes
 
 pytestmark = pytest.mark.anyio
@@ -233,8 +234,13 @@ async def test_background_job_lifecycle(h: Harness) -> None:
     assert output == ["first", "second"]
     again = await h.call("bash_output", id=job)
     assert again.text == f"[{job}: running]\n(no new output)"
+    running = len(pids_running("sleep 1007"))
+    assert running == 1
     stopped = await h.call("kill_shell", id=job)
-    assert stopped.text.startswith(f"Stopped {job}")
+    assert stopped.output.structured is not None
+    ended = stopped.output.structured["processes"]
+    assert ended >= running  # the job's shell and its sleep, not "0 processes ended"
+    assert stopped.text == f"Stopped {job} ({counted(ended, 'process', 'processes')} ended)."
     assert pids_running("sleep 1007") == []
     final = await h.call("bash_output", id=job)
     assert final.text.startswith(f"[{job}: killed]")

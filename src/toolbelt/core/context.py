@@ -158,7 +158,8 @@ class ToolContext:
         return self.read_check is None or self.read_check(path)
 
     hidden: Callable[[Path], bool] | None = None
-    """The policy's read-deny predicate (``PermissionPolicy.hidden_paths``); None: none."""
+    """What listings leave out (``PermissionPolicy.hidden_paths``: read-denied paths and
+    secrets whose read asks, such as ``.env``); None: nothing."""
     user: UserChannel = field(default_factory=NoUser)
     """Reaches the person: a question, a message (beside the permission requester)."""
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path, PurePath
+
+from toolbelt.core.access import Protection
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
@@ -10,6 +13,7 @@ from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
+from toolbelt.permissions.user_config import UserConfig
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
 
@@ -51,12 +55,24 @@ def build_policy(
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)
 
+    user_config = UserConfig.current()
+
+    def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
+        # by name (.git/, .env) wherever the file is, then the user's own configuration
+        return protection_of(path, real) or user_config.protection(path, real)
+
+    def listed_secret(below_root: Path, path: Path) -> bool:
+        # by names and strings only: it runs for every file a grep, glob or ls finds
+        found = protection_of(below_root)
+        return (found is not None and found.kind == "secret") or user_config.secret(path)
+
     return ToolbeltPolicy(
         mode=mode,
         roots=session.roots,
         rules=rules,
-        protected=protection_of,
+        protected=protected,
         persist=persist,
+        listed_secret=listed_secret,
     )
 
 

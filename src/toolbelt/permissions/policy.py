@@ -106,11 +106,13 @@ class ToolbeltPolicy(PermissionPolicy):
         rules: RuleMatcher | None = None,
         protected: _Protected | None = None,
         persist: _Persist | None = None,
+        listed_secret: _ListedSecret | None = None,
     ) -> None:
         self.mode = mode
         self._roots = tuple(roots)
         self._rules: RuleMatcher = rules or _NoRules()
         self._protected = protected
+        self._listed_secret = listed_secret
         self._persist = persist
         self._approved: set[tuple[str, str]] = set()
 
@@ -233,10 +235,20 @@ class ToolbeltPolicy(PermissionPolicy):
                 return Ask(f"{what} needs approval.")
 
     def hidden_paths(self) -> Callable[[Path], bool] | None:
-        # None when nothing is denied: searches then need not judge each path they find
-        if not self._rules.denies_reads:
-            return None
-        return self._rules.read_denied
+        """Read-denied paths, and secrets (``.env*``, token files) whose read asks in every
+        mode: a listing showing their lines or names would be a read without the question."""
+        # None when nothing is hidden: searches then need not judge each path they find
+        denied = self._rules.read_denied if self._rules.denies_reads else None
+        secret = self._listed_secret
+        if secret is None:
+            return denied
+
+        def hidden(path: Path) -> bool:
+            if denied is not None and denied(path):
+                return True
+            return secret(self._below_root(path), path)
+
+        return hidden
 
     # -- approvals -----------------------------------------------------------------------
 
@@ -295,6 +307,10 @@ class ToolbeltPolicy(PermissionPolicy):
 
 class _Protected(Protocol):
     def __call__(self, path: PurePath | str, real: Path | None = None) -> Protection | None: ...
+
+
+class _ListedSecret(Protocol):
+    def __call__(self, below_root: Path, path: Path) -> bool: ...
 
 
 class _Persist(Protocol):

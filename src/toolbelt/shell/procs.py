@@ -87,13 +87,20 @@ def sweep(
     ``group``, every other member of that group too — see ``marked_processes``).
 
     Blocking (it waits up to ``grace`` seconds): call it from a worker thread. Returns how
-    many processes were found.
+    many processes were found, the ``extra`` groups' members included.
     """
     groups = tuple(extra)
-    for group in groups:
+    # counted before the group kill: a group member that dies of it is ended all the same
+    ended = {
+        pid
+        for member_of in groups
+        for pid in marked_processes(run_id, newer_than=newer_than, group=member_of, spare=spare)
+    }
+    for each in groups:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGTERM)
+            os.killpg(each, signal.SIGTERM)
     victims = marked_processes(run_id, newer_than=newer_than, group=group, spare=spare)
+    ended.update(victims)
     if not victims and not groups:
         return 0
     _signal_all(victims, signal.SIGTERM)
@@ -101,18 +108,18 @@ def sweep(
     while time.monotonic() < deadline:
         left = marked_processes(run_id, group=group, spare=spare)
         if not left and not any(_group_alive(g) for g in groups):
-            return len(victims)
+            return len(ended)
         time.sleep(0.01)
     for _ in range(50):
         remaining = marked_processes(run_id, group=group, spare=spare)
-        for group in groups:
+        for each in groups:  # not `group`: that is the parameter the scans above use
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
+                os.killpg(each, signal.SIGKILL)
         if not remaining:
             break
         _signal_all(remaining, signal.SIGKILL)
         time.sleep(0.01)
-    return len(victims)
+    return len(ended)
 
 
 def _group_alive(group: int) -> bool:

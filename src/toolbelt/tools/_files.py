@@ -24,6 +24,7 @@ __all__ = [
     "file_guard",
     "load_for_change",
     "read_tracker",
+    "require_read_to_match",
     "resolve",
     "save_text",
 ]
@@ -45,6 +46,24 @@ def read_tracker(ctx: ToolContext) -> ReadTracker:
 def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
     """Resolve a model-supplied path against the session's cwd."""
     return file_guard(ctx).resolve(raw, ctx.cwd)
+
+
+def require_read_to_match(ctx: ToolContext, resolved: ResolvedPath) -> None:
+    """Refuse, before anything is matched, a change that must find text in a file whose read
+    would ask (read-denied, ``.env``, outside the workspace) when this session has not read it.
+
+    Matching ``old_string`` (or a notebook cell) against such a file and saying whether it was
+    found is an oracle for its content, whatever the permission decision is; the refusal is
+    the same whether the file exists, holds the text or not. Once read_file has shown the file
+    (after asking), the model knows the text and the edit runs as usual.
+    """
+    if ctx.may_quote(resolved.path) or read_tracker(ctx).get(resolved.path) is not None:
+        return
+    raise ToolError(
+        f"{file_guard(ctx).display(resolved.path)} cannot be matched against without reading "
+        "it, and reading it is not allowed without asking; read it first with read_file "
+        "(which will ask), then edit it."
+    )
 
 
 class LoadedFile:

@@ -36,6 +36,7 @@ from toolbelt.tools._files import (
     describe_change,
     encode_like,
     load_for_change,
+    require_read_to_match,
     resolve,
     save_text,
 )
@@ -109,6 +110,7 @@ def _edit(args: EditFileInput) -> Edit:
 
 def _load(ctx: ToolContext, raw_path: str) -> tuple[LoadedFile, ResolvedPath]:
     resolved = resolve(ctx, raw_path)
+    require_read_to_match(ctx, resolved)
     if resolved.path.suffix.lower() == ".ipynb":
         raise ToolError(f"{raw_path} is a Jupyter notebook; change its cells with notebook_edit.")
     loaded = load_for_change(ctx, resolved, must_exist=True)

@@ -131,7 +131,13 @@ class GrepTool(Tool[GrepInput]):
         if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
         if ctx.hides_below(target.path):
-            lines = _drop_denied(lines, args.output_mode, cwd, lambda path: not ctx.visible(path))
+            # a file named as the path was judged (and asked about) as itself
+            lines = _drop_denied(
+                lines,
+                args.output_mode,
+                cwd,
+                lambda path: path != target.path and not ctx.visible(path),
+            )
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow, nul=nul, budget=budget)

@@ -22,7 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.permissions.paths import protections_of
-from toolbelt.tools._files import load_for_change, resolve, save_text
+from toolbelt.tools._files import load_for_change, require_read_to_match, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
 
@@ -67,6 +67,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
 
     async def access(self, args: NotebookEditInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
+        require_read_to_match(ctx, resolved)
         return Access(
             AccessKind.WRITE,
             paths=(resolved.path,),

@@ -87,12 +87,15 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
         old = _current_text(ctx, resolved)
     change = describe_change(shown, old, args.content.replace("\r\n", "\n"))
     verb = "overwrite" if resolved.exists else "create"
+    summary = f"{verb} {shown} (+{change.added} -{change.removed})"
+    if resolved.exists and not ctx.may_quote(resolved.path):
+        summary = f"{verb} {shown}"  # a refusal quotes the summary: no count of its lines
     return Access(
         AccessKind.WRITE,
         paths=(resolved.path,),
         protections=protections_of(resolved),
         preview=change.unified,
-        summary=f"{verb} {shown} (+{change.added} -{change.removed})",
+        summary=summary,
     )
 
 
@@ -132,10 +135,10 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     else:
         text = f"Updated {shown}: +{change.added} -{change.removed} lines.\n{change.unified}"
     quote = created or ctx.may_quote(resolved.path)
-    if not quote:  # the diff shows what the file held: only what a read could have shown
+    if not quote:  # the diff, its counts, "nothing changed": what only a read could show
         text = (
-            f"Updated {shown}: +{change.added} -{change.removed} lines (the diff is not shown "
-            f"because reading {shown} is not allowed without asking)."
+            f"Wrote {shown} ({counted(len(data), 'byte')}); what it held before is not "
+            f"described because reading {shown} is not allowed without asking."
         )
     structured = {
         "path": shown,
