@@ -37,7 +37,11 @@ def user(tmp_path: Path) -> dict[str, Path]:
 
 
 def call(
-    user: dict[str, Path], tool: str, args: object, *, xdg_config: Path | None = None
+    user: dict[str, Path],
+    tool: str,
+    args: object,
+    *extra: str,
+    xdg_config: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``toolbelt call TOOL ARGS --mode bypass`` as the user in ``user``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
@@ -45,7 +49,16 @@ def call(
     if xdg_config is not None:
         env["XDG_CONFIG_HOME"] = str(xdg_config)
     return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "call", tool, json.dumps(args), *BYPASS],
+        [
+            sys.executable,
+            "-m",
+            "toolbelt.cli.main",
+            "call",
+            tool,
+            json.dumps(args),
+            *BYPASS,
+            *extra,
+        ],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -108,20 +121,27 @@ def test_token_files_are_not_read_without_asking(user: dict[str, Path]) -> None:
         ]:
             out = call(user, tool, args)
             assert out.returncode == 3, out.stdout
-            assert "token file" in out.stdout
+            # the config directory is a secret location, the runtime one holds token files
+            assert "token file" in out.stdout or "holds credentials" in out.stdout
             assert "-token-" not in out.stdout + out.stderr
 
 
-def test_the_rest_of_the_configuration_reads_as_before(user: dict[str, Path]) -> None:
-    out = call(user, "read_file", {"path": "~/.config/toolbelt/settings.json"})
-    assert out.returncode == 0
-    assert "Read(./secret.txt)" in out.stdout
+def test_the_configuration_is_read_only_after_asking(user: dict[str, Path]) -> None:
+    # ~/.config/toolbelt is one of the secret locations (core/secret_paths.py): the rules and
+    # hooks there are the user's, read like ~/.ssh — asked, in every mode, then shown
+    refused = call(user, "read_file", {"path": "~/.config/toolbelt/settings.json"})
+    assert refused.returncode == 3
+    assert "Read(./secret.txt)" not in refused.stdout
+    approved = call(user, "read_file", {"path": "~/.config/toolbelt/settings.json"}, "--yes")
+    assert approved.returncode == 0
+    assert "Read(./secret.txt)" in approved.stdout
 
 
 def test_searches_of_the_configuration_leave_the_token_files_out(user: dict[str, Path]) -> None:
     for tool, args, code in [
-        ("grep", {"pattern": "token", "path": str(user["config"]), "output_mode": "content"}, 0),
-        ("glob", {"pattern": "*", "path": str(user["config"])}, 0),
+        # the configuration directory is a secret location: searching it asks
+        ("grep", {"pattern": "token", "path": str(user["config"]), "output_mode": "content"}, 3),
+        ("glob", {"pattern": "*", "path": str(user["config"])}, 3),
         # the runtime directory holds nothing but tokens: searching it asks
         ("grep", {"pattern": "token", "path": str(user["runtime"] / "toolbelt")}, 3),
     ]:
