@@ -32,6 +32,7 @@ from toolbelt.core.errors import UsageError
 from toolbelt.permissions.protected import protected_reason
 from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
+from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
 
@@ -101,6 +102,7 @@ class Sandbox:
         self._temp_dir = temp_dir
         self._state_dir = state_dir
         self._home = home or Path(os.environ.get("HOME") or Path.home())
+        self._watch = CreatedWatch(self._roots)
 
     @property
     def active(self) -> bool:
@@ -152,13 +154,22 @@ class Sandbox:
             )
         return frozenset(found)
 
+    def before_command(self) -> frozenset[Path]:
+        """What ``remove_created`` compares with, taken as a confined command starts: the
+        protected entries of the roots and of ``.git/``, and the watch of every directory."""
+        self._watch.baseline()
+        return self.protected_names()
+
     def remove_created(self, before: frozenset[Path]) -> list[str]:
-        """Remove protected entries that appeared since ``before`` (taken as a confined command
-        started); returns a note for each. Mounts can only make *existing* entries read-only,
-        so a command could create a missing ``.mcp.json`` or ``.vscode/`` in a root — code
-        that would run later, outside any sandbox; it is undone as soon as the command ends."""
+        """Remove protected entries that appeared since ``before`` (``before_command``);
+        returns a note for each. Mounts can only make *existing* entries read-only, so a
+        command could create a missing ``.mcp.json``, ``sub/.vscode/`` or ``sub/.git/hooks``
+        anywhere in a root — code that would run later, outside any sandbox; it is undone as
+        soon as the command ends (see ``created``)."""
         notes = []
-        for path in sorted(self.protected_names() - before):
+        made = (self.protected_names() - before) | set(self._watch.created())
+        for path in sorted(made):
+            self._watch.forget(path)
             try:
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
@@ -167,12 +178,20 @@ class Sandbox:
             except OSError as exc:
                 notes.append(f"The sandbox could not remove {path} ({exc.strerror}).")
                 continue
+            shown = self._shown(path)
             notes.append(
-                f"The sandbox removed {path.name}, which the command created: protected paths "
+                f"The sandbox removed {shown}, which the command created: protected paths "
                 "cannot be created from inside the sandbox. Ask the user, or retry with "
                 '"sandbox": false and a "justification" (the user will be asked).'
             )
         return notes
+
+    def _shown(self, path: Path) -> str:
+        """``path`` relative to the root holding it (``sub/.git``), else absolute."""
+        for root in self._roots:
+            if root in path.parents:
+                return str(path.relative_to(root))
+        return str(path)
 
     def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
         """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
