@@ -8,7 +8,7 @@ from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.modes import MODES
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
-from toolbelt.permissions.rules import RuleSet
+from toolbelt.permissions.rules import HiddenReads, RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
@@ -47,6 +47,8 @@ def build_policy(
             cwd=session.cwd,
         )
         session.trusted = settings.trusted
+        hidden = HiddenReads(rules.hidden_reads())  # a command must not read them either
+        session.resource(HiddenReads, lambda: hidden)
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)
