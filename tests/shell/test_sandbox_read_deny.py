@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt.runtime import Runtime
 from toolbelt.core.executor import ToolCall
+from toolbelt.runtime import Runtime
 from toolbelt.shell.landlock import abi_version
 
 pytestmark = [

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -103,6 +103,8 @@ class Sandbox:
         self._state_dir = state_dir
         self._home = home or Path(os.environ.get("HOME") or Path.home())
         self._watch = CreatedWatch(self._roots)
+        self._jobs: list[Callable[[], int | None]] = []  # confined jobs not yet checked
+        self._pending: list[str] = []  # what a check before a command removed, to report
 
     @property
     def active(self) -> bool:
@@ -157,8 +159,29 @@ class Sandbox:
     def before_command(self) -> frozenset[Path]:
         """What ``remove_created`` compares with, taken as a confined command starts: the
         protected entries of the roots and of ``.git/``, and the watch of every directory."""
-        self._watch.baseline()
+        if self._jobs:  # what appeared may be a confined job's doing: it is not accepted
+            self._pending += self.check_jobs()
+        else:
+            self._watch.baseline()
         return self.protected_names()
+
+    def watch_job(self, poll: Callable[[], int | None]) -> None:
+        """Watch a confined background job (``poll`` is its process's): until it has ended
+        and been checked, protected names that appear anywhere are removed, not accepted."""
+        if self._jobs:
+            self._pending += self.check_jobs()
+        else:
+            self._watch.baseline()
+        self._jobs.append(poll)
+
+    def check_jobs(self) -> list[str]:
+        """Remove the protected names created since the last look while confined jobs ran
+        (when one ends, at the next command, at session close); notes for each."""
+        if not self._jobs:
+            return []
+        notes = self._remove(self._watch.created(), by="a background job")
+        self._jobs = [poll for poll in self._jobs if poll() is None]
+        return notes
 
     def remove_created(self, before: frozenset[Path]) -> list[str]:
         """Remove protected entries that appeared since ``before`` (``before_command``);
@@ -166,9 +189,13 @@ class Sandbox:
         command could create a missing ``.mcp.json``, ``sub/.vscode/`` or ``sub/.git/hooks``
         anywhere in a root — code that would run later, outside any sandbox; it is undone as
         soon as the command ends (see ``created``)."""
-        notes = []
+        notes, self._pending = self._pending, []
         made = (self.protected_names() - before) | set(self._watch.created())
-        for path in sorted(made):
+        return notes + self._remove(sorted(made), by="the command")
+
+    def _remove(self, made: list[Path], *, by: str) -> list[str]:
+        notes = []
+        for path in made:
             self._watch.forget(path)
             try:
                 if path.is_dir() and not path.is_symlink():
@@ -180,7 +207,7 @@ class Sandbox:
                 continue
             shown = self._shown(path)
             notes.append(
-                f"The sandbox removed {shown}, which the command created: protected paths "
+                f"The sandbox removed {shown}, which {by} created: protected paths "
                 "cannot be created from inside the sandbox. Ask the user, or retry with "
                 '"sandbox": false and a "justification" (the user will be asked).'
             )
