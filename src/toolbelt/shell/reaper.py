@@ -79,8 +79,3 @@ def _end_everything() -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         forget(group)  # the watchdog must not kill the group id later, once reused
-    if _watchdog is not None:  # nothing left to watch: let it end now, not as an orphan
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            if _watchdog.stdin is not None:
-                _watchdog.stdin.close()
-            _watchdog.wait(timeout=5)
