@@ -11,7 +11,7 @@ from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.modes import MODES
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
-from toolbelt.permissions.rules import RuleSet
+from toolbelt.permissions.rules import HiddenReads, RuleSet
 from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
 from toolbelt.permissions.user_config import UserConfig
 
@@ -51,6 +51,8 @@ def build_policy(
             cwd=session.cwd,
         )
         session.trusted = settings.trusted
+        hidden = HiddenReads(rules.hidden_reads())  # a command must not read them either
+        session.resource(HiddenReads, lambda: hidden)
 
         def persist(rule: str) -> None:
             add_local_rule(session.root, "allow", rule)

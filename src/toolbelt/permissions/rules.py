@@ -52,7 +52,15 @@ from toolbelt.permissions.patterns import (
     unescaped_stars,
 )
 
-__all__ = ["Rule", "RuleMatch", "RuleSet", "Verdict", "parse_rule", "rule_for_approval"]
+__all__ = [
+    "HiddenReads",
+    "Rule",
+    "RuleMatch",
+    "RuleSet",
+    "Verdict",
+    "parse_rule",
+    "rule_for_approval",
+]
 
 Verdict = Literal["deny", "ask", "allow"]
 
@@ -68,6 +76,14 @@ class RuleMatch:
     def describe(self) -> str:
         where = f" in {self.source}" if self.source else ""
         return f"the rule `{self.rule}`{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenReads:
+    """A session resource: the paths read-deny rules name whole (``RuleSet.hidden_reads``),
+    which the OS sandbox hides from every command as it hides the user's secrets."""
+
+    paths: tuple[Path, ...] = ()
 
 
 _RULE = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?", re.DOTALL)
@@ -114,6 +130,20 @@ class Rule:
 
     def path_regex(self, *, cwd: Path, home: Path) -> GlobMatcher:
         """The specifier as a regex over absolute real paths, anchored where it says."""
+        return path_regex(real_prefix(self._anchored(cwd=cwd, home=home)).rstrip("/"))
+
+    def literal_path(self, *, cwd: Path, home: Path) -> Path | None:
+        """The one real path whose whole tree this path rule covers (``./secret/**``,
+        ``//tmp/out/*``, ``./k.txt``), for the sandbox to hide; None when wildcards pick
+        among names (``./keys/*.pem``, ``**/.env.local``): no single path stands for those."""
+        pattern = self._anchored(cwd=cwd, home=home).rstrip("/")
+        for tail in ("/**", "/*"):
+            pattern = pattern.removesuffix(tail)
+        if GLOB_CHARS.search(pattern):
+            return None
+        return Path(os.path.realpath(pattern or "/"))
+
+    def _anchored(self, *, cwd: Path, home: Path) -> str:
         spec = self.specifier or ""
         if spec.startswith("//"):
             base, rest = "/", spec[2:]
@@ -125,8 +155,7 @@ class Rule:
             base, rest = str(cwd), spec.removeprefix("./")
         else:  # gitignore: a pattern without a slash matches at any depth
             base, rest = str(cwd), "**/" + spec
-        pattern = real_prefix(base.rstrip("/") + "/" + rest.rstrip("/"))
-        return path_regex(pattern.rstrip("/"))
+        return base.rstrip("/") + "/" + rest.rstrip("/")
 
 
 def parse_rule(text: str, *, source: str = "", project_root: Path | None = None) -> Rule:
@@ -276,6 +305,18 @@ class RuleSet:
     def denies_reads(self) -> bool:
         """Whether some deny rule names paths that reading tools may not see."""
         return any(r.specifier is not None and r.covers(FILE_READ) for r in self.lists["deny"])
+
+    def hidden_reads(self) -> tuple[Path, ...]:
+        """The paths that read-deny rules name whole (see ``Rule.literal_path``), for the
+        OS sandbox to hide from every command; rules that pick names by wildcard are left
+        to the tools' own checks."""
+        cwd = self._cwd()
+        found = (
+            rule.literal_path(cwd=cwd, home=self._home)
+            for rule in self.lists["deny"]
+            if rule.specifier is not None and rule.covers(FILE_READ)
+        )
+        return tuple(dict.fromkeys(path for path in found if path is not None))
 
     def read_denied(self, path: Path) -> bool:
         """Whether a path-scoped deny rule for reading covers ``path`` (filters search results)."""

@@ -98,6 +98,8 @@ class JobManager:
             )
         finally:
             os.close(fd)
+        if self._sandbox is not None and sandboxed:
+            self._sandbox.watch_job(process.poll)
         job = Job(job_id, command, process, run_id, path)
         self._jobs[job_id] = job
         remember(process.pid, run_id)
@@ -131,6 +133,11 @@ class JobManager:
         forget(job.process.pid)
         return count
 
+    def check_created(self) -> list[str]:
+        """Notes for the protected names confined jobs created, which are removed now (see
+        ``Sandbox.check_jobs``): called when a job is seen ended, and at close."""
+        return self._sandbox.check_jobs() if self._sandbox is not None else []
+
     def running(self) -> list[Job]:
         """Jobs still running."""
         return [
@@ -144,3 +151,4 @@ class JobManager:
         for job in list(self._jobs.values()):
             with anyio.CancelScope(shield=True):
                 await self.kill(job)
+        self.check_created()  # nothing a job made may outlive the session

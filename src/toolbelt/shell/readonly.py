@@ -17,12 +17,24 @@ sent here (``changes_shell_state``): it runs in the main shell and counts as not
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import re
+
+from anyio.abc import Process
 
 from toolbelt.shell.sandbox import Profile
 from toolbelt.shell.session import ShellSession, _quote
 
-__all__ = ["GitShell", "ReadOnlyShell", "changes_shell_state"]
+__all__ = ["LOADERS", "GitShell", "ReadOnlyShell", "changes_shell_state"]
+
+LOADERS = (
+    "PATH", "BASH_ENV", "ENV", "CDPATH", "GLOBIGNORE", "PS4", "LD_*", "PYTHON*", "GIT_*",
+    "PERL5*", "PERLLIB", "RUBY*", "NODE_*", "LESS*", "PAGER", "MANPAGER", "EDITOR", "VISUAL",
+    "TAR_OPTIONS", "GREP_*", "RIPGREP_CONFIG_PATH", "GCONV_PATH", "LOCPATH", "NLSPATH",
+    "HOSTALIASES", "TZDIR",
+)  # fmt: skip
+"""Variables that choose which program runs or what it loads (``LD_PRELOAD``, ``PATH``…):
+the read-only shell keeps its own, never the main shell's (see ``_own_loaders``)."""
 
 # builtins whose effect is the shell's own state, which must not stay in the read-only shell
 _STATE_BUILTINS = frozenset(
@@ -60,7 +72,35 @@ class ReadOnlyShell(ShellSession):
         # the main shell's exports replace this shell's (an `unset X` there unsets it here);
         # they include the main shell's PWD: stay where this shell is
         state, here = _quote(str(self._state)), _quote(str(self.cwd))
-        return f"unset $(compgen -e) 2>/dev/null; source {state} 2>/dev/null; cd {here}\n"
+        return (
+            f"unset $(compgen -e) 2>/dev/null; source {state} 2>/dev/null; cd {here}\n"
+            f"{self._own_loaders()}\n"
+        )
+
+    async def _ensure_started(self) -> Process:
+        if self._process is None or self._process.returncode is not None:
+            self._seen = None  # a new shell sources the exports as it starts: filter again
+        return await super()._ensure_started()
+
+    def _own_loaders(self) -> str:
+        """Shell code that puts back this shell's own loader variables (see ``LOADERS``).
+
+        A command runs here without asking because what it *names* is read-only; which
+        program ``cat`` is, and what a program loads, is decided by ``PATH``, ``LD_PRELOAD``,
+        ``BASH_ENV``, ``PYTHONPATH``, ``GIT_*``… An export in the main shell (``export
+        PATH=$PWD/bin:$PATH`` with a ``bin/cat``) must not make the next ``cat`` run the
+        workspace's program unasked: those variables are dropped from what is taken over,
+        and the ones this shell started with are restored."""
+        patterns = "|".join(LOADERS)
+        restore = " ".join(
+            f"{name}={_quote(value)}"
+            for name, value in sorted(self._env.items())
+            if any(fnmatch.fnmatchcase(name, p) for p in LOADERS)
+        )
+        return (
+            f"for __tb_v in $(compgen -e); do case $__tb_v in {patterns}) unset $__tb_v;; "
+            f"esac; done; unset __tb_v{'; export ' + restore if restore else ''}"
+        )
 
 
 class GitShell(ShellSession):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +32,7 @@ from toolbelt.core.errors import UsageError
 from toolbelt.permissions.protected import protected_reason
 from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
+from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
 
@@ -101,6 +102,9 @@ class Sandbox:
         self._temp_dir = temp_dir
         self._state_dir = state_dir
         self._home = home or Path(os.environ.get("HOME") or Path.home())
+        self._watch = CreatedWatch(self._roots)
+        self._jobs: list[Callable[[], int | None]] = []  # confined jobs not yet checked
+        self._pending: list[str] = []  # what a check before a command removed, to report
 
     @property
     def active(self) -> bool:
@@ -152,13 +156,47 @@ class Sandbox:
             )
         return frozenset(found)
 
+    def before_command(self) -> frozenset[Path]:
+        """What ``remove_created`` compares with, taken as a confined command starts: the
+        protected entries of the roots and of ``.git/``, and the watch of every directory."""
+        if self._jobs:  # what appeared may be a confined job's doing: it is not accepted
+            self._pending += self.check_jobs()
+        else:
+            self._watch.baseline()
+        return self.protected_names()
+
+    def watch_job(self, poll: Callable[[], int | None]) -> None:
+        """Watch a confined background job (``poll`` is its process's): until it has ended
+        and been checked, protected names that appear anywhere are removed, not accepted."""
+        if self._jobs:
+            self._pending += self.check_jobs()
+        else:
+            self._watch.baseline()
+        self._jobs.append(poll)
+
+    def check_jobs(self) -> list[str]:
+        """Remove the protected names created since the last look while confined jobs ran
+        (when one ends, at the next command, at session close); notes for each."""
+        if not self._jobs:
+            return []
+        notes = self._remove(self._watch.created(), by="a background job")
+        self._jobs = [poll for poll in self._jobs if poll() is None]
+        return notes
+
     def remove_created(self, before: frozenset[Path]) -> list[str]:
-        """Remove protected entries that appeared since ``before`` (taken as a confined command
-        started); returns a note for each. Mounts can only make *existing* entries read-only,
-        so a command could create a missing ``.mcp.json`` or ``.vscode/`` in a root — code
-        that would run later, outside any sandbox; it is undone as soon as the command ends."""
+        """Remove protected entries that appeared since ``before`` (``before_command``);
+        returns a note for each. Mounts can only make *existing* entries read-only, so a
+        command could create a missing ``.mcp.json``, ``sub/.vscode/`` or ``sub/.git/hooks``
+        anywhere in a root — code that would run later, outside any sandbox; it is undone as
+        soon as the command ends (see ``created``)."""
+        notes, self._pending = self._pending, []
+        made = (self.protected_names() - before) | set(self._watch.created())
+        return notes + self._remove(sorted(made), by="the command")
+
+    def _remove(self, made: list[Path], *, by: str) -> list[str]:
         notes = []
-        for path in sorted(self.protected_names() - before):
+        for path in made:
+            self._watch.forget(path)
             try:
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
@@ -167,12 +205,20 @@ class Sandbox:
             except OSError as exc:
                 notes.append(f"The sandbox could not remove {path} ({exc.strerror}).")
                 continue
+            shown = self._shown(path)
             notes.append(
-                f"The sandbox removed {path.name}, which the command created: protected paths "
+                f"The sandbox removed {shown}, which {by} created: protected paths "
                 "cannot be created from inside the sandbox. Ask the user, or retry with "
                 '"sandbox": false and a "justification" (the user will be asked).'
             )
         return notes
+
+    def _shown(self, path: Path) -> str:
+        """``path`` relative to the root holding it (``sub/.git``), else absolute."""
+        for root in self._roots:
+            if root in path.parents:
+                return str(path.relative_to(root))
+        return str(path)
 
     def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
         """``argv`` confined by ``profile``; unchanged when the sandbox is off."""

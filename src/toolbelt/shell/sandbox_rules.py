@@ -7,7 +7,7 @@ Two profiles:
   workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
   ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``permissions.protected``), which stay
   read-only (mounted so, see ``mounts``; a protected name that does not exist yet can be
-  created, and is removed when the command ends — see ``Sandbox.remove_created``); a
+  created, at any depth, and is removed when the command ends — see ``created``); a
   private temporary directory writable; ``/proc`` without the process directories (see
   ``proc_entries``).
 - **read-only** (commands the analysis judged read-only and let through without asking): no

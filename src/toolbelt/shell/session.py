@@ -110,8 +110,10 @@ class ShellSession:
                 f"printf '%s%d %s\\n' '{marker.decode()}' \"$__tb_ec\" \"$PWD\"\n"
             )
             sandbox = self._sandbox if self.profile != "readonly" else None
-            guarded = sandbox.protected_names() if sandbox is not None else frozenset()
+            guarded = sandbox.before_command() if sandbox is not None else frozenset()
             notes: list[str] = []  # what the sandbox undid: protected names the command made
+            if self._sandbox is not None and sandbox is None:  # read-only: only jobs can add
+                notes += self._sandbox.check_jobs()
             started, before = time.monotonic(), last_pid()
             assert process.stdin is not None
             await process.stdin.send(script.encode())

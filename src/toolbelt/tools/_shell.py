@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from toolbelt.core.context import Session, ToolContext
+from toolbelt.permissions.rules import HiddenReads
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.output import spill_dir
@@ -15,8 +18,12 @@ __all__ = ["git_shell", "job_manager", "readonly_shell", "session_sandbox", "she
 
 def session_sandbox(session: Session) -> Sandbox:
     """The session's sandbox, from the ``SandboxSettings`` a door stored in the session
-    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``."""
+    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``;
+    the paths read-deny rules name (``HiddenReads``) are hidden with the user's secrets."""
     settings = session.peek(SandboxSettings) or SandboxSettings()
+    denied = session.peek(HiddenReads)
+    if denied is not None and denied.paths:
+        settings = replace(settings, secrets=(*settings.secrets, *denied.paths))
     directory = spill_dir(session.id)
     return session.resource(
         Sandbox,

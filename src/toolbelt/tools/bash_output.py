@@ -56,6 +56,8 @@ class BashOutputTool(Tool[BashOutputInput]):
         body = binary_text_summary(body, str(job.output_path)) or body
         if more:
             body += "\n[more output is waiting; call bash_output again]"
+        if status.state != "running":
+            body += "".join(f"\n\n[{note}]" for note in jobs.check_created())
         return ToolOutput.text(
             f"{header}\n{body}",
             {"id": job.id, "status": status.state, "exit_code": status.exit_code, "more": more},

@@ -55,7 +55,8 @@ class KillShellTool(Tool[KillShellInput]):
         if was.state != "running":
             return ToolOutput.text(f"{job.id} had already {was.describe()}.", {"id": job.id})
         count = await jobs.kill(job)
+        notes = "".join(f"\n\n[{note}]" for note in jobs.check_created())
         return ToolOutput.text(
-            f"Stopped {job.id} ({counted(count, 'process', 'processes')} ended).",
+            f"Stopped {job.id} ({counted(count, 'process', 'processes')} ended).{notes}",
             {"id": job.id, "processes": count},
         )

@@ -1,0 +1,115 @@
+"""Protected names a sandboxed command created anywhere in the workspace, found cheaply.
+
+Mounts and Landlock keep *existing* protected entries read-only, but nothing stops a confined
+command from creating a missing one (``sub/.git/hooks/pre-commit``, ``sub/.toolbelt/
+settings.json``, ``pkg/.env``): code or secrets that would be used later, outside any
+sandbox. So the workspace's directories are watched by their modification time, which
+changes whenever an entry is added to (or removed from) a directory:
+
+- ``baseline()`` (before a command) brings a cache of every directory of the roots up to
+  date: one ``stat`` per known directory, a ``scandir`` only of those whose mtime changed.
+  What it finds is accepted — it was made between commands, by tools the user approved.
+- ``created()`` (after it) does the same walk, and returns the protected entries that were
+  not in the cache: those the command made. Pre-existing ones (a nested repository's
+  ``.git``) are never reported.
+
+Protected directories are not descended into (everything under a new one goes with it; a
+pre-existing one is left alone), nor are symlinks followed. A directory whose mtime lies
+within ``_TICK`` of the moment it was scanned is rescanned next time whatever its mtime says:
+file-system timestamps are coarse (a jiffy on ext4), so an entry added in the same tick as
+the scan would otherwise leave the mtime unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolbelt.permissions.protected import protected_reason
+
+__all__ = ["CreatedWatch"]
+
+_TICK = 1_000_000_000
+"""Nanoseconds within which a directory's mtime cannot tell a later change from none."""
+
+
+@dataclass(slots=True)
+class _Listing:
+    mtime: int
+    scanned: int
+    subdirs: frozenset[str]
+    protected: frozenset[str]
+
+
+class CreatedWatch:
+    """The directories of ``roots`` by mtime, and the protected names each holds."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self._roots = tuple(str(root) for root in roots)
+        self._dirs: dict[str, _Listing] = {}
+
+    def baseline(self) -> None:
+        """Accept the workspace as it is now (run before each confined command)."""
+        self._refresh()
+
+    def created(self) -> list[Path]:
+        """Protected entries that appeared since the last ``baseline``/``created``, sorted;
+        the cache then holds them as known (remove them, or they count as accepted)."""
+        return sorted(Path(p) for p in self._refresh())
+
+    def forget(self, path: Path) -> None:
+        """Drop ``path`` (a removed protected entry) from its directory's listing."""
+        listing = self._dirs.get(str(path.parent))
+        if listing is not None:
+            listing.protected = listing.protected - {path.name}
+
+    def _refresh(self) -> list[str]:
+        new: list[str] = []
+        first = not self._dirs
+        pending = list(self._roots)
+        seen: set[str] = set()
+        while pending:
+            directory = pending.pop()
+            seen.add(directory)
+            old = self._dirs.get(directory)
+            try:
+                mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
+            except OSError:
+                self._dirs.pop(directory, None)
+                continue
+            if old is not None and mtime == old.mtime and old.scanned - mtime > _TICK:
+                pending += (os.path.join(directory, name) for name in old.subdirs)
+                continue
+            listing = _scan(directory, mtime)
+            if listing is None:
+                self._dirs.pop(directory, None)
+                continue
+            if old is not None:  # a directory never seen before is new as a whole: its
+                new += (  # protected names are found in its parent, or it is a root
+                    os.path.join(directory, name) for name in listing.protected - old.protected
+                )
+            elif not first and directory not in self._roots:
+                new += (os.path.join(directory, name) for name in listing.protected)
+            self._dirs[directory] = listing
+            pending += (os.path.join(directory, name) for name in listing.subdirs)
+        for gone in self._dirs.keys() - seen:
+            del self._dirs[gone]
+        return new
+
+
+def _scan(directory: str, mtime: int) -> _Listing | None:
+    subdirs: list[str] = []
+    protected: list[str] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if protected_reason(entry.name):
+                    protected.append(entry.name)
+                elif entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.name)
+    except OSError:
+        return None
+    return _Listing(mtime, time.time_ns(), frozenset(subdirs), frozenset(protected))
