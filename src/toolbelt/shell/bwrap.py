@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     """The bwrap command line running ``argv`` with ``grants``."""
     binary = shutil.which("bwrap") or "bwrap"
     args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in grants.read:
+    for path in (*grants.read, *_interpreter_paths()):
         if _beneath(path, ("/tmp",)):  # under the private /tmp: bring it back, read-only
             args += ["--ro-bind-try", path, path]  # -try: it may vanish before bwrap starts
     for root in grants.roots:
@@ -51,6 +52,15 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     if not network:
         args.append("--unshare-net")
     return [*args, "--", *argv]
+
+
+def _interpreter_paths() -> tuple[str, ...]:
+    """Where the Python that runs the confining launcher lives (a virtual environment, its
+    base installation, toolbelt's own package): a checkout under ``/tmp`` — CI's fresh clone —
+    must stay visible under the private ``/tmp``."""
+    package = Path(__file__).resolve().parents[2]  # the directory holding ``toolbelt/``
+    places = {sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(package)}
+    return tuple(sorted(os.path.realpath(place) for place in places))
 
 
 def _beneath(path: str, bases: Sequence[str]) -> bool:
