@@ -389,11 +389,12 @@ async def test_a_repository_alias_runs_nothing_in_bypass_until_trusted(
     assert marker.exists()
 
 
-async def test_a_sandboxed_command_runs_unasked_only_while_no_rule_denies_reads(
+async def test_a_sandboxed_command_runs_unasked_only_while_the_sandbox_hides_what_is_denied(
     world: dict[str, Path],
 ) -> None:
-    """The sandbox hides the user's secrets but not what a Read deny rule names, so its pass
-    to run a command without asking holds only while no such rule exists."""
+    """The sandbox hides the paths Read deny rules name whole, so its pass to run a command
+    without asking holds with such rules; a rule that picks names by wildcard it cannot hide,
+    and then a command the analysis cannot see into asks."""
     settings = world["home"] / ".config" / "toolbelt" / "settings.json"
     settings.write_text(json.dumps({"permissions": {}}))
     h = harness(world)
@@ -403,6 +404,12 @@ async def test_a_sandboxed_command_runs_unasked_only_while_no_rule_denies_reads(
     assert (world["work"] / "b.txt").read_text() == "alpha\n"
     settings.write_text(json.dumps({"permissions": {"deny": [f"Read(/{world['out']}/**)"]}}))
     h = harness(world)
-    state, _, reason = await bash(h, "awk 1 a.txt > c.txt")
-    assert (state, reason) == (CallState.ERROR, "`awk 1 a.txt > c.txt` runs a command.")
-    assert not (world["work"] / "c.txt").exists()
+    state, text, _ = await bash(h, f"awk 1 a.txt > c.txt; awk 1 {world['out']}/secret.txt")
+    assert state is CallState.ERROR  # ran unasked, and the kernel refused the denied file
+    assert "TOPSECRET" not in text
+    assert (world["work"] / "c.txt").read_text() == "alpha\n"
+    settings.write_text(json.dumps({"permissions": {"deny": [f"Read(/{world['out']}/*.txt)"]}}))
+    h = harness(world)
+    state, _, reason = await bash(h, "awk 1 a.txt > d.txt")
+    assert (state, reason) == (CallState.ERROR, "`awk 1 a.txt > d.txt` runs a command.")
+    assert not (world["work"] / "d.txt").exists()

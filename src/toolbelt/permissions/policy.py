@@ -75,6 +75,11 @@ class RuleMatcher(Protocol):
         """Whether some deny rule names paths that reading tools may not see."""
         ...
 
+    @property
+    def denies_reads_by_pattern(self) -> bool:
+        """Whether some read-deny rule picks names by wildcard (the sandbox cannot hide it)."""
+        ...
+
 
 class _NoRules:
     def match(
@@ -92,6 +97,10 @@ class _NoRules:
 
     @property
     def denies_reads(self) -> bool:
+        return False
+
+    @property
+    def denies_reads_by_pattern(self) -> bool:
         return False
 
 
@@ -221,7 +230,14 @@ class ToolbeltPolicy(PermissionPolicy):
                 # the sandbox hides the user's secrets, not what a Read deny rule names: with
                 # such a rule, a command whose reads the analysis cannot see (`xargs cat`,
                 # `python x.py`) could read past it, so it asks
-                if access.sandboxed and inside and reads_inside and not self._rules.denies_reads:
+                # the sandbox hides what read-deny rules name whole; a rule by wildcard it
+                # cannot enforce, so then a command the analysis cannot see into asks
+                if (
+                    access.sandboxed
+                    and inside
+                    and reads_inside
+                    and not self._rules.denies_reads_by_pattern
+                ):
                     return Allow("sandboxed command: it can write only inside the workspace")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:

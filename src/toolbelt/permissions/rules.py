@@ -306,6 +306,18 @@ class RuleSet:
         """Whether some deny rule names paths that reading tools may not see."""
         return any(r.specifier is not None and r.covers(FILE_READ) for r in self.lists["deny"])
 
+    @property
+    def denies_reads_by_pattern(self) -> bool:
+        """Whether some read-deny rule picks names by wildcard, so the OS sandbox cannot hide
+        what it covers (``hidden_reads`` maps only rules that name a path whole)."""
+        cwd = self._cwd()
+        return any(
+            rule.specifier is not None
+            and rule.covers(FILE_READ)
+            and rule.literal_path(cwd=cwd, home=self._home) is None
+            for rule in self.lists["deny"]
+        )
+
     def hidden_reads(self) -> tuple[Path, ...]:
         """The paths that read-deny rules name whole (see ``Rule.literal_path``), for the
         OS sandbox to hide from every command; rules that pick names by wildcard are left
