@@ -17,6 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import zlib
 
 # imported before anything is applied: once confined, their files may be unreadable
 from toolbelt.shell.landlock import Ruleset
@@ -40,21 +41,28 @@ _BOOT = (
 
 def launcher_argv(spec: dict[str, object], argv: list[str] | tuple[str, ...]) -> list[str]:
     """The argv that runs ``argv`` confined as ``spec`` says (see ``main``); the spec travels
-    as hex-encoded ``marshal`` data, which loads without importing ``json`` (and ``re``)."""
+    as zlib-compressed ``marshal`` data, hex-encoded (it loads without importing ``json`` and
+    ``re``), split into pieces: one argument may hold at most 128 KiB, and a home or ``/tmp``
+    with thousands of entries makes a ruleset larger than that."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     boot = _BOOT.format(pkg=package)
-    encoded = marshal.dumps(spec).hex()
-    return [sys.executable, "-S", "-E", "-s", "-c", boot, encoded, "--", *argv]
+    encoded = zlib.compress(marshal.dumps(spec), 6).hex()
+    pieces = [encoded[at : at + _PIECE] for at in range(0, len(encoded), _PIECE)] or [""]
+    return [sys.executable, "-S", "-E", "-s", "-c", boot, *pieces, "--", *argv]
+
+
+_PIECE = 64 * 1024
 
 
 def main(args: list[str] | None = None) -> None:
     """Apply ``SPEC`` (``landlock`` rules or None, ``seccomp_network`` bool or None) and exec
     the rest of the arguments."""
     args = list(sys.argv[1:] if args is None else args)
-    if len(args) < 3 or args[1] != "--":
-        _fail("usage: confine SPEC -- COMMAND [ARG...]")
-    spec = marshal.loads(bytes.fromhex(args[0]))
-    command = args[2:]
+    if "--" not in args or args.index("--") == 0 or args.index("--") == len(args) - 1:
+        _fail("usage: confine SPEC... -- COMMAND [ARG...]")
+    split = args.index("--")
+    spec = marshal.loads(zlib.decompress(bytes.fromhex("".join(args[:split]))))
+    command = args[split + 1 :]
     program = _which(command[0])  # before confinement: execvp would import warnings after
     try:
         rules = spec.get("landlock")
