@@ -33,31 +33,26 @@ def session_sandbox(session: Session) -> Sandbox:
 
 def shell_session(ctx: ToolContext) -> ShellSession:
     """The session's shell, started in the session's cwd on first use."""
-    session = ctx.session
-    sandbox = session_sandbox(session)
-    return session.resource(
-        ShellSession,
-        lambda: ShellSession(session.cwd, command_environment(), session.id, sandbox=sandbox),
-    )
+    return _shell_of_kind(ctx, ShellSession)
 
 
 def readonly_shell(ctx: ToolContext) -> ShellSession:
     """The shell for commands that run without asking because they are read-only."""
-    session = ctx.session
-    sandbox = session_sandbox(session)
-    return session.resource(
-        ReadOnlyShell,
-        lambda: ReadOnlyShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
-    )
+    return _shell_of_kind(ctx, ReadOnlyShell)
 
 
 def git_shell(ctx: ToolContext) -> ShellSession:
     """The shell for git commands that write the repository, approved by the user."""
+    return _shell_of_kind(ctx, GitShell)
+
+
+def _shell_of_kind(ctx: ToolContext, kind: type[ShellSession]) -> ShellSession:
+    """One persistent shell of ``kind`` per session (each kind is its own sandbox profile),
+    started in the session's cwd on first use."""
     session = ctx.session
     sandbox = session_sandbox(session)
     return session.resource(
-        GitShell,
-        lambda: GitShell(session.cwd, command_environment(), session.id, sandbox=sandbox),
+        kind, lambda: kind(session.cwd, command_environment(), session.id, sandbox=sandbox)
     )
 
 
