@@ -1,0 +1,197 @@
+"""The one interface every model client speaks, and the neutral transcript it carries.
+
+The agent loop drives Anthropic Messages, OpenAI Chat Completions, OpenAI Responses, Gemini,
+any OpenAI-compatible server, and open models whose tool calls arrive as plain text, through
+``ModelClient.stream(request)``. The transcript is kept in toolbelt's own terms (user text and
+images, an assistant turn with its parsed tool calls, the executor's ``ToolCallResult``s) so the
+loop never branches on a provider; each client converts it to its wire format on every request,
+and keeps what a provider needs replayed verbatim (thinking signatures, Responses reasoning
+items, Gemini thought signatures) in ``AssistantMessage.provider_data``.
+
+A stream yields ``TextDelta`` and ``ToolCallStarted`` as they arrive and ends with exactly one
+``TurnComplete`` holding the whole assistant message, the turn's usage and why it stopped. A
+provider failure raises ``ProviderError`` whose message tells the user what to fix. Nothing here
+imports a provider SDK.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolbelt.core.content import ContentBlock
+from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.tool import Tool
+
+__all__ = [
+    "AssistantMessage",
+    "InvalidToolCall",
+    "Message",
+    "ModelClient",
+    "ModelEvent",
+    "ModelRequest",
+    "ModelToolCall",
+    "ProviderError",
+    "ProviderErrorKind",
+    "StopReason",
+    "TextDelta",
+    "ToolCallStarted",
+    "ToolResultsMessage",
+    "TurnComplete",
+    "Usage",
+    "UserMessage",
+]
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
+"""Why a turn ended, in one vocabulary for every provider."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    """What the person (or the loop on their behalf) says: text and images."""
+
+    content: tuple[ContentBlock, ...]
+    role: Literal["user"] = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelToolCall:
+    """A call the model made whose arguments parsed into an object."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidToolCall:
+    """A call the model tried to make that must not run: arguments that are not a JSON object,
+    a text call that does not parse, a call cut off by ``max_tokens`` (``truncated``).
+
+    The loop answers it with an error result whose text is ``problem`` — one sentence naming
+    what was wrong and the shape that works — so the transcript stays well formed and the model
+    can correct itself.
+    """
+
+    id: str
+    name: str
+    raw: str
+    problem: str
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    """One assistant turn: its visible text, its calls, and what the provider needs replayed."""
+
+    text: str
+    tool_calls: tuple[ModelToolCall, ...] = ()
+    invalid_calls: tuple[InvalidToolCall, ...] = ()
+    provider_data: Mapping[str, Any] | None = None
+    """Opaque per-provider items sent back unchanged with the next request (never shown)."""
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsMessage:
+    """The answers to one assistant turn's calls, one per call, in the calls' order."""
+
+    results: tuple[ToolCallResult, ...]
+    role: Literal["tool"] = "tool"
+
+
+Message = UserMessage | AssistantMessage | ToolResultsMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens one turn (or a sum of turns) used; cache figures where the provider reports them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """Everything one turn needs: the system prompt, the transcript so far, the tools offered."""
+
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[Tool[Any], ...] = ()
+    max_tokens: int = 8192
+    temperature: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Provider-specific extras a caller opts into (e.g. reasoning effort); clients ignore
+    keys they do not know."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's visible text, as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A tool call's name is known (its arguments are still streaming): for UIs."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnComplete:
+    """The last event of every successful stream."""
+
+    message: AssistantMessage
+    usage: Usage
+    stop_reason: StopReason
+
+
+ModelEvent = TextDelta | ToolCallStarted | TurnComplete
+
+ProviderErrorKind = Literal[
+    "auth", "connection", "not_found", "rate_limit", "overloaded", "bad_request", "server"
+]
+
+
+class ProviderError(Exception):
+    """A model provider failed; the message says what the user should fix or try."""
+
+    def __init__(self, message: str, *, kind: ProviderErrorKind, status: int | None = None):
+        super().__init__(message)
+        self.kind: ProviderErrorKind = kind
+        self.status = status
+
+
+class ModelClient(ABC):
+    """One model at one provider, able to stream a turn; cancel by cancelling the task."""
+
+    model: str
+    """The name as the user gave it, ``provider:model``."""
+    context_window: int
+    """Tokens the model accepts in one request, for the loop's overflow guard."""
+
+    @abstractmethod
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        """Send ``request`` and yield its events; the last is one ``TurnComplete``.
+
+        Retries of rate limits and overloads happen inside (honouring ``retry-after``); what
+        cannot be retried raises ``ProviderError``.
+        """
+
+    async def aclose(self) -> None:  # noqa: B027 - clients without connections close nothing
+        """Close the client's connections."""
