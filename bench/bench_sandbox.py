@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from harness import Case, fmt_time, interleave, table, write_section
+from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
 from toolbelt.permissions.decision import Answer, Approval, Ask, PermissionRequest
-from toolbelt.permissions.factory import build_policy
 from toolbelt.shell.sandbox import SandboxSettings, choose_backend
 from toolbelt.tools import builtin_toolset
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from harness import Case, interleave, side_by_side, write_section
 from peers import AlanCode, McpPeer, claude_available
+from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
-from toolbelt.permissions.factory import build_policy
 from toolbelt.tools import builtin_toolset
 
 WORK = Path(__file__).resolve().parent / ".work" / "shell"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.test_trust import toolbelt
-from toolbelt.permissions.config_file import MAX_CONFIG_BYTES
-from toolbelt.permissions.trust import trust_file, trusted_workspaces
+from tests.config.test_trust import toolbelt
+from toolbelt.config.files import MAX_CONFIG_BYTES
+from toolbelt.config.trust import trust_file, trusted_workspaces
 
 
 def project_settings(work: Path) -> Path:

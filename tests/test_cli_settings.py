@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.test_trust import toolbelt
+from tests.config.test_trust import toolbelt
 
 
 def user_settings(home: Path, permissions: dict[str, object]) -> None:

@@ -24,6 +24,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolbelt.config.factory import build_hooks, build_policy
+    from toolbelt.config.settings import load_settings
     from toolbelt.core.access import Access, AccessKind, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
@@ -70,9 +72,7 @@ if TYPE_CHECKING:
         PermissionRequest,
         PermissionRequester,
     )
-    from toolbelt.permissions.factory import build_hooks, build_policy
     from toolbelt.permissions.modes import MODES, Mode
-    from toolbelt.permissions.settings import load_settings
     from toolbelt.providers.calls import (
         calls_from_anthropic,
         calls_from_gemini,
@@ -154,8 +154,8 @@ _EXPORTS = {
     "UserAnswer": "toolbelt.core.user",
     "UserChannel": "toolbelt.core.user",
     "anthropic_tool_result": "toolbelt.providers.formats",
-    "build_hooks": "toolbelt.permissions.factory",
-    "build_policy": "toolbelt.permissions.factory",
+    "build_hooks": "toolbelt.config.factory",
+    "build_policy": "toolbelt.config.factory",
     "build_toolset": "toolbelt.tools",
     "builtin_toolset": "toolbelt.tools",
     "calls_from_anthropic": "toolbelt.providers.calls",
@@ -163,7 +163,7 @@ _EXPORTS = {
     "calls_from_openai_chat": "toolbelt.providers.calls",
     "calls_from_openai_responses": "toolbelt.providers.calls",
     "gemini_function_response": "toolbelt.providers.formats",
-    "load_settings": "toolbelt.permissions.settings",
+    "load_settings": "toolbelt.config.settings",
     "openai_chat_tool_message": "toolbelt.providers.formats",
     "openai_responses_output": "toolbelt.providers.formats",
     "tool_definitions": "toolbelt.providers.formats",

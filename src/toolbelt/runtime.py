@@ -20,15 +20,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from toolbelt.config.factory import build_hooks, build_policy
+from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.registry import Toolset
 from toolbelt.core.user import UserChannel
 from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.factory import build_hooks, build_policy
 from toolbelt.permissions.policy import ToolbeltPolicy
-from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
 
 if TYPE_CHECKING:
     from toolbelt.shell.sandbox import SandboxSettings

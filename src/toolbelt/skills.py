@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolbelt.permissions.trust import user_config_dir
+from toolbelt.config.trust import user_config_dir
 
 __all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_sources"]
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import Event, EventBus, StateEvent
 from toolbelt.core.executor import ToolCall, ToolCallResult
@@ -36,7 +37,6 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.settings import Settings
 from toolbelt.runtime import Runtime
 
 __all__ = [

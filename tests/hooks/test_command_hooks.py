@@ -13,12 +13,12 @@ import pytest
 from pydantic import ValidationError
 from tests.tools.helpers import Harness
 
+from toolbelt.config.factory import build_hooks, build_policy
+from toolbelt.config.settings import load_settings
 from toolbelt.core.events import CallState
 from toolbelt.hooks import command as command_module
 from toolbelt.hooks.command import MAX_OUTPUT, HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, hooks_for, matcher_selects, validate_hooks
-from toolbelt.permissions.factory import build_hooks, build_policy
-from toolbelt.permissions.settings import load_settings
 from toolbelt.shell.sandbox import SandboxSettings
 
 PAYLOAD: dict[str, object] = {

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import Harness
 
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import load_settings
 from toolbelt.core.events import CallState
-from toolbelt.permissions.factory import build_policy
-from toolbelt.permissions.settings import load_settings
 from toolbelt.permissions.shell import analyze_command
 
 pytestmark = pytest.mark.anyio

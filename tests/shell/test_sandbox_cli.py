@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.http_server import HttpServer, free_port, start
-from toolbelt.permissions.settings import load_settings
+from toolbelt.config.settings import load_settings
 from toolbelt.shell.landlock import abi_version
 
 needs_landlock = pytest.mark.skipif(abi_version() < 4, reason="needs Landlock ABI 4 (Linux 6.7+)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.decision import (
@@ -14,7 +15,6 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.factory import build_policy
 from toolbelt.tools import builtin_toolset
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_trust import toolbelt
+from tests.config.test_trust import toolbelt
 from tests.tools.helpers import Harness
 
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import load_settings
 from toolbelt.core.events import CallState
-from toolbelt.permissions.factory import build_policy
-from toolbelt.permissions.settings import load_settings
 from toolbelt.shell.sandbox import SandboxSettings
 from toolbelt.tools._shell import session_sandbox
 

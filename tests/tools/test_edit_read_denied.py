@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.config.test_trust import toolbelt
 from tests.test_cli_settings import user_settings
-from tests.test_trust import toolbelt
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from tests.tools.helpers import Requester
 
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.errors import ToolError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.decision import Approval
-from toolbelt.permissions.factory import build_policy
 from toolbelt.permissions.rules import parse_rule
-from toolbelt.permissions.settings import Settings
 from toolbelt.tools import builtin_toolset
 from toolbelt.tools._git import GitRunner
 from toolbelt.tools.git_commit import DEFAULT_TRAILER

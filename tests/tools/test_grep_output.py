@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from tests.tools.helpers import Harness
 
-from toolbelt.permissions.factory import build_policy
-from toolbelt.permissions.settings import load_settings
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import load_settings
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.test_trust import toolbelt
+from tests.config.test_trust import toolbelt
 
 
 @pytest.fixture

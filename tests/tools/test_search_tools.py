@@ -287,8 +287,8 @@ async def test_search_outside_workspace_asks(tmp_path: Path) -> None:
 async def test_read_deny_rules_filter_search_results(repo: Path) -> None:
     import json
 
-    from toolbelt.permissions.factory import build_policy
-    from toolbelt.permissions.settings import load_settings
+    from toolbelt.config.factory import build_policy
+    from toolbelt.config.settings import load_settings
 
     (repo / "secrets").mkdir()
     (repo / "secrets" / "key.py").write_text("def leaked(): pass  # TOKEN=abc\n")

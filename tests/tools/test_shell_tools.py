@@ -291,7 +291,7 @@ def test_interpreter_exit_without_closing_ends_background_jobs(tmp_path: Path) -
 import anyio
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
-from toolbelt.permissions.factory import build_policy
+from toolbelt.config.factory import build_policy
 from toolbelt.tools import builtin_toolset
 
 async def main():

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.factory import build_policy
-from toolbelt.permissions.settings import Settings
 from toolbelt.skills import expand_skill
 from toolbelt.tools import builtin_toolset
 from toolbelt.tools.skill import SkillTool

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from toolbelt.config.settings import load_settings, untrusted_notice
 from toolbelt.core.errors import SettingsError
-from toolbelt.permissions.settings import load_settings, untrusted_notice
 
 
 def write(path: Path, data: object) -> None:

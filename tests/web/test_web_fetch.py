@@ -23,12 +23,12 @@ from tests.web.local_server import (
     recording_connects,
 )
 
+from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.decision import Approval
-from toolbelt.permissions.factory import build_policy
 from toolbelt.permissions.rules import parse_rule
-from toolbelt.permissions.settings import Settings
 from toolbelt.tools import builtin_toolset
 from toolbelt.tools.web_fetch import WebFetchConfig
 from toolbelt.web.client import FetchLimits

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolbelt.config.settings import Settings
 from toolbelt.core.errors import UsageError
-from toolbelt.permissions.settings import Settings
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox import MODES, SandboxSettings, choose_backend
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from toolbelt.permissions.trust import is_trusted
+from toolbelt.config.trust import is_trusted
 from toolbelt.skills import load_skills, skill_sources
 
 __all__ = ["list_skills"]

@@ -1,7 +1,7 @@
 """``toolbelt trust``: trust a workspace's own settings, list or remove trusted workspaces; and
 the warning the other commands print when an untrusted workspace's settings were cut back.
 
-See ``permissions.trust`` for why a repository's settings may only restrict until trusted.
+See ``config.trust`` for why a repository's settings may only restrict until trusted.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
-from toolbelt.permissions.trust import distrust, too_broad, trust, trusted_workspaces
+from toolbelt.config.settings import Settings, load_settings, untrusted_notice
+from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
 
 __all__ = ["load_and_warn", "manage_trust"]
 

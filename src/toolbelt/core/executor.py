@@ -478,7 +478,7 @@ class Executor:
 
 
 def _default_policy(session: Session) -> PermissionPolicy:
-    from toolbelt.permissions.factory import build_policy
+    from toolbelt.config.factory import build_policy
 
     return build_policy(session)
 

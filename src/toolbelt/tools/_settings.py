@@ -4,9 +4,9 @@ who passed none) nothing is loosened and trust is the stored answer for the work
 
 from __future__ import annotations
 
+from toolbelt.config.settings import Settings
+from toolbelt.config.trust import is_trusted
 from toolbelt.core.context import Session
-from toolbelt.permissions.settings import Settings
-from toolbelt.permissions.trust import is_trusted
 
 __all__ = ["session_settings"]
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from toolbelt.config.trust import is_trusted
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.trust import is_trusted
 from toolbelt.skills import SkillCatalog, expand_skill, load_skills
 from toolbelt.tools._settings import session_settings
 

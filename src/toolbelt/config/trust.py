@@ -21,7 +21,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from toolbelt.permissions.config_file import ConfigFileError, load_json_config
+from toolbelt.config.files import ConfigFileError, load_json_config
 
 __all__ = [
     "distrust",
@@ -53,7 +53,7 @@ def trust_file(home: Path | None = None) -> Path:
 
 def trusted_workspaces(home: Path | None = None) -> list[Path]:
     """The trusted directories, as stored (real paths); a broken file (not a regular file,
-    oversized, not strict JSON: ``config_file``) trusts nothing."""
+    oversized, not strict JSON: ``config.files``) trusts nothing."""
     try:
         data = load_json_config(trust_file(home))
     except ConfigFileError:

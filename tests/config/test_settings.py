@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from tests.permissions.identities import identity
 
+from toolbelt.config.settings import add_local_rule, load_settings, settings_files
 from toolbelt.core.errors import SettingsError
-from toolbelt.permissions.settings import add_local_rule, load_settings, settings_files
 
 
 def write(path: Path, data: object) -> Path:
@@ -257,7 +257,7 @@ def test_add_local_rule_leaves_a_broken_file_alone(tmp_path: Path) -> None:
 APPENDER = """
 import sys
 from pathlib import Path
-from toolbelt.permissions.settings import add_local_rule
+from toolbelt.config.settings import add_local_rule
 for n in range(40):
     add_local_rule(Path(sys.argv[1]), "allow", f"Bash(job-{sys.argv[2]}-{n})")
 """

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from toolbelt.permissions.settings import load_settings
-from toolbelt.permissions.trust import distrust, is_trusted, trust, trust_file
+from toolbelt.config.settings import load_settings
+from toolbelt.config.trust import distrust, is_trusted, trust, trust_file
 
 NOTICE = (
     "toolbelt: this workspace is not trusted, so its settings may only restrict; ignored "

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Literal
 
+from toolbelt.config.trust import user_config_dir
 from toolbelt.core.access import Protection
-from toolbelt.permissions.trust import user_config_dir
 
 __all__ = ["UserConfig"]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePath
 
+from toolbelt.config.settings import Settings, add_local_rule, load_settings
+from toolbelt.config.user_config import UserConfig
 from toolbelt.core.access import Protection
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
@@ -12,8 +14,6 @@ from toolbelt.permissions.modes import MODES
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import HiddenReads, RuleSet
-from toolbelt.permissions.settings import Settings, add_local_rule, load_settings
-from toolbelt.permissions.user_config import UserConfig
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
 

@@ -24,13 +24,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolbelt.config.files import ConfigFileError, read_config_text
+from toolbelt.config.trust import is_trusted, user_config_dir
 from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
-from toolbelt.permissions.config_file import ConfigFileError, read_config_text
 from toolbelt.permissions.rules import Rule, RuleSet, parse_rule
-from toolbelt.permissions.trust import is_trusted, user_config_dir
 
 __all__ = [
     "LISTS",
@@ -171,7 +171,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
     """Read and merge every settings file that exists for ``root`` and the user.
 
     The workspace's own files (project and local) may only restrict unless the workspace is
-    trusted (``permissions.trust``; ``trusted`` overrides the stored answer): their allow
+    trusted (``config.trust``; ``trusted`` overrides the stored answer): their allow
     rules, hooks, extra directories and default mode are then left out and listed in
     ``Settings.ignored``.
     """
@@ -247,7 +247,7 @@ def untrusted_notice(settings: Settings) -> str | None:
 
 
 def _read_text(path: Path) -> str | None:
-    """The file's text (regular files only, size-capped: ``config_file``), None if missing."""
+    """The file's text (regular files only, size-capped: ``config.files``), None if missing."""
     try:
         return read_config_text(path)
     except ConfigFileError as exc:
