@@ -80,6 +80,21 @@ def test_toolbelt_has_no_import_cycle() -> None:
     assert find_cycle(graph) is None
 
 
+def test_decisions_read_no_configuration() -> None:
+    """``permissions`` decides from what it is given; reading and writing settings, trust and
+    the user's configuration is ``config``'s job, which depends on ``permissions``, never the
+    reverse (a decision that opened a file could not be tested or reused without one)."""
+    graph = module_graph(SRC, "toolbelt")
+    reaching = {
+        module: sorted(t for t in targets if t.startswith("toolbelt.config"))
+        for module, targets in graph.items()
+        if module.startswith("toolbelt.permissions")
+    }
+    assert len(reaching) > 20
+    assert {module: found for module, found in reaching.items() if found} == {}
+    assert any(t.startswith("toolbelt.permissions") for t in graph["toolbelt.config.factory"])
+
+
 def test_the_check_finds_a_cycle_hidden_in_a_lazy_import(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
