@@ -9,8 +9,8 @@ settings, and the executor runs whichever toolset the caller injects (the built-
 default, or a filtered or extended set).
 
 Building is synchronous and starts nothing, so a bad mode or root fails before anything has to
-be closed; ``async with`` enters the toolset (a toolset may hold connections) and on exit
-closes the session — ending every process it started — and the toolset.
+be closed; ``async with`` (or ``open``) opens the toolset (a toolset may hold connections) and
+on exit closes the session — ending every process it started — and the toolset, once.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ class Runtime:
             # the skill tool lists the workspace's skills only when the workspace is trusted
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
         self.toolset = toolset
+        self._closed = False
         self.executor = Executor(
             toolset,
             self.session,
@@ -120,12 +121,25 @@ class Runtime:
         """Run a single call."""
         return await self.executor.run_one(call)
 
+    async def open(self) -> None:
+        """Open the toolset (it may connect somewhere); a toolset that fails to open leaves
+        the session closed, as nothing may run in a runtime that did not open."""
+        try:
+            await self.toolset.open()
+        except BaseException:
+            await self.session.aclose()
+            raise
+
     async def aclose(self) -> None:
         """Close the session (ending every process it started), then the toolset, and delete
         the session's directory of spilled output, background jobs' output and the sandbox's
-        temporary files: nothing can read them once the session is over."""
+        temporary files: nothing can read them once the session is over. Closing twice (a
+        door that closes its server inside ``async with runtime``) closes once."""
         from toolbelt.shell.output import remove_spill_dir  # the shell's modules load on use
 
+        if self._closed:
+            return
+        self._closed = True
         try:
             await self.session.aclose()
         finally:
@@ -135,11 +149,7 @@ class Runtime:
                 remove_spill_dir(self.session.id)
 
     async def __aenter__(self) -> Runtime:
-        try:
-            await self.toolset.open()
-        except BaseException:
-            await self.session.aclose()  # nothing may run in a runtime that did not open
-            raise
+        await self.open()
         return self
 
     async def __aexit__(

@@ -19,6 +19,7 @@ import anyio
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
+from toolbelt.core.registry import ToolRegistry
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
 from toolbelt.runtime import Runtime
@@ -49,9 +50,11 @@ def serve_mcp(
         if toolset_spec is not None:
             factory = load_toolset_factory(toolset_spec)
         # stdio serves this runtime; for HTTP it only checks the mode and directories up front
+        # (each HTTP session makes its own toolset: none is made here that nobody would close)
+        served = factory() if factory is not None and http is None else None
         runtime = Runtime(
             root,
-            toolset=factory() if factory is not None else None,
+            toolset=served if http is None else ToolRegistry(),
             mode=mode,
             add_dirs=add_dirs,
             trusted=trusted,

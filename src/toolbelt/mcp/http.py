@@ -74,7 +74,8 @@ class HttpOptions:
     remote: bool = False
     limits: Limits = field(default_factory=Limits)
     toolset: Callable[[], Toolset] | None = None
-    """Makes the toolset each session serves (None: the built-ins)."""
+    """Makes the toolset each session serves (None: the built-ins); the session opens it when
+    it starts and closes it when it ends (``core.shared_toolset`` for one object for all)."""
     sandbox: SandboxSettings | None = None
     """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
 
@@ -95,7 +96,7 @@ def build_app(options: HttpOptions) -> Any:
     limits = options.limits
     tables: list[SessionTable] = []
 
-    def open_server(outbox: Outbox) -> McpServer:
+    async def open_server(outbox: Outbox) -> McpServer:
         runtime = Runtime(
             options.root,
             toolset=options.toolset() if options.toolset is not None else None,
@@ -105,6 +106,7 @@ def build_app(options: HttpOptions) -> Any:
         )
         if options.sandbox is not None:
             runtime.use_sandbox(options.sandbox)
+        await runtime.open()  # closed with the session (``McpServer.aclose``)
         return McpServer(runtime, outbox)
 
     @asynccontextmanager
@@ -149,10 +151,10 @@ def build_app(options: HttpOptions) -> Any:
         method, request_id = message.get("method"), message.get("id")
         try:
             if method == "initialize":
-                return _initialize(table, message)
+                return await _initialize(table, message)
             session = table.sessions.get(request.headers.get(SESSION_HEADER, ""))
             if session is None and _modern(request, message):
-                session = table.stateless()
+                session = await table.stateless()
             if session is None:
                 return _error_response(
                     request_id, -32001, "Unknown or missing Mcp-Session-Id; initialize first.", 404
@@ -188,9 +190,9 @@ def build_app(options: HttpOptions) -> Any:
         stream = _sse(receive, key, session, table, first)
         return StreamingResponse(stream, media_type="text/event-stream")
 
-    def _initialize(table: SessionTable, message: dict[str, Any]) -> Response:
+    async def _initialize(table: SessionTable, message: dict[str, Any]) -> Response:
         session_id = secrets.token_hex(16)
-        http_session = table.open(session_id)
+        http_session = await table.open(session_id)
         server = http_session.server
         reply = server.answer(message.get("id"), "initialize", message.get("params") or {})
         return _json(reply, headers={"Mcp-Session-Id": session_id})

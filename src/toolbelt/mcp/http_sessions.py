@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,40 +106,47 @@ class SessionTable:
 
     def __init__(
         self,
-        open_server: Callable[[Outbox], McpServer],
+        open_server: Callable[[Outbox], Awaitable[McpServer]],
         limits: Limits,
         group: anyio.abc.TaskGroup,
     ) -> None:
         self._open_server = open_server
-        """Builds the server (and its toolbelt session) of a new session."""
+        """Builds the server of a new session, its runtime opened (its toolset too)."""
         self.limits = limits
         self.group = group
         self.sessions: dict[str, HttpSession] = {}
         self._stateless: HttpSession | None = None
+        self._stateless_lock = anyio.Lock()
+        self._opening = 0
         self._keys = itertools.count(1)
 
-    def open(self, session_id: str) -> HttpSession:
+    async def open(self, session_id: str) -> HttpSession:
         """A new 2025-11-25 session; ``Busy`` when there are too many."""
-        if len(self.sessions) >= self.limits.max_sessions:
+        if len(self.sessions) + self._opening >= self.limits.max_sessions:
             raise Busy(
                 f"The server already has {self.limits.max_sessions} sessions; end one "
                 "(DELETE /mcp) or retry once an idle one has expired."
             )
-        opened = self._new(shared=False)
+        self._opening += 1  # counted while its toolset opens, so the limit holds meanwhile
+        try:
+            opened = await self._new(shared=False)
+        finally:
+            self._opening -= 1
         self.sessions[session_id] = opened
         return opened
 
-    def stateless(self) -> HttpSession:
-        """The session every 2026-07-28 request shares."""
-        if self._stateless is None:
-            self._stateless = self._new(shared=True)
+    async def stateless(self) -> HttpSession:
+        """The session every 2026-07-28 request shares (opened by the first of them)."""
+        async with self._stateless_lock:
+            if self._stateless is None:
+                self._stateless = await self._new(shared=True)
         return self._stateless
 
-    def _new(self, *, shared: bool) -> HttpSession:
+    async def _new(self, *, shared: bool) -> HttpSession:
         # The toolbelt session's id is random: nothing visible (spill directories, hook
         # input) is derived from the Mcp-Session-Id the client holds.
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = self._open_server(send)
+        server = await self._open_server(send)
         if shared:
             core = server.session
             core.resource(JobManager, lambda: StatelessJobs(core.id))
