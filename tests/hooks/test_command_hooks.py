@@ -15,11 +15,17 @@ from tests.tools.helpers import Harness
 
 from toolbelt.config.factory import build_hooks, build_policy
 from toolbelt.config.settings import load_settings
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
 from toolbelt.core.events import CallState
+from toolbelt.core.executor import ToolCall
+from toolbelt.core.registry import CombinedToolset, ToolRegistry
+from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.hooks import command as command_module
 from toolbelt.hooks.command import MAX_OUTPUT, HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, hooks_for, matcher_selects, validate_hooks
 from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.tools import builtin_toolset
 
 PAYLOAD: dict[str, object] = {
     "session_id": "s1",
@@ -286,7 +292,9 @@ async def test_a_deadline_reached_while_draining_is_no_timeout(
     ],
 )
 def test_matchers(matcher: str, tool: str, expected: bool) -> None:
-    assert matcher_selects(matcher, tool) is expected
+    declared = builtin_toolset().get(tool)
+    aliases = (declared.claude_name,) if declared is not None and declared.claude_name else ()
+    assert matcher_selects(matcher, tool, aliases) is expected
 
 
 def test_hooks_for_selects_in_order_from_raw_or_validated_config() -> None:
@@ -464,3 +472,83 @@ async def test_timeout_kills_children_that_left_the_group(tmp_path: Path) -> Non
     assert outcome.stdout == "started\n"
     assert gone(int((tmp_path / "setsid.pid").read_text()))
     assert gone(int((tmp_path / "orphan.pid").read_text()))
+
+
+class _EchoInput(ToolInput):
+    text: str
+
+
+class _McpEcho(Tool[_EchoInput]):
+    """Stands for a tool from another MCP server: its name is the one Claude Code uses."""
+
+    name = "mcp__notes__echo"
+    description = "Echo the text."
+    input_model = _EchoInput
+    example = {"text": "hi"}
+    readonly = True
+
+    async def run(self, args: _EchoInput, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput.text(args.text)
+
+
+class _Delegate(Tool[_EchoInput]):
+    """A new tool that says its Claude Code name; no table anywhere lists it."""
+
+    name = "delegate"
+    description = "Hand the text to a subagent."
+    input_model = _EchoInput
+    example = {"text": "hi"}
+    readonly = True
+    claude_name = "Task"
+
+    async def run(self, args: _EchoInput, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput.text(args.text)
+
+
+@pytest.mark.anyio
+async def test_matchers_written_for_claude_codes_tool_names_select_our_tools(
+    tmp_path: Path,
+) -> None:
+    def tag(matcher: str, name: str) -> dict[str, object]:
+        command = f"echo {name} >> hooks.log"
+        return {"matcher": matcher, "hooks": [{"type": "command", "command": command}]}
+
+    groups = [
+        tag("Write|Edit", "write-or-edit"),
+        tag("Bash", "bash"),
+        tag("Read", "read"),
+        tag("mcp__.*", "mcp"),
+        tag("Task", "task"),
+    ]
+    h = harness_with_hooks(tmp_path, {"PreToolUse": groups}, mode="bypass", sandbox="off")
+    h.executor.toolset = CombinedToolset(builtin_toolset(), ToolRegistry([_McpEcho(), _Delegate()]))
+    calls = [
+        ("write_file", {"path": "a.txt", "content": "one\n"}),
+        ("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"}),
+        ("read_file", {"path": "a.txt"}),
+        ("bash", {"command": "true"}),
+        ("bash_output", {"id": "bg-1a2b3c4d"}),  # BashOutput: not selected by `Bash`
+        ("multi_edit", {"path": "a.txt", "edits": [{"old_string": "two", "new_string": "3"}]}),
+        ("mcp__notes__echo", {"text": "hi"}),
+        ("delegate", {"text": "hi"}),
+        ("glob", {"pattern": "*.txt"}),  # Glob: not selected by `Read`
+    ]
+    logged = []
+    for name, arguments in calls:
+        result = await h.executor.run_one(ToolCall("t", name, arguments))
+        assert result.error_kind != "invalid_input", result.text  # the hooks were consulted
+        log = tmp_path / "hooks.log"
+        logged.append((name, log.read_text().split() if log.exists() else []))
+        log.unlink(missing_ok=True)
+    await h.session.aclose()
+    assert logged == [
+        ("write_file", ["write-or-edit"]),
+        ("edit_file", ["write-or-edit"]),
+        ("read_file", ["read"]),
+        ("bash", ["bash"]),
+        ("bash_output", []),
+        ("multi_edit", []),
+        ("mcp__notes__echo", ["mcp"]),
+        ("delegate", ["task"]),
+        ("glob", []),
+    ]

@@ -323,7 +323,13 @@ class Executor:
             raise FatalError("The session is closed; start a new session to run more tools.")
         hooked = type(self.hooks) is not ToolHooks  # skip the no-op hooks on the hot path
         hook_call = HookCall(
-            ctx.call_id, tool.name, dumped, self.session.id, str(self.session.cwd), self.policy.mode
+            ctx.call_id,
+            tool.name,
+            dumped,
+            self.session.id,
+            str(self.session.cwd),
+            self.policy.mode,
+            (tool.claude_name,) if tool.claude_name else (),
         )
         pre = await self.hooks.pre_tool_use(hook_call) if hooked else _NO_HOOK
         if pre.updated_input is not None:

@@ -3,7 +3,7 @@
 Rules are written in Claude Code's syntax (``Read(src/**)``, ``Bash(npm test)``,
 ``WebFetch(domain:example.com)``, ``mcp__github__*``). Which rules cover a tool, how their
 specifier is matched, and under which name an "always allow" answer is saved are properties of
-the tool, declared on it (``Tool.rule_family``, ``rule_target``, ``rule_aliases``), so a new
+the tool, declared on it (``Tool.rule_family``, ``rule_target``, ``claude_name``), so a new
 tool — or one from another MCP server — needs no entry in any table of the permission code.
 """
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 
 from toolbelt.core.access import Access, AccessKind
-from toolbelt.core.identity import FAMILY_TARGETS, RuleIdentity, RuleTarget
+from toolbelt.core.identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
 from toolbelt.core.validation import validate_with_model
 
@@ -77,7 +77,12 @@ class Tool(ABC, Generic[InputT]):
     """What rule specifiers match (``path``, ``command``, ``domain``, ``none``) for a tool
     that is its own family; a known family (``FAMILY_TARGETS``) decides it for its tools."""
     rule_aliases: tuple[str, ...] = ()
-    """Other rule names for this tool alone (Claude Code's ``Glob``, ``TodoWrite``)."""
+    """Other rule names for this tool alone, besides ``claude_name``."""
+    claude_name: str | None = None
+    """Claude Code's name for the same tool (``Write``, ``Glob``, ``BashOutput``), so settings
+    pasted from Claude Code work: a hook matcher ``Write|Edit`` selects it, and a rule naming
+    it (``Glob(src/**)``) speaks about it. None for a tool Claude Code does not have; an MCP
+    tool's own name (``mcp__server__tool``) is already the one Claude uses."""
 
     def rule_identity(self) -> RuleIdentity:
         """How permission rules see this tool (see ``core.identity``); computed once."""
@@ -85,7 +90,11 @@ class Tool(ABC, Generic[InputT]):
         if cached is None or cached.tool != self.name:
             family = self.rule_family or self.name
             target = FAMILY_TARGETS.get(family, self.rule_target)
-            cached = RuleIdentity(self.name, family, target, self.rule_aliases)
+            aliases = self.rule_aliases
+            claude = self.claude_name
+            if claude is not None and FAMILY_SYNONYMS.get(claude, claude) != family:
+                aliases = (*aliases, claude)  # a name for this tool alone, not its family
+            cached = RuleIdentity(self.name, family, target, aliases)
             self.__dict__["_rule_identity"] = cached
         return cached
 

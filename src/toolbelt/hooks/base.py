@@ -28,6 +28,8 @@ class HookCall:
     session_id: str
     cwd: str
     permission_mode: str
+    aliases: tuple[str, ...] = ()
+    """Other names a settings matcher selects the tool by: Claude Code's (``Tool.claude_name``)."""
 
 
 @dataclass(frozen=True, slots=True)

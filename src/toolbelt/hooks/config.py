@@ -5,7 +5,9 @@
 rule: empty, missing or ``*`` selects every tool; a value made only of names (letters, digits,
 ``_``, ``-``) separated by ``|`` or ``,`` is a list of exact names; anything else is a regular
 expression searched (unanchored, as Claude does) in the tool name. Because users paste Claude
-settings, a name matches both toolbelt's name (``write_file``) and Claude's (``Write``).
+settings, a name matches both toolbelt's name (``write_file``) and Claude's (``Write``), which
+the tool declares itself (``Tool.claude_name``): a new tool needs no entry in a table here, and
+an MCP tool's name (``mcp__server__tool``) is already Claude's.
 
 Validation is strict where a mistake would silently disable a safety hook: an unknown event
 name (a typo such as ``PreTooluse``), a bad regex, a handler type toolbelt cannot run
@@ -22,7 +24,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 __all__ = [
-    "CLAUDE_TOOL_NAMES",
     "DEFAULT_TIMEOUT",
     "TOOL_EVENTS",
     "CommandHookSpec",
@@ -73,25 +74,6 @@ _CLAUDE_ONLY_EVENTS = frozenset(
         "MessageDisplay",
     ]
 )
-
-CLAUDE_TOOL_NAMES = {
-    "read_file": "Read",
-    "write_file": "Write",
-    "edit_file": "Edit",
-    "multi_edit": "MultiEdit",
-    "notebook_edit": "NotebookEdit",
-    "glob": "Glob",
-    "grep": "Grep",
-    "ls": "LS",
-    "bash": "Bash",
-    "bash_output": "BashOutput",
-    "kill_shell": "KillShell",
-    "web_fetch": "WebFetch",
-    "todo_write": "TodoWrite",
-    "task": "Task",
-    "skill": "Skill",
-}
-"""toolbelt's tool names and Claude Code's, so a pasted ``"matcher": "Write|Edit"`` still fires."""
 
 _NAME_LIST = re.compile(r"[A-Za-z0-9_\-|, ]*")
 
@@ -146,9 +128,9 @@ class HookMatcherGroup(BaseModel):
                 raise ValueError(f"matcher {value!r} is not a valid regex ({exc})") from exc
         return value
 
-    def selects(self, tool_name: str) -> bool:
-        """Whether this group's matcher selects ``tool_name``."""
-        return matcher_selects(self.matcher, tool_name)
+    def selects(self, tool_name: str, aliases: Sequence[str] = ()) -> bool:
+        """Whether this group's matcher selects the tool ``tool_name`` (also called ``aliases``)."""
+        return matcher_selects(self.matcher, tool_name, aliases)
 
 
 @functools.cache
@@ -172,11 +154,11 @@ def check_event(event: str) -> None:
         raise ValueError(f"unknown hook event {event!r}; toolbelt runs {known}")
 
 
-def matcher_selects(matcher: str, tool_name: str) -> bool:
-    """Claude Code's matcher rule, applied to both names of the tool."""
+def matcher_selects(matcher: str, tool_name: str, aliases: Sequence[str] = ()) -> bool:
+    """Claude Code's matcher rule, applied to every name of the tool (``HookCall.aliases``)."""
     if matcher in ("", "*"):
         return True
-    names = {tool_name, CLAUDE_TOOL_NAMES.get(tool_name, tool_name)}
+    names = {tool_name, *aliases}
     if _NAME_LIST.fullmatch(matcher):
         return not names.isdisjoint(part.strip() for part in re.split(r"[|,]", matcher))
     pattern = _regex(matcher)
@@ -187,8 +169,10 @@ def hooks_for(
     event: str,
     tool_name: str,
     config: Mapping[str, Sequence[HookMatcherGroup | Mapping[str, Any]]],
+    aliases: Sequence[str] = (),
 ) -> list[CommandHookSpec]:
-    """The command hooks ``event`` runs for ``tool_name``, in configuration order.
+    """The command hooks ``event`` runs for ``tool_name`` (also called ``aliases``), in
+    configuration order.
 
     ``config`` is a validated ``hooks`` object (``validate_hooks``) or the raw JSON of one, as
     ``Settings.hooks`` holds it (merged over the scopes); raw groups are validated here too.
@@ -198,7 +182,7 @@ def hooks_for(
         parsed = (
             group if isinstance(group, HookMatcherGroup) else HookMatcherGroup.model_validate(group)
         )
-        if parsed.selects(tool_name):
+        if parsed.selects(tool_name, aliases):
             selected.extend(parsed.hooks)
     return selected
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
@@ -97,14 +97,7 @@ class CombinedHooks(ToolHooks):
             result = await hooks.pre_tool_use(call)
             results.append(result)
             if result.updated_input is not None:
-                call = HookCall(
-                    call.call_id,
-                    call.tool,
-                    result.updated_input,
-                    call.session_id,
-                    call.cwd,
-                    call.permission_mode,
-                )
+                call = replace(call, arguments=result.updated_input)
         return merge_pre_results(results)
 
     async def post_tool_use(

@@ -44,7 +44,7 @@ class SettingsHooks(ToolHooks):
 
     async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
         results = []
-        for hook in hooks_for("PreToolUse", call.tool, self._config):
+        for hook in hooks_for("PreToolUse", call.tool, self._config, call.aliases):
             outcome = await self._run(hook, call, "PreToolUse", None)
             failed = bool(outcome.error) and outcome.decision == "ask"
             note = f"A PreToolUse hook failed ({outcome.error})." if failed else ""
@@ -63,7 +63,7 @@ class SettingsHooks(ToolHooks):
     ) -> PostToolUseResult:
         event = "PostToolUseFailure" if failed else "PostToolUse"
         context, block = [], []
-        for hook in hooks_for(event, call.tool, self._config):
+        for hook in hooks_for(event, call.tool, self._config, call.aliases):
             outcome = await self._run(hook, call, event, result)
             context.append(outcome.additional_context)
             if outcome.decision == "deny":

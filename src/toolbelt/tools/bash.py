@@ -97,6 +97,7 @@ class BashTool(Tool[BashInput]):
 
     name = "bash"
     rule_family = "Bash"
+    claude_name = "Bash"
     title = "Run shell command"
     description = DESCRIPTION
     input_model = BashInput

@@ -38,6 +38,7 @@ class BashOutputTool(Tool[BashOutputInput]):
 
     name = "bash_output"
     rule_family = "Bash"
+    claude_name = "BashOutput"
     title = "Background job output"
     description = DESCRIPTION
     input_model = BashOutputInput

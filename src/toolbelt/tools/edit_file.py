@@ -87,6 +87,7 @@ class EditFileTool(Tool[EditFileInput]):
 
     name = "edit_file"
     rule_family = "Edit"
+    claude_name = "Edit"
     title = "Edit file"
     description = DESCRIPTION
     input_model = EditFileInput

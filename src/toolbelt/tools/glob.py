@@ -57,7 +57,7 @@ class GlobTool(Tool[GlobInput]):
     """File-name search on ripgrep's walker."""
 
     name = "glob"
-    rule_family, rule_aliases = "Read", ("Glob",)
+    rule_family, claude_name = "Read", "Glob"
     title = "Find files"
     description = DESCRIPTION
     input_model = GlobInput

@@ -81,7 +81,7 @@ class GrepTool(Tool[GrepInput]):
     """Content search on ripgrep."""
 
     name = "grep"
-    rule_family, rule_aliases = "Read", ("Grep",)
+    rule_family, claude_name = "Read", "Grep"
     title = "Search file contents"
     description = DESCRIPTION
     input_model = GrepInput

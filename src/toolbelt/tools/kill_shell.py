@@ -36,6 +36,7 @@ class KillShellTool(Tool[KillShellInput]):
 
     name = "kill_shell"
     rule_family = "Bash"
+    claude_name = "KillShell"
     title = "Stop background job"
     description = DESCRIPTION
     input_model = KillShellInput

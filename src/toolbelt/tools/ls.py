@@ -64,7 +64,7 @@ class LsTool(Tool[LsInput]):
     """Directory listing."""
 
     name = "ls"
-    rule_family, rule_aliases = "Read", ("LS",)
+    rule_family, claude_name = "Read", "LS"
     title = "List directory"
     description = DESCRIPTION
     input_model = LsInput

@@ -42,6 +42,7 @@ class MultiEditTool(Tool[MultiEditInput]):
 
     name = "multi_edit"
     rule_family = "Edit"
+    claude_name = "MultiEdit"
     title = "Edit file (several changes)"
     description = DESCRIPTION
     input_model = MultiEditInput

@@ -58,6 +58,7 @@ class NotebookEditTool(Tool[NotebookEditInput]):
 
     name = "notebook_edit"
     rule_family = "Edit"
+    claude_name = "NotebookEdit"
     title = "Edit notebook cell"
     description = DESCRIPTION
     input_model = NotebookEditInput

@@ -84,6 +84,7 @@ class ReadFileTool(Tool[ReadFileInput]):
 
     name = "read_file"
     rule_family = "Read"
+    claude_name = "Read"
     title = "Read file"
     description = DESCRIPTION
     input_model = ReadFileInput

@@ -58,7 +58,7 @@ class SkillTool(Tool[SkillInput]):
     """List skills in the description; return a skill's expanded instructions."""
 
     name = "skill"
-    rule_aliases = ("Skill",)
+    claude_name = "Skill"
     title = "Run skill"
     input_model = SkillInput
     output_model = SkillOutput

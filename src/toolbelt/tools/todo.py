@@ -110,7 +110,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
     """Replace the session's task list."""
 
     name = "todo_write"
-    rule_aliases = ("TodoWrite",)
+    claude_name = "TodoWrite"
     title = "Write task list"
     description = WRITE_DESCRIPTION
     input_model = TodoWriteInput
@@ -144,7 +144,7 @@ class TodoReadTool(Tool[TodoReadInput]):
     """Show the session's task list."""
 
     name = "todo_read"
-    rule_aliases = ("TodoRead",)
+    claude_name = "TodoRead"
     title = "Read task list"
     description = READ_DESCRIPTION
     input_model = TodoReadInput

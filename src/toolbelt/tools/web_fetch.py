@@ -98,6 +98,7 @@ class WebFetchTool(Tool[WebFetchInput]):
 
     name = "web_fetch"
     rule_family = "WebFetch"
+    claude_name = "WebFetch"
     title = "Fetch web page"
     description = DESCRIPTION
     input_model = WebFetchInput

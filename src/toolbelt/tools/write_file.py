@@ -64,6 +64,7 @@ class WriteFileTool(Tool[WriteFileInput]):
 
     name = "write_file"
     rule_family = "Edit"
+    claude_name = "Write"
     title = "Write file"
     description = DESCRIPTION
     input_model = WriteFileInput
