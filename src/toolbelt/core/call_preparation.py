@@ -1,0 +1,73 @@
+"""Preparing a batch: each call's tool looked up and arguments validated, then the batch cut
+into the segments that may run together.
+
+A call that cannot run (no such tool, invalid arguments) gets its result here, before anything
+runs: the unknown-tool error lists the tools there are, the invalid-input error names the
+field and shows a correct call. Whether a call is read-only is decided per call
+(``Tool.is_readonly(args)``), defensively: a check that fails means mutating.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from toolbelt.core.arguments import parse_arguments
+from toolbelt.core.call_results import CallResults, ToolCall, ToolCallResult
+from toolbelt.core.errors import InvalidInputError, UnknownToolError
+from toolbelt.core.events import CallState, StateEvent
+from toolbelt.core.registry import Toolset
+from toolbelt.core.tool import Tool, ToolInput
+
+__all__ = ["PreparedCall", "prepare", "segments"]
+
+
+@dataclass(slots=True)
+class PreparedCall:
+    """A call of the batch, ready to run (``tool`` and ``args`` set) or already answered
+    (``failure``)."""
+
+    index: int
+    call: ToolCall
+    tool: Tool[Any] | None = None
+    args: ToolInput | None = None
+    failure: ToolCallResult | None = None
+    readonly: bool = True
+
+
+def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) -> PreparedCall:
+    """Look the tool up and validate the arguments; emits the call's ``pending`` state."""
+    item = PreparedCall(index, call)
+    now = time.time()
+    results.events.emit(StateEvent(call.id, call.name, CallState.PENDING, now))
+    tool = toolset.get(call.name)
+    if tool is None:
+        known = ", ".join(toolset.names())
+        error = UnknownToolError(
+            f"There is no tool named `{call.name}`. Call one of the available tools: {known}."
+        )
+        item.failure = results.failure(call, error, "unknown_tool", now)
+        return item
+    item.tool = tool
+    try:
+        item.args = parse_arguments(tool, call.arguments)
+    except InvalidInputError as error:
+        item.failure = results.failure(call, error, "invalid_input", now)
+        return item
+    try:
+        item.readonly = bool(tool.is_readonly(item.args))
+    except Exception:
+        item.readonly = False
+    return item
+
+
+def segments(items: list[PreparedCall]) -> list[list[PreparedCall]]:
+    """Consecutive read-only calls share a segment; every other call is a segment alone."""
+    found: list[list[PreparedCall]] = []
+    for item in items:
+        if item.readonly and found and found[-1][-1].readonly:
+            found[-1].append(item)
+        else:
+            found.append([item])
+    return found
