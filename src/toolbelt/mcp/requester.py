@@ -26,6 +26,7 @@ from toolbelt.permissions.policy import allow_rules
 
 if TYPE_CHECKING:
     from toolbelt.core.context import Session
+    from toolbelt.mcp.inflight import InFlightCall
 
 __all__ = ["ClientChannel", "ElicitationRequester"]
 
@@ -40,14 +41,8 @@ class ClientChannel(Protocol):
     session: Session
     """The session the calls run in (its root anchors the rules a refusal suggests)."""
 
-    def modern_call(self, call_id: str) -> dict[str, Any] | None:
-        """The client's capabilities when the call came in the stateless era, else None."""
-
-    def take_answer(self, call_id: str) -> dict[str, Any] | None:
-        """The elicitation answer a retried call carried, if any."""
-
-    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
-        """Answer the call with ``input_required`` carrying ``elicitation``."""
+    def inflight(self, call_id: str) -> InFlightCall | None:
+        """The record of the running call the executor knows as ``call_id``, if any."""
 
     async def log(self, level: str, text: str) -> None:
         """Send a log message at ``level`` (shown if the client's log level admits it)."""
@@ -83,19 +78,20 @@ class ElicitationRequester(PermissionRequester):
         session" would then allow every client, so it is neither offered nor accepted."""
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        modern = self._server.modern_call(request.call_id)
+        call = self._server.inflight(request.call_id)
+        modern = call.modern if call is not None else None
         capabilities = modern if modern is not None else self._server.client_capabilities
         if "elicitation" not in capabilities:
             how = self._how_to_allow(request, decision)
             return Answer(Approval.DENY, f"{decision.reason} {how}")
         params = _elicitation(request, decision, session_choice=self.session_approvals)
-        if modern is not None:
-            answer = self._server.take_answer(request.call_id)
+        if call is not None and modern is not None:
+            answer = call.take_answer()
             if answer is None:  # ask by returning input_required; the client retries
-                self._server.need_input(request.call_id, params)
+                call.ask_by_retry("permission", params)
                 raise NeedsInput("Waiting for the user's answer.")
             return _to_answer(answer, session_choice=self.session_approvals)
-        route = request.call_id.removeprefix("mcp-")
+        route = call.route if call is not None else None
         result = await self._server.request(
             "elicitation/create", params, timeout=self._timeout, route=route
         )

@@ -14,7 +14,6 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sys
 import traceback
@@ -27,6 +26,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.mcp.envelope import error_reply
+from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
 from toolbelt.mcp.user_channel import ElicitationUser
@@ -66,8 +66,8 @@ class McpServer:
         runtime.use_requester(self.requester)
         runtime.executor.user = ElicitationUser(self)
         self.executor = runtime.executor
-        self._calls: dict[Any, anyio.CancelScope] = {}
-        self._progress: dict[str, Any] = {}
+        self._inflight: dict[str, InFlightCall] = {}
+        """Every tools/call running, by the executor's call id (``mcp-<request id>``)."""
         self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self._next_id = 0
         self._input_ended = False
@@ -75,12 +75,9 @@ class McpServer:
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
         self.executor.events.subscribe(self._on_event)
-        self._sent_progress: dict[str, int] = {}
-        self._modern: dict[str, dict[str, Any]] = {}
-        self._answers: dict[str, dict[str, Any]] = {}
-        self._states: dict[str, tuple[str, str, str]] = {}
-        self._input_needed: dict[str, tuple[str, str, dict[str, Any]]] = {}
-        self._raw_calls: dict[str, tuple[str, str]] = {}
+        self._states: dict[str, tuple[tuple[str, str], str]] = {}
+        """2026-07-28: each ``requestState`` token handed out → the call it was for and the
+        key of the answer it waits for (outlives the request: the retry is a new one)."""
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -107,9 +104,7 @@ class McpServer:
             group.start_soon(self.tools_call, request_id, params)
             return
         if method == "notifications/cancelled":
-            scope = self._calls.get(params.get("requestId"))
-            if scope is not None:
-                scope.cancel()
+            self.cancel(params.get("requestId"))
             return
         if method == "notifications/initialized" and self._notice:
             await self.log("warning", self._notice)
@@ -189,44 +184,29 @@ class McpServer:
     async def _tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
         name = str(params.get("name", ""))
         arguments = params.get("arguments") or {}
-        call_id = f"mcp-{request_id}"
-        token = (params.get("_meta") or {}).get("progressToken")
-        if token is not None:
-            self._progress[call_id] = token
         meta = params.get("_meta") or {}
+        call = InFlightCall(
+            request_id, f"mcp-{request_id}", progress_token=meta.get("progressToken")
+        )
         if meta.get(META_VERSION) in MODERN_VERSIONS:
-            self._modern[call_id] = meta.get(META_CAPABILITIES) or {}
-            self._raw_calls[call_id] = (name, json.dumps(arguments, sort_keys=True))
-            self._take_input_responses(call_id, name, arguments, params)
+            call.modern = meta.get(META_CAPABILITIES) or {}
+            call.fingerprint = call_fingerprint(name, arguments)
+            self._take_input_responses(call, params)
         # 2026-07-28: a request opts in to log messages, about itself, by a level in its _meta
-        modern = call_id in self._modern
-        log_level = meta.get(META_LOG_LEVEL) if modern else self._log_level
-        if modern and self._notice and not self._notice_told:  # no initialized to hang it on
+        log_level = meta.get(META_LOG_LEVEL) if call.modern is not None else self._log_level
+        if call.modern is not None and self._notice and not self._notice_told:
+            # no initialized to hang the notice on: the first request that admits it carries it
             self._notice_told = await self._log("warning", self._notice, log_level, request_id)
-        with anyio.CancelScope() as scope:
-            self._calls[request_id] = scope
-            try:  # the executor's gate keeps mutating calls apart across requests
-                result = await self.executor.run_one(ToolCall(call_id, name, arguments))
-            finally:
-                self._calls.pop(request_id, None)
-                self._progress.pop(call_id, None)
-                self._sent_progress.pop(call_id, None)
-                self._modern.pop(call_id, None)
-                self._answers.pop(call_id, None)
-                self._raw_calls.pop(call_id, None)
-        if scope.cancelled_caught:
-            self._input_needed.pop(call_id, None)
+        self._inflight[call.call_id] = call
+        try:  # the executor's gate keeps mutating calls apart across requests
+            with call.scope:
+                result = await self.executor.run_one(ToolCall(call.call_id, name, arguments))
+        finally:
+            self._inflight.pop(call.call_id, None)
+        if call.scope.cancelled_caught:
             return  # a cancelled request gets no response
-        needed = self._input_needed.pop(call_id, None)
-        if needed is not None:  # the 2026-07-28 way to ask: the client retries with the answer
-            token, key, elicitation = needed
-            requests = {key: {"method": "elicitation/create", "params": elicitation}}
-            asking = {
-                "resultType": "input_required",
-                "inputRequests": requests,
-                "requestState": token,
-            }
-            await self._send({"jsonrpc": "2.0", "id": request_id, "result": asking}, request_id)
+        if call.input_request is not None:  # the 2026-07-28 way to ask: the client retries
+            await self._send(self._input_required(call), request_id)
             return
         if result.is_error:
             text = f"{name}: {result.error_kind}: {result.text[:200]}"
@@ -234,58 +214,52 @@ class McpServer:
         reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
 
-    def _take_input_responses(
-        self, call_id: str, name: str, arguments: Any, params: dict[str, Any]
-    ) -> None:
+    def _input_required(self, call: InFlightCall) -> dict[str, Any]:
+        """The ``input_required`` answer to ``call``, with a token that binds the retry to the
+        call as the client sent it (tool name and raw arguments), so an answer can never
+        approve a different call."""
+        assert call.input_request is not None
+        assert call.fingerprint is not None
+        token = secrets.token_urlsafe(16)
+        key = call.input_request.key
+        self._states[token] = (call.fingerprint, key)
+        requests = {key: {"method": "elicitation/create", "params": call.input_request.elicitation}}
+        asking = {"resultType": "input_required", "inputRequests": requests, "requestState": token}
+        return {"jsonrpc": "2.0", "id": call.request_id, "result": asking}
+
+    def _take_input_responses(self, call: InFlightCall, params: dict[str, Any]) -> None:
         """A retry after ``input_required``: hand the user's answer to the permission prompt."""
         token = params.get("requestState")
         pending = self._states.pop(token, None) if isinstance(token, str) else None
         if pending is None:
             return
-        tool, args_text, key = pending
-        if (tool, json.dumps(arguments, sort_keys=True)) != (name, args_text):
+        fingerprint, key = pending
+        if fingerprint != call.fingerprint:
             return  # the state belongs to another call: ask again
         answer = (params.get("inputResponses") or {}).get(key)
         if isinstance(answer, dict):
-            self._answers[call_id] = answer
+            call.answer = answer
 
-    def modern_call(self, call_id: str) -> dict[str, Any] | None:
-        """The client's capabilities when ``call_id`` came in the 2026-07-28 era, else None."""
-        return self._modern.get(call_id)
-
-    def take_answer(self, call_id: str) -> dict[str, Any] | None:
-        """The elicitation answer a retried call carried, if any."""
-        return self._answers.pop(call_id, None)
-
-    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
-        """Record that this call must be answered with ``input_required``.
-
-        The retry is recognised by an opaque token bound to the call as the client sent it
-        (tool name and raw arguments), so an answer can never approve a different call.
-        """
-        token = secrets.token_urlsafe(16)
-        name, args_text = self._raw_calls[call_id]
-        self._states[token] = (name, args_text, "permission")
-        self._input_needed[call_id] = (token, "permission", elicitation)
+    def inflight(self, call_id: str) -> InFlightCall | None:
+        """The record of the running call the executor knows as ``call_id``, if any."""
+        return self._inflight.get(call_id)
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, ProgressEvent):
             return
-        token = self._progress.get(event.call_id)
-        if token is None:
+        call = self._inflight.get(event.call_id)
+        if call is None or call.progress_token is None:
             return
-        count = self._sent_progress.get(event.call_id, 0) + 1
-        self._sent_progress[event.call_id] = count
         params: dict[str, Any] = {
-            "progressToken": token,
-            "progress": count,
+            "progressToken": call.progress_token,
+            "progress": call.next_progress(),
             "message": event.message,
         }
         if event.fraction is not None:
             params.update(progress=event.fraction, total=1.0)
         message = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
         # the outbox is unbounded and keeps the order: progress precedes the response
-        self._outbox.send_nowait((message, _request_of(event.call_id)))
+        self._outbox.send_nowait((message, call.route))
 
     async def _send(self, message: dict[str, Any], route: Any = None) -> None:
         await self._outbox.send((message, route))
@@ -349,25 +323,20 @@ class McpServer:
 
     def cancel(self, request_id: Any) -> None:
         """Cancel a running call (its response stream was closed, or the client said so)."""
-        scope = self._calls.get(request_id)
-        if scope is not None:
-            scope.cancel()
+        call = self._inflight.get(f"mcp-{request_id}")
+        if call is not None and call.request_id == request_id:
+            call.scope.cancel()
 
     @property
     def busy(self) -> bool:
         """True while a tool call is in flight."""
-        return bool(self._calls)
+        return bool(self._inflight)
 
     async def aclose(self) -> None:
         """Cancel what runs and end every process the session started."""
-        for scope in list(self._calls.values()):
-            scope.cancel()
+        for call in list(self._inflight.values()):
+            call.scope.cancel()
         await self.runtime.aclose()
-
-
-def _request_of(call_id: str) -> Any:
-    """The client's request id behind an executor call id (``mcp-<id>``)."""
-    return call_id.removeprefix("mcp-")
 
 
 def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[str, Any]:

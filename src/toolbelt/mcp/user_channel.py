@@ -38,12 +38,13 @@ class ElicitationUser(UserChannel):
         return ElicitationUser(self._server, call_id=call_id, timeout=self._timeout)
 
     async def ask(self, question: Question) -> UserAnswer:
-        if self._call_id is not None and self._server.modern_call(self._call_id) is not None:
+        call = self._server.inflight(self._call_id) if self._call_id is not None else None
+        if call is not None and call.modern is not None:
             raise ToolError(CANNOT_ASK.format(why="the stateless protocol has no such request"))
         if "elicitation" not in self._server.client_capabilities:
             raise ToolError(CANNOT_ASK.format(why="it does not support elicitation"))
         params = {"mode": "form", "message": question.prompt, "requestedSchema": _form(question)}
-        route = self._call_id.removeprefix("mcp-") if self._call_id else None
+        route = call.route if call is not None else None
         result = await self._server.request(
             "elicitation/create", params, timeout=self._timeout, route=route
         )
