@@ -9,6 +9,7 @@ import pytest
 from toolbelt import CombinedToolset, Runtime, ToolRegistry, Toolset
 from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import AnyTool
+from toolbelt.core.shared_toolset import SharedToolset
 
 pytestmark = pytest.mark.anyio
 
@@ -76,3 +77,21 @@ async def test_a_toolset_that_fails_to_open_leaves_the_session_closed(tmp_path: 
         async with runtime:
             pass
     assert runtime.session.closed
+
+
+async def test_a_shared_toolset_is_opened_by_its_first_holder_and_closed_by_its_last(
+    tmp_path: Path,
+) -> None:
+    log: list[str] = []
+    shared = SharedToolset(Connected("a", log))
+    (tmp_path / "1").mkdir()
+    (tmp_path / "2").mkdir()
+    first, second = shared.lease(), shared.lease()
+    async with Runtime(tmp_path / "1", toolset=first), Runtime(tmp_path / "2", toolset=second):
+        await first.open()  # a holder opening twice still holds it once
+        assert log == ["open a"]
+    assert log == ["open a", "close a"]
+    await first.aclose()  # closing an ended lease again changes nothing
+    async with Runtime(tmp_path / "1", toolset=shared.lease()):
+        assert log == ["open a", "close a", "open a"]
+    assert log == ["open a", "close a", "open a", "close a"]
