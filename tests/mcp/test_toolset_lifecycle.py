@@ -14,11 +14,15 @@ import signal
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp.client.stdio import stdio_client
 from tests.mcp.http_server import start
 
 from mcp import ClientSession, StdioServerParameters
+from toolbelt import Runtime, ToolRegistry
+from toolbelt.mcp.http_sessions import Busy, Limits, SessionTable
+from toolbelt.mcp.server import McpServer, Outbox
 
 pytestmark = pytest.mark.anyio
 
@@ -179,3 +183,41 @@ async def test_stopping_the_http_server_closes_the_toolsets_of_open_sessions(
         server.stop()  # already stopped: removes the test's token file
     assert server.process.returncode == 0
     assert logged(project) == ["open 1", "close 1"]
+
+
+async def test_a_session_still_opening_when_the_server_stops_is_closed_once_open(
+    tmp_path: Path,
+) -> None:
+    log: list[str] = []
+    release = anyio.Event()
+
+    class SlowToOpen(ToolRegistry):
+        async def open(self) -> None:
+            await release.wait()  # a connection that takes a while
+            log.append("open")
+
+        async def aclose(self) -> None:
+            log.append("close")
+
+    async def open_server(outbox: Outbox) -> McpServer:
+        runtime = Runtime(tmp_path, toolset=SlowToOpen())
+        await runtime.open()
+        return McpServer(runtime, outbox)
+
+    refused: list[str] = []
+
+    async def initialize(table: SessionTable) -> None:
+        try:
+            await table.open("s1")
+        except Busy as exc:
+            refused.append(str(exc))
+
+    async with anyio.create_task_group() as group:
+        table = SessionTable(open_server, Limits(), group)
+        group.start_soon(initialize, table)
+        await anyio.wait_all_tasks_blocked()  # its toolset is opening
+        await table.close_all()
+        release.set()
+    assert refused == ["The server is stopping."]
+    assert log == ["open", "close"]
+    assert table.sessions == {}

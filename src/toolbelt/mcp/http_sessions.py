@@ -118,6 +118,7 @@ class SessionTable:
         self._stateless: HttpSession | None = None
         self._stateless_lock = anyio.Lock()
         self._opening = 0
+        self._stopping = False
         self._keys = itertools.count(1)
 
     async def open(self, session_id: str) -> HttpSession:
@@ -147,6 +148,10 @@ class SessionTable:
         # input) is derived from the Mcp-Session-Id the client holds.
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
         server = await self._open_server(send)
+        if self._stopping:  # the server began stopping while this one's toolset opened
+            with anyio.CancelScope(shield=True):
+                await server.aclose()
+            raise Busy("The server is stopping.")
         if shared:
             core = server.session
             core.resource(JobManager, lambda: StatelessJobs(core.id))
@@ -189,7 +194,9 @@ class SessionTable:
         return True
 
     async def close_all(self) -> None:
-        """End every session (the server is stopping)."""
+        """End every session (the server is stopping); a session still opening ends as soon
+        as it has opened."""
+        self._stopping = True
         every = list(self.sessions.values())
         every += [self._stateless] if self._stateless else []
         self.sessions.clear()
