@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.core.registry import Toolset
+from toolbelt.core.registry import CombinedToolset, Toolset
 from toolbelt.core.user import UserChannel
 from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.permissions.factory import build_hooks, build_policy
@@ -31,6 +31,7 @@ from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
 
 if TYPE_CHECKING:
+    from toolbelt.mcp_client.config import McpConfig
     from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
@@ -68,11 +69,14 @@ class Runtime:
             settings if settings is not None else load_settings(self.session.root, trusted=trusted)
         )
         self.policy: ToolbeltPolicy = build_policy(self.session, mode, settings=self.settings)
+        self.mcp_config: McpConfig | None = None
+        """The MCP servers configured for this workspace (None: a toolset was injected)."""
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
             # the skill tool lists the workspace's skills only when the workspace is trusted
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
+            toolset = self._with_mcp_servers(toolset)
         self.toolset = toolset
         self.executor = Executor(
             toolset,
@@ -85,6 +89,21 @@ class Runtime:
             user=user,
         )
 
+    def _with_mcp_servers(self, builtins: Toolset) -> Toolset:
+        """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
+        imported only when a server is configured)."""
+        from toolbelt.mcp_client.config import load_mcp_config
+
+        self.mcp_config = load_mcp_config(
+            self.session.root, trusted=self.settings.trusted, home=self.settings.home
+        )
+        if not self.mcp_config.servers:
+            return builtins
+        from toolbelt.mcp_client.toolset import McpToolset
+
+        servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
+        return CombinedToolset(builtins, servers)
+
     @property
     def mode(self) -> str:
         """The permission mode in force (after the settings' ``defaultMode``)."""
@@ -92,8 +111,11 @@ class Runtime:
 
     @property
     def notice(self) -> str | None:
-        """What an untrusted workspace's settings lost, to tell the user; None if nothing."""
-        return untrusted_notice(self.settings)
+        """What an untrusted workspace's settings (and MCP servers) lost, to tell the user;
+        None if nothing."""
+        mcp = self.mcp_config.notice if self.mcp_config is not None else None
+        notices = [n for n in (untrusted_notice(self.settings), mcp) if n]
+        return " ".join(notices) or None
 
     @property
     def events(self) -> EventBus:
