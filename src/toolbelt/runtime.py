@@ -32,6 +32,7 @@ from toolbelt.permissions.settings import Settings, load_settings, untrusted_not
 
 if TYPE_CHECKING:
     from toolbelt.mcp_client.config import McpConfig
+    from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
@@ -71,6 +72,8 @@ class Runtime:
         self.policy: ToolbeltPolicy = build_policy(self.session, mode, settings=self.settings)
         self.mcp_config: McpConfig | None = None
         """The MCP servers configured for this workspace (None: a toolset was injected)."""
+        self.mcp_servers: McpToolset | None = None
+        """Their tools, when any server is configured."""
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
@@ -101,8 +104,8 @@ class Runtime:
             return builtins
         from toolbelt.mcp_client.toolset import McpToolset
 
-        servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
-        return CombinedToolset(builtins, servers)
+        self.mcp_servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
+        return CombinedToolset(builtins, self.mcp_servers)
 
     @property
     def mode(self) -> str:
