@@ -74,7 +74,7 @@ def text(request_id: Any, value: str) -> None:
 def call(request_id: Any, params: dict[str, Any]) -> None:
     name = params["name"]
     arguments = params.get("arguments") or {}
-    if name in ("echo", "readOnlyEcho", "odd name/ü!", "added"):
+    if name in ("echo", "readOnlyEcho", "odd name/ü!", "odd_name_u", "added"):
         text(request_id, f"{name}: {arguments.get('text', '')}")
     elif name == "hang":
         return
@@ -84,7 +84,8 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
         sys.stdout.write("this is not JSON-RPC\n")
         sys.stdout.flush()
     elif name == "deep":
-        sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": ' % json.dumps(request_id))
+        head = json.dumps({"jsonrpc": "2.0", "id": request_id})[:-1]
+        sys.stdout.write(head + ', "result": ')
         sys.stdout.write("[" * 200_000 + "]" * 200_000 + "}\n")
         sys.stdout.flush()
     elif name == "crash":

@@ -88,7 +88,8 @@ async def test_a_rule_for_the_tool_governs_call_mcp_tool_too(fake: Path, user_co
     assert results[2].error_kind == "permission_denied"
     assert results[2].text.startswith("the rule `mcp__fake__crash` in ")
     assert results[2].text.endswith(
-        "settings.json denies this call. Do not retry it; choose another approach or ask the user to change the rule."
+        "settings.json denies this call. Do not retry it; choose another approach or ask the "
+        "user to change the rule."
     )
     assert requester.asked == []
 

@@ -124,7 +124,7 @@ class McpServerToolset(Toolset):
                 "runtime) before calling its tools."
             )
         async with self._lock:
-            if self._session is not None:
+            if self._session is not None and not self._stopping():
                 return self._session
             if self._group is None:
                 raise ToolError(
@@ -148,6 +148,10 @@ class McpServerToolset(Toolset):
                 )
             return self._session
 
+    def _stopping(self) -> bool:
+        """The running session is going away (its server exited or was disconnected)."""
+        return self._stop is not None and self._stop.is_set()
+
     def _backoff(self) -> float:
         return float(min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** max(self._failures - 1, 0)))
 
@@ -157,7 +161,7 @@ class McpServerToolset(Toolset):
         self._failed_at = anyio.current_time()
 
     async def _run(self, *, task_status: TaskStatus[None]) -> None:
-        started = False
+        session: ClientSession | None = None
         stop = self._stop = anyio.Event()
         try:
             async with (
@@ -173,12 +177,12 @@ class McpServerToolset(Toolset):
                 await session.initialize()
                 await self._relist(session)
                 self._session, self.state, self.error = session, "running", None
-                started = True
                 task_status.started()
                 await stop.wait()
         finally:
-            self._session = None
-            if started and self.state == "running":
+            # a newer run may already have replaced this one: leave its state alone
+            if session is not None and self._session is session:
+                self._session = None
                 self.state = "stopped"
                 self.error = self._describe_exit(None)
                 self._failures += 1
@@ -189,16 +193,24 @@ class McpServerToolset(Toolset):
         if config.transport == "stdio":
             self._stdio = StdioConnection(config)
             return self._watched(self._stdio)
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        client = create_mcp_http_client(headers=dict(config.headers))
+        self._stdio = None
         if config.transport == "sse":
             from mcp.client.sse import sse_client
 
             return sse_client(config.url, headers=dict(config.headers))
-        from mcp.client.streamable_http import streamable_http_client
+        return self._streamable_http()
 
-        return streamable_http_client(config.url, http_client=client)
+    @asynccontextmanager
+    async def _streamable_http(self) -> AsyncIterator[Any]:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        headers = dict(self.config.headers)
+        async with (
+            create_mcp_http_client(headers=headers) as client,
+            streamable_http_client(self.config.url, http_client=client) as streams,
+        ):
+            yield streams
 
     @asynccontextmanager
     async def _watched(self, connection: StdioConnection) -> AsyncIterator[Any]:
@@ -278,7 +290,7 @@ class McpServerToolset(Toolset):
                 f"{timeout:g} s, so the call was cancelled; try again later or with less work."
             ) from None
         except MCPError as exc:
-            if self._session is not session or (self._stop is not None and self._stop.is_set()):
+            if self._session is not session or self._stopping():
                 why = self._describe_exit(exc)
                 raise ToolError(
                     f"The MCP server `{self.config.name}` stopped during `{remote}` ({why}); it "

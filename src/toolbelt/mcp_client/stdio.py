@@ -17,6 +17,7 @@ Its stderr is drained (a full pipe would block it) and its last lines kept for e
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import uuid
 from collections import deque
@@ -144,9 +145,8 @@ class StdioConnection:
             return False
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except (ValueError, RecursionError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.problem = f"wrote something that is not a JSON-RPC message ({reason[:160]})"
+        except (ValueError, RecursionError):
+            self.problem = _diagnose(line)
             return False
         try:
             await sink.send(SessionMessage(message))
@@ -190,3 +190,15 @@ class StdioConnection:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, 9)
+
+
+def _diagnose(line: bytes) -> str:
+    """Why ``line`` is not a message (only for a line that failed to parse: the slow path)."""
+    try:
+        json.loads(line)
+    except RecursionError:
+        return "sent JSON nested too deeply to read"
+    except ValueError:
+        shown = line[:60].decode("utf-8", "replace")
+        return f"wrote a line that is not JSON ({shown!r})"
+    return "sent JSON that is not a JSON-RPC message"
