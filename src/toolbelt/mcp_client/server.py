@@ -232,6 +232,8 @@ class McpServerToolset(Toolset):
         stdio = self._stdio
         if stdio is not None and stdio.problem:
             return f"it {stdio.problem} and was disconnected"
+        if isinstance(exc, OSError) and self.config.transport == "stdio":
+            return f"cannot run `{self.config.command}`: {exc.strerror or exc}"
         parts = [f"{type(exc).__name__}: {exc}" if exc is not None else "the server went away"]
         if stdio is not None and stdio.stderr_tail:
             parts.append(f"its last output on stderr: {stdio.stderr_tail[-400:]!r}")
