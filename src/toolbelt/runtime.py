@@ -32,6 +32,7 @@ from toolbelt.permissions.settings import Settings, load_settings, untrusted_not
 
 if TYPE_CHECKING:
     from toolbelt.mcp_client.config import McpConfig
+    from toolbelt.mcp_client.shared import SharedServers
     from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.shell.sandbox import SandboxSettings
 
@@ -56,6 +57,7 @@ class Runtime:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
+        mcp_servers: SharedServers | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
@@ -63,7 +65,8 @@ class Runtime:
         True applies the workspace's own settings in full for this runtime, None uses the
         stored trust; ``settings`` replaces reading the settings files altogether;
         ``requester`` answers permission prompts and ``user`` carries the tools' own questions
-        to the person (``NoUser`` when nobody is there).
+        to the person (``NoUser`` when nobody is there); ``mcp_servers`` are MCP servers the
+        caller opened and shares between runtimes, used instead of starting the configured ones.
         """
         self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
         self.settings = (
@@ -79,7 +82,7 @@ class Runtime:
 
             # the skill tool lists the workspace's skills only when the workspace is trusted
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
-            toolset = self._with_mcp_servers(toolset)
+            toolset = self._with_mcp_servers(toolset, mcp_servers)
         self.toolset = toolset
         self.executor = Executor(
             toolset,
@@ -92,7 +95,7 @@ class Runtime:
             user=user,
         )
 
-    def _with_mcp_servers(self, builtins: Toolset) -> Toolset:
+    def _with_mcp_servers(self, builtins: Toolset, shared: SharedServers | None) -> Toolset:
         """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
         imported only when a server is configured)."""
         from toolbelt.mcp_client.config import load_mcp_config
@@ -100,6 +103,9 @@ class Runtime:
         self.mcp_config = load_mcp_config(
             self.session.root, trusted=self.settings.trusted, home=self.settings.home
         )
+        if shared is not None:
+            self.mcp_servers = shared.servers
+            return CombinedToolset(builtins, shared)
         if not self.mcp_config.servers:
             return builtins
         from toolbelt.mcp_client.toolset import McpToolset

@@ -160,7 +160,8 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    (STATE / "started").write_text(str(os.getpid()))
+    with open(STATE / "started", "a") as starts:  # one line per start
+        starts.write(f"{os.getpid()}\n")
     for line in sys.stdin:
         message = json.loads(line)
         method = message.get("method")

@@ -133,3 +133,27 @@ def test_a_call_without_servers_never_imports_the_mcp_sdk(workspace: Path, tmp_p
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.anyio
+async def test_toolbelt_mcp_over_http_shares_the_servers_between_sessions(
+    workspace: Path, mark: str, tmp_path: Path, user_config: Path
+) -> None:
+    from tests.mcp.http_server import start
+
+    write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake__echo"]}}')
+    server = start(workspace, "--trust-workspace")
+    try:
+        replies = []
+        for text in ("first session", "second session"):
+            async with server.client(mode="legacy") as client:
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                result = await client.call_tool("mcp__fake__echo", {"text": text})
+                replies.append(result.content[0].text)  # type: ignore[union-attr]
+        starts = (tmp_path / "started").read_text().splitlines()
+    finally:
+        server.stop()
+    assert {"read_file", "call_mcp_tool", "mcp__fake__echo"} <= set(names)
+    assert replies == ["echo: first session", "echo: second session"]
+    assert len(starts) == 1  # one server process for both sessions

@@ -17,26 +17,29 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def hostile(workspace: Path, mark: str, tmp_path: Path) -> Path:
     entry = fake_entry(mark, tmp_path, FAKE_EXTRA_TOOLS="1")
-    write_servers(workspace / ".mcp.json", {"bad": {**entry, "timeout": 1}})
+    # `hasty` gives a call 1 s: only the tool that never answers is called there
+    write_servers(workspace / ".mcp.json", {"bad": entry, "hasty": {**entry, "timeout": 1}})
     return workspace
 
 
-async def call_then_echo(workspace: Path, tool: str) -> tuple[ToolCallResult, ToolCallResult, str]:
+async def call_then_echo(
+    workspace: Path, tool: str, server: str = "bad"
+) -> tuple[ToolCallResult, ToolCallResult, str]:
     async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
         await runtime.toolset.list_tools()
-        first = await runtime.run_one(ToolCall("1", f"mcp__bad__{tool}", {}))
-        second = await runtime.run_one(ToolCall("2", "mcp__bad__echo", {"text": "alive"}))
+        first = await runtime.run_one(ToolCall("1", f"mcp__{server}__{tool}", {}))
+        second = await runtime.run_one(ToolCall("2", f"mcp__{server}__echo", {"text": "alive"}))
         assert runtime.mcp_servers is not None
-        state = runtime.mcp_servers.servers[0].state
+        state = runtime.mcp_servers.server(server).state  # type: ignore[union-attr]
     return first, second, state
 
 
 async def test_a_server_that_never_answers_times_out(hostile: Path) -> None:
-    first, second, state = await call_then_echo(hostile, "hang")
+    first, second, state = await call_then_echo(hostile, "hang", "hasty")
     assert (first.error_kind, first.text) == (
         "tool_error",
-        "The MCP server `bad` did not answer `hang` within 1 s, so the call was cancelled; try "
-        "again later or with less work.",
+        "The MCP server `hasty` did not answer `hang` within 1 s, so the call was cancelled; "
+        "try again later or with less work.",
     )
     assert (second.text, state) == ("echo: alive", "running")
 
