@@ -3,6 +3,7 @@ over stdio and streamable HTTP, called through the executor."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -180,3 +181,54 @@ async def test_toolbelt_mcp_itself_over_http_with_a_token_from_the_environment(
     finally:
         server.stop()
     assert result.text == "1\tover http"
+
+
+async def test_an_sse_server_with_headers_from_the_environment(
+    workspace: Path, mark: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from tests.mcp.http_server import free_port
+
+    port = free_port()
+    script = Path(__file__).with_name("sse_server.py")
+    process = await anyio.open_process(
+        [sys.executable, str(script), str(port), "s3cret"],
+        env={**os.environ, "TOOLBELT_TEST_MARK": mark},
+        stdout=None,
+        stderr=None,
+    )
+    try:
+        with anyio.fail_after(30):
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+        monkeypatch.setenv("SSE_TOKEN", "s3cret")
+        url = f"http://127.0.0.1:{port}/sse"
+        write_servers(
+            workspace / ".mcp.json",
+            {
+                "good": {
+                    "type": "sse",
+                    "url": url,
+                    "headers": {"Authorization": "Bearer ${SSE_TOKEN}"},
+                },
+                "refused": {"type": "sse", "url": url, "startupTimeout": 10},
+            },
+        )
+        async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
+            await runtime.toolset.list_tools()
+            result = await runtime.run_one(ToolCall("s", "mcp__good__echo", {"text": "hi"}))
+            assert runtime.mcp_servers is not None
+            refused = runtime.mcp_servers.server("refused")
+            assert refused is not None
+            assert (refused.state, refused.tools()) == ("failed", ())
+    finally:
+        process.terminate()
+        with anyio.fail_after(20):
+            await process.wait()
+    assert result.text == "sse: hi"
+    assert refused.error == f"HTTPStatusError: Client error '401 Unauthorized' for url '{url}'"

@@ -139,8 +139,8 @@ class McpServerToolset(Toolset):
                     await self._group.start(self._run)
             except TimeoutError:
                 self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
-            except (OSError, MCPError, ToolbeltError, RuntimeError, ValueError) as exc:
-                self._failed(self._describe_exit(exc))
+            except Exception as exc:  # whatever a foreign server or transport throws at start
+                self._failed(self._describe_exit(_leaf(exc)))
             if self._session is None:
                 raise ToolError(
                     f"The MCP server `{self.config.name}` could not be started ({self.error}); "
@@ -234,7 +234,10 @@ class McpServerToolset(Toolset):
             return f"it {stdio.problem} and was disconnected"
         if isinstance(exc, OSError) and self.config.transport == "stdio":
             return f"cannot run `{self.config.command}`: {exc.strerror or exc}"
-        parts = [f"{type(exc).__name__}: {exc}" if exc is not None else "the server went away"]
+        first_line = str(exc).strip().split("\n", 1)[0]
+        parts = [
+            f"{type(exc).__name__}: {first_line}" if exc is not None else "the server went away"
+        ]
         if stdio is not None and stdio.stderr_tail:
             parts.append(f"its last output on stderr: {stdio.stderr_tail[-400:]!r}")
         return "; ".join(parts)
@@ -303,6 +306,12 @@ class McpServerToolset(Toolset):
             ) from exc
         except RuntimeError as exc:  # a structured result that breaks the tool's output schema
             raise ToolError(f"The MCP server `{self.config.name}` answered badly: {exc}.") from exc
+        except Exception as exc:  # the transport's own failures (HTTP errors, a closed pipe)
+            why = self._describe_exit(_leaf(exc))
+            raise ToolError(
+                f"The MCP server `{self.config.name}` could not run `{remote}` ({why}); try "
+                "again, or continue without it."
+            ) from exc
         finally:
             self._callers.remove(ctx)
         self._failures = 0
@@ -330,3 +339,10 @@ class McpServerToolset(Toolset):
         if isinstance(params, types.ElicitRequestURLParams):
             return types.ElicitResult(action="accept" if answer.text == "open" else "decline")
         return types.ElicitResult(action="accept", content=dict(answer.data))
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside exception groups (task groups wrap what their tasks raise)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
