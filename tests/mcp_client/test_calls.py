@@ -200,3 +200,19 @@ def _zombie(pid: int) -> bool:
             return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
     except OSError:
         return True
+
+
+async def test_hooks_see_the_mcp_name(fake: Path, user_config: Path, tmp_path: Path) -> None:
+    seen = tmp_path / "hook-input.json"
+    hook = {"type": "command", "command": f"cat > {seen}"}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "mcp__fake__.*", "hooks": [hook]}]}}
+    (user_config / "settings.json").write_text(json.dumps(settings))
+    async with Runtime(fake, trusted=True, requester=AutoApprove()) as runtime:
+        await runtime.toolset.list_tools()
+        result = await runtime.run_one(ToolCall("h", "mcp__fake__echo", {"text": "hooked"}))
+    assert result.text == "echo: hooked"
+    hook_input = json.loads(seen.read_text())
+    assert (hook_input["tool_name"], hook_input["tool_input"]) == (
+        "mcp__fake__echo",
+        {"text": "hooked"},
+    )
