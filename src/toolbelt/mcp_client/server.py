@@ -17,9 +17,6 @@ through the calling tool's user channel (declined when nobody is there).
 from __future__ import annotations
 
 import contextlib
-import logging
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -32,15 +29,16 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolbeltError, ToolError
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.core.user import NoUser, Question, UserChannel
+from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.elicitation import ask_person
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tools import McpTool, tool_names
+from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
 
-logger = logging.getLogger(__name__)
 _BACKOFF_FIRST = 0.5
 _BACKOFF_MAX = 30.0
 CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
@@ -164,8 +162,9 @@ class McpServerToolset(Toolset):
         session: ClientSession | None = None
         stop = self._stop = anyio.Event()
         try:
+            transport, self._stdio = connect(self.config, stop)
             async with (
-                self._transport() as (read, write),
+                transport as (read, write),
                 ClientSession(
                     read,
                     write,
@@ -187,46 +186,6 @@ class McpServerToolset(Toolset):
                 self.error = self._describe_exit(None)
                 self._failures += 1
                 self._failed_at = anyio.current_time()
-
-    def _transport(self) -> AbstractAsyncContextManager[Any]:
-        config = self.config
-        if config.transport == "stdio":
-            self._stdio = StdioConnection(config)
-            return self._watched(self._stdio)
-        self._stdio = None
-        if config.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(config.url, headers=dict(config.headers))
-        return self._streamable_http()
-
-    @asynccontextmanager
-    async def _streamable_http(self) -> AsyncIterator[Any]:
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        headers = dict(self.config.headers)
-        async with (
-            create_mcp_http_client(headers=headers) as client,
-            streamable_http_client(self.config.url, http_client=client) as streams,
-        ):
-            yield streams
-
-    @asynccontextmanager
-    async def _watched(self, connection: StdioConnection) -> AsyncIterator[Any]:
-        """The stdio streams; when the server's output ends, the session is told to stop."""
-        async with connection.open() as streams, anyio.create_task_group() as group:
-
-            async def watch() -> None:
-                await connection.ended.wait()
-                if self._stop is not None:
-                    self._stop.set()
-
-            group.start_soon(watch)
-            try:
-                yield streams
-            finally:
-                group.cancel_scope.cancel()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
         stdio = self._stdio
@@ -323,22 +282,7 @@ class McpServerToolset(Toolset):
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         user: UserChannel = self._callers[-1].user if self._callers else NoUser()
-        if isinstance(params, types.ElicitRequestURLParams):
-            question = Question(f"{params.message}\n{params.url}", choices=("open", "decline"))
-        else:
-            question = Question(
-                f"The MCP server `{self.config.name}` asks: {params.message}",
-                schema=params.requested_schema,
-            )
-        try:
-            answer = await user.ask(question)
-        except ToolError:
-            return types.ElicitResult(action="decline")
-        if not answer.accepted:
-            return types.ElicitResult(action=answer.action)
-        if isinstance(params, types.ElicitRequestURLParams):
-            return types.ElicitResult(action="accept" if answer.text == "open" else "decline")
-        return types.ElicitResult(action="accept", content=dict(answer.data))
+        return await ask_person(self.config.name, user, params)
 
 
 def _leaf(exc: BaseException) -> BaseException:
