@@ -12,7 +12,7 @@ import pytest
 
 from tests.mcp.http_server import start
 from tests.mcp_client.conftest import FILESYSTEM, everything_entry, node_server, write_servers
-from toolbelt import Runtime, ToolCall
+from toolbelt import Runtime, ToolCall, tool_definitions
 from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.events import ProgressEvent
 from toolbelt.core.user import UserAnswer
@@ -45,6 +45,9 @@ async def test_server_everything_content_of_every_kind(everything: Path) -> None
                 ToolCall("6", "mcp__everything__get_structured_content", {"location": "Chicago"}),
             ]
         )
+        for provider in ("anthropic", "openai", "openai-responses", "gemini", "mcp"):
+            names = [_name(d) for d in tool_definitions(runtime.toolset, provider)]
+            assert set(listed) <= set(names), provider  # every remote schema converts
     assert {
         "mcp__everything__echo",
         "mcp__everything__get_sum",
@@ -232,3 +235,11 @@ async def test_an_sse_server_with_headers_from_the_environment(
             await process.wait()
     assert result.text == "sse: hi"
     assert refused.error == f"HTTPStatusError: Client error '401 Unauthorized' for url '{url}'"
+
+
+def _name(definition: object) -> str:
+    """A tool definition's name, whatever the provider's shape."""
+    if isinstance(definition, dict):
+        inner = definition.get("function", definition)
+        return str(inner["name"])
+    return str(getattr(definition, "name", ""))
