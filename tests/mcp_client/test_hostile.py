@@ -85,3 +85,24 @@ async def test_tools_with_a_ref_loop_or_odd_names_are_contained(hostile: Path) -
     assert skipped.startswith("'loop': RecursionError")
     assert odd.text == "odd name/ü!: ü"
     assert twin.text == "odd_name_u: x"
+
+
+async def test_a_server_that_never_initializes_fails_within_its_start_up_time(
+    workspace: Path, mark: str
+) -> None:
+    silent = {"command": "sleep", "args": ["1000"], "startupTimeout": 1}
+    silent["env"] = {"TOOLBELT_TEST_MARK": mark}
+    write_servers(workspace / ".mcp.json", {"silent": silent})
+    async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
+        names = [tool.name for tool in await runtime.toolset.list_tools()]
+        result = await runtime.run_one(
+            ToolCall("c", "call_mcp_tool", {"server": "silent", "tool": "anything"})
+        )
+        assert runtime.mcp_servers is not None
+        server = runtime.mcp_servers.servers[0]
+        assert (server.state, server.error) == ("failed", "it did not finish starting within 1 s")
+    assert "read_file" in names  # the other tools are unaffected
+    assert result.text == (
+        "The MCP server `silent` could not be started (it did not finish starting within 1 s); "
+        "continue without its tools or ask the user to fix its configuration."
+    )

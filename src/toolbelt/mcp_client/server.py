@@ -102,6 +102,10 @@ class McpServerToolset(Toolset):
         group.cancel_scope.cancel()
         await group.__aexit__(None, None, None)
 
+    async def start(self) -> None:
+        """Start the server unless it runs; ``ToolError`` saying why it could not."""
+        await self._ensure_started()
+
     def remote_tools(self) -> tuple[McpTool, ...]:
         """The server's tools, as ``McpTool`` (with their remote names)."""
         return tuple(self._tools.values())

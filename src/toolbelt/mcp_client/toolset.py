@@ -102,14 +102,12 @@ class CallMcpTool(Tool[CallMcpInput]):
         if server is None:
             known = ", ".join(f"`{s.config.name}`" for s in self._toolset.servers)
             raise ToolError(f"There is no MCP server `{args.server}`; use one of {known}.")
-        await server.list_tools()
+        await server.start()
         target = server.remote_tool(args.tool)
         if target is None:
             tools = ", ".join(f"`{t.remote_name}`" for t in server.remote_tools()) or "none"
-            why = f" ({server.error})" if server.error else ""
             raise ToolError(
-                f"The MCP server `{args.server}` has no tool `{args.tool}`{why}; "
-                f"its tools: {tools}."
+                f"The MCP server `{args.server}` has no tool `{args.tool}`; its tools: {tools}."
             )
         return target
 
