@@ -216,3 +216,19 @@ async def test_hooks_see_the_mcp_name(fake: Path, user_config: Path, tmp_path: P
         "mcp__fake__echo",
         {"text": "hooked"},
     )
+
+
+async def test_two_servers_whose_names_read_the_same_keep_apart(
+    workspace: Path, mark: str, state: Path
+) -> None:
+    entry = fake_entry(mark, state)
+    write_servers(workspace / ".mcp.json", {"my-fake": entry, "my_fake": entry})
+    async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
+        await runtime.toolset.list_tools()
+        first, second = await runtime.run(
+            [
+                ToolCall("1", "mcp__my_fake__echo", {"text": "one"}),
+                ToolCall("2", "mcp__my_fake_2__echo", {"text": "two"}),
+            ]
+        )
+    assert (first.text, second.text) == ("echo: one", "echo: two")

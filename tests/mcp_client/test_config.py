@@ -9,7 +9,7 @@ import pytest
 
 from toolbelt.core.errors import SettingsError
 from toolbelt.mcp_client.config import load_mcp_config
-from toolbelt.mcp_client.tools import snake_name, tool_names
+from toolbelt.mcp_client.tools import server_prefixes, snake_name, tool_names
 
 
 def write(path: Path, data: object) -> Path:
@@ -127,3 +127,12 @@ def test_tool_names_are_snake_case_unique_and_within_64_characters() -> None:
         "x" * 80: ("mcp__my_server__" + "x" * 80)[:64],
         "x" * 81: ("mcp__my_server__" + "x" * 80)[:62] + "_2",
     }
+
+
+def test_servers_whose_names_read_the_same_get_distinct_prefixes() -> None:
+    assert server_prefixes(["my-server", "my_server", "My Server", "other"]) == [
+        "my_server",
+        "my_server_2",
+        "my_server_3",
+        "other",
+    ]

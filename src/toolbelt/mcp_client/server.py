@@ -34,7 +34,7 @@ from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tools import McpTool, tool_names
+from toolbelt.mcp_client.tools import McpTool, snake_name, tool_names
 from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
@@ -47,8 +47,17 @@ CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
 class McpServerToolset(Toolset):
     """The tools of one MCP server, each ``mcp__<server>__<tool>``."""
 
-    def __init__(self, config: ServerConfig, *, taken: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        taken: frozenset[str] = frozenset(),
+        prefix: str | None = None,
+    ) -> None:
+        """``taken``: names its tools must not use; ``prefix``: the server's part of their
+        names (default: its configured name in snake_case)."""
         self.config = config
+        self.prefix = prefix or snake_name(config.name)
         self.state = "not started"
         """``not started``, ``running``, ``stopped`` (it exited; restarts on use) or ``failed``."""
         self.error: str | None = None
@@ -215,7 +224,7 @@ class McpServerToolset(Toolset):
             cursor = page.next_cursor
             if not cursor:
                 break
-        names = tool_names(self.config.name, (tool.name for tool in tools), self._taken)
+        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken)
         built: dict[str, McpTool] = {}
         skipped: list[str] = []
         for remote in tools:

@@ -24,7 +24,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
 
-__all__ = ["McpTool", "snake_name", "tool_names"]
+__all__ = ["McpTool", "server_prefixes", "snake_name", "tool_names"]
 
 RemoteCall = Callable[[str, dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 _MAX = 64
@@ -36,6 +36,22 @@ def snake_name(text: str) -> str:
     """``getTinyImage`` → ``get_tiny_image``; ``my-server.v2`` → ``my_server_v2``."""
     name = _OTHER.sub("_", _CAMEL.sub("_", text).lower()).strip("_")
     return name or "tool"
+
+
+def server_prefixes(servers: Iterable[str]) -> list[str]:
+    """Each server's part of its tools' names, unique (``my-server`` and ``my_server`` would
+    both read ``my_server``: the second becomes ``my_server_2``)."""
+    used: set[str] = set()
+    prefixes = []
+    for server in servers:
+        base = snake_name(server)[:40]
+        prefix, number = base, 1
+        while prefix in used:
+            number += 1
+            prefix = f"{base}_{number}"
+        used.add(prefix)
+        prefixes.append(prefix)
+    return prefixes
 
 
 def tool_names(server: str, remote: Iterable[str], taken: Iterable[str] = ()) -> dict[str, str]:

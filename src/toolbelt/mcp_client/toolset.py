@@ -23,7 +23,7 @@ from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.server import McpServerToolset
-from toolbelt.mcp_client.tools import McpTool
+from toolbelt.mcp_client.tools import McpTool, server_prefixes
 
 __all__ = ["CallMcpTool", "McpToolset"]
 
@@ -32,7 +32,11 @@ class McpToolset(Toolset):
     """The configured servers' tools and ``call_mcp_tool``; ``taken`` are names in use."""
 
     def __init__(self, servers: Sequence[ServerConfig], *, taken: frozenset[str] = frozenset()):
-        self.servers = tuple(McpServerToolset(config, taken=taken) for config in servers)
+        prefixes = server_prefixes(config.name for config in servers)
+        self.servers = tuple(
+            McpServerToolset(config, taken=taken, prefix=prefix)
+            for config, prefix in zip(servers, prefixes, strict=True)
+        )
         self.call_tool = CallMcpTool(self)
 
     def tools(self) -> tuple[AnyTool, ...]:
