@@ -232,3 +232,15 @@ async def test_two_servers_whose_names_read_the_same_keep_apart(
             ]
         )
     assert (first.text, second.text) == ("echo: one", "echo: two")
+
+
+async def test_an_eager_server_starts_when_the_runtime_opens(
+    workspace: Path, mark: str, state: Path
+) -> None:
+    write_servers(
+        workspace / ".mcp.json", {"fake": {**fake_entry(mark, state), "startup": "eager"}}
+    )
+    async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
+        assert (state / "started").exists()
+        result = await runtime.run_one(ToolCall("1", "mcp__fake__echo", {"text": "ready"}))
+    assert result.text == "echo: ready"
