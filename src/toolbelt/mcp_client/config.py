@@ -10,7 +10,8 @@ always applies; a later file's entry replaces an earlier one of the same name.
 ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``, ``cwd``,
 ``url`` and ``headers``, so secrets stay in the environment. Beyond Claude Code's keys an entry
 may say ``"startup": "eager"`` (start when the runtime opens rather than when its tools are
-first listed) and ``"timeout"`` (seconds a tool call may take, default 300). This module reads
+first listed), ``"startupTimeout"`` (seconds to initialize and list, default 30) and
+``"timeout"`` (seconds a tool call may take, default 300). This module reads
 JSON only: nothing here imports the MCP SDK, so a workspace without servers pays nothing.
 """
 
