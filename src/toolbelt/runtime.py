@@ -25,12 +25,15 @@ from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.core.registry import Toolset
+from toolbelt.core.registry import CombinedToolset, Toolset
 from toolbelt.core.user import UserChannel
 from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.permissions.policy import ToolbeltPolicy
 
 if TYPE_CHECKING:
+    from toolbelt.mcp_client.config import McpConfig
+    from toolbelt.mcp_client.shared import SharedServers
+    from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
@@ -54,6 +57,7 @@ class Runtime:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
+        mcp_servers: SharedServers | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
@@ -61,18 +65,24 @@ class Runtime:
         True applies the workspace's own settings in full for this runtime, None uses the
         stored trust; ``settings`` replaces reading the settings files altogether;
         ``requester`` answers permission prompts and ``user`` carries the tools' own questions
-        to the person (``NoUser`` when nobody is there).
+        to the person (``NoUser`` when nobody is there); ``mcp_servers`` are MCP servers the
+        caller opened and shares between runtimes, used instead of starting the configured ones.
         """
         self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
         self.settings = (
             settings if settings is not None else load_settings(self.session.root, trusted=trusted)
         )
         self.policy: ToolbeltPolicy = build_policy(self.session, mode, settings=self.settings)
+        self.mcp_config: McpConfig | None = None
+        """The MCP servers configured for this workspace (None: a toolset was injected)."""
+        self.mcp_servers: McpToolset | None = None
+        """Their tools, when any server is configured."""
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
             # the skill tool lists the workspace's skills only when the workspace is trusted
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
+            toolset = self._with_mcp_servers(toolset, mcp_servers)
         self.toolset = toolset
         self._closed = False
         self.executor = Executor(
@@ -86,6 +96,24 @@ class Runtime:
             user=user,
         )
 
+    def _with_mcp_servers(self, builtins: Toolset, shared: SharedServers | None) -> Toolset:
+        """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
+        imported only when a server is configured)."""
+        from toolbelt.mcp_client.config import load_mcp_config
+
+        self.mcp_config = load_mcp_config(
+            self.session.root, trusted=self.settings.trusted, home=self.settings.home
+        )
+        if shared is not None:
+            self.mcp_servers = shared.servers
+            return CombinedToolset(builtins, shared)
+        if not self.mcp_config.servers:
+            return builtins
+        from toolbelt.mcp_client.toolset import McpToolset
+
+        self.mcp_servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
+        return CombinedToolset(builtins, self.mcp_servers)
+
     @property
     def mode(self) -> str:
         """The permission mode in force (after the settings' ``defaultMode``)."""
@@ -93,8 +121,11 @@ class Runtime:
 
     @property
     def notice(self) -> str | None:
-        """What an untrusted workspace's settings lost, to tell the user; None if nothing."""
-        return untrusted_notice(self.settings)
+        """What an untrusted workspace's settings (and MCP servers) lost, to tell the user;
+        None if nothing."""
+        mcp = self.mcp_config.notice if self.mcp_config is not None else None
+        notices = [n for n in (untrusted_notice(self.settings), mcp) if n]
+        return " ".join(notices) or None
 
     @property
     def events(self) -> EventBus:

@@ -39,10 +39,22 @@ DENY_HINT = (
 )
 
 
-def list_tools(*, as_json: bool, toolset_spec: str | None = None) -> int:
-    """Print every tool: a table for people, or JSON with the full input schemas."""
+def list_tools(
+    *,
+    as_json: bool,
+    toolset_spec: str | None = None,
+    root: str | None = None,
+    trust_workspace: bool = False,
+) -> int:
+    """Print every tool: a table for people, or JSON with the full input schemas. With
+    ``root``, the tools of that workspace's configured MCP servers too (their servers start)."""
     try:
         toolset = _toolset(toolset_spec)
+        if toolset is None and root is not None:
+            runtime = Runtime(root, trusted=True if trust_workspace else None)
+            if runtime.notice:
+                print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+            toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
@@ -108,6 +120,25 @@ def call_tool(
     return EXIT_CODES.get(result.error_kind, 1)
 
 
+async def _listed(runtime: Runtime) -> Toolset:
+    """The runtime's tools once every configured MCP server has listed its own."""
+    from toolbelt.core.registry import ToolRegistry
+
+    async with runtime:
+        tools = await runtime.toolset.list_tools()
+        _report_servers(runtime)
+        return ToolRegistry(tools)
+
+
+def _report_servers(runtime: Runtime) -> None:
+    """Say on stderr which configured MCP servers could not list their tools, and why."""
+    from toolbelt.mcp_client.status import server_states
+
+    for state in server_states(runtime):
+        if state.error:
+            print(f"toolbelt: MCP server `{state.name}`: {state.error}", file=sys.stderr)
+
+
 def exit_code(result: ToolCallResult) -> int:
     """The CLI exit status for a result."""
     return EXIT_CODES.get(result.error_kind, 1)
@@ -115,6 +146,8 @@ def exit_code(result: ToolCallResult) -> int:
 
 async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
     async with runtime:
+        if runtime.toolset.get(call.name) is None:  # an MCP server's tool: start its server
+            await runtime.toolset.list_tools()
         Renderer.for_stderr().follow(runtime.events)
         return await runtime.run_one(call)
 

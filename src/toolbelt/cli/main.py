@@ -44,7 +44,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tools":
         from toolbelt.cli.commands import list_tools
 
-        return list_tools(as_json=args.json, toolset_spec=args.toolset)
+        return list_tools(
+            as_json=args.json,
+            toolset_spec=args.toolset,
+            root=args.root,
+            trust_workspace=args.trust_workspace,
+        )
+    if args.command == "mcp-servers":
+        from toolbelt.cli.mcp_servers_command import list_servers
+
+        return list_servers(args.root, trust_workspace=args.trust_workspace, as_json=args.json)
     if args.command == "skills":
         from toolbelt.cli.skills_command import list_skills
 
@@ -104,6 +113,28 @@ def _parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="list the tools with their input schemas")
     tools.add_argument("--json", action="store_true", help="print JSON with full schemas")
     _add_toolset_option(tools)
+    tools.add_argument(
+        "--root",
+        default=None,
+        help="also list the tools of this workspace's MCP servers (starting them)",
+    )
+    tools.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="use the workspace's own MCP servers (.mcp.json) for this run (see `toolbelt trust`)",
+    )
+
+    servers = sub.add_parser(
+        "mcp-servers",
+        help="show the configured MCP servers: where from, started, tools, errors",
+    )
+    servers.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    servers.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="include the workspace's own servers (.mcp.json) for this run",
+    )
+    servers.add_argument("--json", action="store_true", help="print JSON")
 
     call = sub.add_parser(
         "call",

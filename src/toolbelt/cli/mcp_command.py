@@ -202,6 +202,7 @@ def _write_token_file(port: int, token: str) -> Path:
 
 async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
     async with runtime:
+        await runtime.toolset.list_tools()  # configured MCP servers' tools are served too
         await serve(runtime)
 
 

@@ -243,7 +243,7 @@ class Executor:
             dumped = args.model_dump(mode="json")
         access: Access = await tool.access(args, ctx)
         request = PermissionRequest(
-            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.rule_identity()
+            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
         )
         decision = with_hook(self.policy.decide(request), pre.decision, pre.reason)
         await authorize(

@@ -98,6 +98,11 @@ class Tool(ABC, Generic[InputT]):
             self.__dict__["_rule_identity"] = cached
         return cached
 
+    def call_identity(self, args: InputT) -> RuleIdentity:
+        """How rules see this call; a proxy tool (``call_mcp_tool``) answers as the tool it
+        calls, so a rule for that tool governs the proxied call too."""
+        return self.rule_identity()
+
     def input_schema(self) -> JsonSchema:
         """The arguments' JSON Schema in neutral form (closed, inlined); providers use it."""
         return model_schema(self.input_model)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from toolbelt.mcp_client.shared import SharedServers
+
 __all__ = ["HttpOptions", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
@@ -80,6 +82,29 @@ class HttpOptions:
     """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
 
 
+@asynccontextmanager
+async def _mcp_servers(options: HttpOptions, shared: list[SharedServers]) -> AsyncIterator[None]:
+    """Open the workspace's configured MCP servers once for every session (``shared``)."""
+    if options.toolset is not None:
+        yield
+        return
+    from toolbelt.mcp_client.shared import SharedServers, configured_servers
+    from toolbelt.tools import builtin_toolset
+
+    taken = frozenset(builtin_toolset().names())
+    servers = configured_servers(options.root, trusted=options.trusted, taken=taken)
+    if servers is None:
+        yield
+        return
+    async with servers:
+        await servers.list_tools()
+        shared.append(SharedServers(servers))
+        try:
+            yield
+        finally:
+            shared.clear()
+
+
 class _BodyError(Exception):
     def __init__(self, status: int, text: str) -> None:
         super().__init__(text)
@@ -96,6 +121,8 @@ def build_app(options: HttpOptions) -> Any:
     limits = options.limits
     tables: list[SessionTable] = []
 
+    shared: list[SharedServers] = []  # the configured MCP servers, opened by the lifespan
+
     async def open_server(outbox: Outbox) -> McpServer:
         runtime = Runtime(
             options.root,
@@ -103,6 +130,7 @@ def build_app(options: HttpOptions) -> Any:
             mode=options.mode,
             add_dirs=options.add_dirs,
             trusted=options.trusted,
+            mcp_servers=shared[0] if shared else None,
         )
         if options.sandbox is not None:
             runtime.use_sandbox(options.sandbox)
@@ -111,7 +139,7 @@ def build_app(options: HttpOptions) -> Any:
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
-        async with anyio.create_task_group() as group:
+        async with _mcp_servers(options, shared), anyio.create_task_group() as group:
             table = SessionTable(open_server, limits, group)
             tables.append(table)
             group.start_soon(table.expire_idle)

@@ -1,0 +1,45 @@
+"""``toolbelt mcp-servers``: the configured MCP servers, each started once to count its tools."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+
+from toolbelt.core.errors import UsageError
+from toolbelt.mcp_client.status import ServerState, server_states
+from toolbelt.runtime import Runtime
+
+__all__ = ["list_servers"]
+
+
+def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
+    """Print one line (or JSON object) per server: name, state, tools, source, error."""
+    try:
+        runtime = Runtime(root, trusted=True if trust_workspace else None)
+    except UsageError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 2
+    states = anyio.run(_states, runtime)
+    if as_json:
+        print(json.dumps([state.as_json() for state in states], indent=2, ensure_ascii=False))
+        return 0
+    if not states:
+        print(
+            "No MCP servers are configured; add them to .mcp.json in the workspace or to "
+            "~/.config/toolbelt/mcp.json (Claude Code's mcpServers format)."
+        )
+        return 0
+    for state in states:
+        line = (
+            f"{state.name}\t{state.state}\t{state.tools} tools\t{state.transport}\t{state.source}"
+        )
+        print(line + (f"\t{state.error}" if state.error else ""))
+    return 0
+
+
+async def _states(runtime: Runtime) -> list[ServerState]:
+    async with runtime:
+        await runtime.toolset.list_tools()
+        return server_states(runtime)

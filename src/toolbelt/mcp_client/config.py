@@ -1,0 +1,218 @@
+"""Which MCP servers to connect to: Claude Code's ``mcpServers`` format, from three files.
+
+``<root>/.mcp.json`` and ``<root>/.toolbelt/mcp.json`` come with the workspace, and each entry
+there is a program toolbelt would start (or a URL it would send headers to): a cloned
+repository must not run code before the user trusts it (Codex CVE-2025-61260, Claude Code
+CVE-2025-59828), so those files are read only in a trusted workspace and otherwise reported in
+a notice, worded like the settings' one. ``$XDG_CONFIG_HOME/toolbelt/mcp.json`` (the user's own)
+always applies; a later file's entry replaces an earlier one of the same name.
+
+``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``, ``cwd``,
+``url`` and ``headers``, so secrets stay in the environment. Beyond Claude Code's keys an entry
+may say ``"startup": "eager"`` (start when the runtime opens rather than when its tools are
+first listed), ``"startupTimeout"`` (seconds to initialize and list, default 30) and
+``"timeout"`` (seconds a tool call may take, default 300). This module reads
+JSON only: nothing here imports the MCP SDK, so a workspace without servers pays nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from toolbelt.core.errors import SettingsError
+from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.config.trust import user_config_dir
+
+__all__ = ["McpConfig", "ServerConfig", "load_mcp_config", "mcp_config_files"]
+
+Transport = Literal["stdio", "http", "sse"]
+DEFAULT_CALL_TIMEOUT = 300.0
+DEFAULT_START_TIMEOUT = 30.0
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "startup", "timeout", "startupTimeout"}
+_URL_KEYS = {"type", "url", "headers", "startup", "timeout", "startupTimeout"}
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """One server entry, validated and with its variables expanded."""
+
+    name: str
+    source: Path
+    transport: Transport
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    eager: bool = False
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    start_timeout: float = DEFAULT_START_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class McpConfig:
+    """The servers to use, and the workspace files left out because it is not trusted."""
+
+    servers: tuple[ServerConfig, ...] = ()
+    ignored: tuple[Path, ...] = ()
+
+    @property
+    def notice(self) -> str | None:
+        """What an untrusted workspace's MCP files lost, to tell the user; None if nothing."""
+        if not self.ignored:
+            return None
+        files = ", ".join(str(path) for path in self.ignored)
+        return (
+            f"this workspace is not trusted, so the MCP servers in {files} were not started "
+            "(they would run programs it names). Trust it with `toolbelt trust` (or "
+            "`--trust-workspace` for one run)."
+        )
+
+
+def mcp_config_files(root: Path, *, home: Path | None = None) -> tuple[Path, Path, Path]:
+    """The user's file, then the workspace's two, lowest precedence first."""
+    return (
+        user_config_dir(home) / "mcp.json",
+        root / ".mcp.json",
+        root / ".toolbelt" / "mcp.json",
+    )
+
+
+def load_mcp_config(
+    root: Path,
+    *,
+    trusted: bool,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> McpConfig:
+    """Read every MCP configuration file that exists; ``SettingsError`` naming the file and key
+    for one that is malformed (a server silently dropped is worse than refusing to start)."""
+    env = os.environ if environ is None else environ
+    servers: dict[str, ServerConfig] = {}
+    ignored: list[Path] = []
+    for index, path in enumerate(mcp_config_files(root, home=home)):
+        try:
+            data = load_json_config(path)
+        except ConfigFileError as exc:
+            raise SettingsError(str(exc)) from exc
+        if data is None:
+            continue
+        entries = _entries(path, data)
+        if index > 0 and not trusted:
+            if entries:
+                ignored.append(path)
+            continue
+        for name, raw in entries.items():
+            servers[name] = _server(path, name, raw, env)
+    return McpConfig(tuple(servers.values()), tuple(ignored))
+
+
+def _entries(path: Path, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: the file must hold a JSON object with `mcpServers`.")
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise SettingsError(f"{path}: `mcpServers` must be an object of server name to entry.")
+    for name in servers:
+        if not name or len(name) > 64:
+            raise SettingsError(
+                f"{path}: `mcpServers.{name}`: a server name has 1 to 64 characters."
+            )
+    return servers
+
+
+def _server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> ServerConfig:
+    where = f"{path}: `mcpServers.{name}"
+    if not isinstance(raw, dict):
+        raise SettingsError(f"{where}` must be an object (with `command`, or `type` and `url`).")
+    kind = raw.get("type", "stdio" if "command" in raw else None)
+    if kind not in ("stdio", "http", "sse"):
+        raise SettingsError(
+            f'{where}.type` must be "stdio", "http" or "sse" (or give `command`), not {kind!r}.'
+        )
+    allowed = _STDIO_KEYS if kind == "stdio" else _URL_KEYS
+    for key in raw:
+        if key not in allowed:
+            raise SettingsError(f"{where}.{key}` is not a key of a {kind} server; remove it.")
+    startup = raw.get("startup", "lazy")
+    if startup not in ("lazy", "eager"):
+        raise SettingsError(f'{where}.startup` must be "lazy" or "eager", not {startup!r}.')
+    common: dict[str, Any] = {
+        "eager": startup == "eager",
+        "call_timeout": _seconds(where, raw, "timeout", DEFAULT_CALL_TIMEOUT),
+        "start_timeout": _seconds(where, raw, "startupTimeout", DEFAULT_START_TIMEOUT),
+    }
+    if kind == "stdio":
+        command = _string(where, raw, "command", env, required=True)
+        args = raw.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise SettingsError(f"{where}.args` must be a list of strings.")
+        cwd = _string(where, raw, "cwd", env) or None
+        return ServerConfig(
+            name,
+            path,
+            "stdio",
+            command=command,
+            args=tuple(_expand(where + ".args", a, env) for a in args),
+            env=_mapping(where, raw, "env", env),
+            cwd=str(path.parent / cwd) if cwd else None,
+            **common,
+        )
+    url = _string(where, raw, "url", env, required=True)
+    if not url.startswith(("http://", "https://")):
+        raise SettingsError(f"{where}.url` must be an http:// or https:// URL, not {url!r}.")
+    headers = _mapping(where, raw, "headers", env)
+    return ServerConfig(name, path, kind, url=url, headers=headers, **common)
+
+
+def _string(
+    where: str, raw: Mapping[str, Any], key: str, env: Mapping[str, str], *, required: bool = False
+) -> str:
+    value = raw.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value):
+        raise SettingsError(f"{where}.{key}` must be a non-empty string.")
+    return _expand(f"{where}.{key}", value, env)
+
+
+def _mapping(
+    where: str, raw: Mapping[str, Any], key: str, env: Mapping[str, str]
+) -> dict[str, str]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SettingsError(f"{where}.{key}` must be an object of strings.")
+    return {k: _expand(f"{where}.{key}.{k}", v, env) for k, v in value.items()}
+
+
+def _seconds(where: str, raw: Mapping[str, Any], key: str, default: float) -> float:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise SettingsError(f"{where}.{key}` must be a positive number of seconds.")
+    return float(value)
+
+
+def _expand(where: str, text: str, env: Mapping[str, str]) -> str:
+    """``${VAR}`` and ``${VAR:-default}``; an unset variable without default is an error."""
+
+    def value(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = env.get(name)
+        if found:
+            return found
+        if default is not None:
+            return default
+        if name in env:
+            return ""
+        raise SettingsError(
+            f"{where}` uses ${{{name}}}, which is not set; set it or write ${{{name}:-default}}."
+        )
+
+    return _VARIABLE.sub(value, text)

@@ -1,0 +1,305 @@
+"""One configured MCP server as a toolset: its connection, its tools, its restarts.
+
+The SDK session lives in a task of the toolset's own task group (entered by ``open``), so it
+can be started from whichever task first needs it — a ``list_tools`` at start-up, or later —
+and outlives the call that started it. It starts on the first ``list_tools`` (or at ``open``
+for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
+follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
+the stdio contract and was disconnected) the session ends and the next use starts it again,
+after a back-off that doubles with each failure in a row (0.5 s up to 30 s).
+
+A call runs under the server's call timeout; leaving its scope — timeout, or our own
+cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
+Remote progress becomes the call's progress events, and an elicitation goes to the person
+through the calling tool's user channel (declined when nobody is there).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.abc import TaskGroup, TaskStatus
+from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
+from mcp.shared.exceptions import MCPError
+
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import ToolbeltError, ToolError
+from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.core.user import NoUser, UserChannel
+from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.elicitation import ask_person
+from toolbelt.mcp_client.results import output_from_result
+from toolbelt.mcp_client.stdio import StdioConnection
+from toolbelt.mcp_client.tools import McpTool, snake_name, tool_names
+from toolbelt.mcp_client.transports import connect
+
+__all__ = ["McpServerToolset"]
+
+_BACKOFF_FIRST = 0.5
+_BACKOFF_MAX = 30.0
+CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
+
+
+class McpServerToolset(Toolset):
+    """The tools of one MCP server, each ``mcp__<server>__<tool>``."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        taken: frozenset[str] = frozenset(),
+        prefix: str | None = None,
+    ) -> None:
+        """``taken``: names its tools must not use; ``prefix``: the server's part of their
+        names (default: its configured name in snake_case)."""
+        self.config = config
+        self.prefix = prefix or snake_name(config.name)
+        self.state = "not started"
+        """``not started``, ``running``, ``stopped`` (it exited; restarts on use) or ``failed``."""
+        self.error: str | None = None
+        self.skipped: list[str] = []
+        """Remote tools left out, each with the reason (a schema toolbelt cannot use)."""
+        self._taken = taken
+        self._tools: dict[str, McpTool] = {}
+        self._group: TaskGroup | None = None
+        self._session: ClientSession | None = None
+        self._stdio: StdioConnection | None = None
+        self._stop: anyio.Event | None = None
+        self._lock: anyio.Lock | None = None
+        self._failures = 0
+        self._failed_at = 0.0
+        self._callers: list[ToolContext] = []
+
+    # -- Toolset ------------------------------------------------------------------------
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        return tuple(self._tools.values())
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        """Start the server if it is not running; a server that cannot start lists nothing
+        (``state`` and ``error`` say why) rather than taking the other tools down."""
+        with contextlib.suppress(ToolError):
+            await self._ensure_started()
+        return self.tools()
+
+    async def open(self) -> None:
+        """Enter the task group the session will live in (``aclose`` must run in the same
+        task, as ``Runtime`` and ``async with`` do); an eager server starts here."""
+        if self._group is not None:
+            return
+        self._lock = anyio.Lock()
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        self._group = group
+        if self.config.eager:
+            await self.list_tools()
+
+    async def aclose(self) -> None:
+        """Stop the server (its whole process tree) and the task that held its session."""
+        group, self._group = self._group, None
+        if group is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        group.cancel_scope.cancel()
+        await group.__aexit__(None, None, None)
+
+    async def start(self) -> None:
+        """Start the server unless it runs; ``ToolError`` saying why it could not."""
+        await self._ensure_started()
+
+    def remote_tools(self) -> tuple[McpTool, ...]:
+        """The server's tools, as ``McpTool`` (with their remote names)."""
+        return tuple(self._tools.values())
+
+    def remote_tool(self, name: str) -> McpTool | None:
+        """Our tool for the remote name ``name`` (or our own name for it)."""
+        for tool in self._tools.values():
+            if name in (tool.remote_name, tool.name):
+                return tool
+        return None
+
+    # -- the connection -----------------------------------------------------------------
+
+    async def _ensure_started(self) -> ClientSession:
+        if self._group is None or self._lock is None:
+            raise ToolError(
+                f"The MCP server `{self.config.name}` is not open; open the toolset (or the "
+                "runtime) before calling its tools."
+            )
+        async with self._lock:
+            if self._session is not None and not self._stopping():
+                return self._session
+            if self._group is None:
+                raise ToolError(
+                    f"The MCP server `{self.config.name}` is not open; open the toolset (or the "
+                    "runtime) before calling its tools."
+                )
+            wait = self._backoff() - (anyio.current_time() - self._failed_at)
+            if self._failures and wait > 0:
+                await anyio.sleep(wait)
+            try:
+                with anyio.fail_after(self.config.start_timeout):
+                    await self._group.start(self._run)
+            except TimeoutError:
+                self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
+            except Exception as exc:  # whatever a foreign server or transport throws at start
+                self._failed(self._describe_exit(_leaf(exc)))
+            if self._session is None:
+                raise ToolError(
+                    f"The MCP server `{self.config.name}` could not be started ({self.error}); "
+                    "continue without its tools or ask the user to fix its configuration."
+                )
+            return self._session
+
+    def _stopping(self) -> bool:
+        """The running session is going away (its server exited or was disconnected)."""
+        return self._stop is not None and self._stop.is_set()
+
+    def _backoff(self) -> float:
+        return float(min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** max(self._failures - 1, 0)))
+
+    def _failed(self, why: str) -> None:
+        self.state, self.error = "failed", why
+        self._failures += 1
+        self._failed_at = anyio.current_time()
+
+    async def _run(self, *, task_status: TaskStatus[None]) -> None:
+        session: ClientSession | None = None
+        stop = self._stop = anyio.Event()
+        try:
+            transport, self._stdio = connect(self.config, stop)
+            async with (
+                transport as (read, write),
+                ClientSession(
+                    read,
+                    write,
+                    elicitation_callback=self._elicit,
+                    message_handler=self._on_message,
+                    client_info=CLIENT_INFO,
+                ) as session,
+            ):
+                await session.initialize()
+                await self._relist(session)
+                self._session, self.state, self.error = session, "running", None
+                task_status.started()
+                await stop.wait()
+        finally:
+            # a newer run may already have replaced this one: leave its state alone
+            if session is not None and self._session is session:
+                self._session = None
+                self.state = "stopped"
+                self.error = self._describe_exit(None)
+                self._failures += 1
+                self._failed_at = anyio.current_time()
+
+    def _describe_exit(self, exc: BaseException | None) -> str:
+        stdio = self._stdio
+        if stdio is not None and stdio.problem:
+            return f"it {stdio.problem} and was disconnected"
+        if isinstance(exc, OSError) and self.config.transport == "stdio":
+            return f"cannot run `{self.config.command}`: {exc.strerror or exc}"
+        first_line = str(exc).strip().split("\n", 1)[0]
+        parts = [
+            f"{type(exc).__name__}: {first_line}" if exc is not None else "the server went away"
+        ]
+        if stdio is not None and stdio.stderr_tail:
+            parts.append(f"its last output on stderr: {stdio.stderr_tail[-400:]!r}")
+        return "; ".join(parts)
+
+    async def _relist(self, session: ClientSession) -> None:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(100):  # a server whose pages never end cannot hang the start-up
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await session.list_tools(params=params)
+            tools += page.tools
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken)
+        built: dict[str, McpTool] = {}
+        skipped: list[str] = []
+        for remote in tools:
+            name = names[remote.name]
+            try:
+                built[name] = McpTool(name, self.config.name, remote, self._call)
+            except (ToolbeltError, RecursionError, KeyError, TypeError, ValueError) as exc:
+                skipped.append(f"{remote.name[:80]!r}: {type(exc).__name__}: {str(exc)[:200]}")
+        self._tools, self.skipped = built, skipped
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
+            self._group.start_soon(self._refresh)
+
+    async def _refresh(self) -> None:
+        session = self._session
+        if session is not None:
+            with contextlib.suppress(MCPError, OSError, anyio.ClosedResourceError):
+                await self._relist(session)
+
+    # -- calls --------------------------------------------------------------------------
+
+    async def _call(self, remote: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        session = await self._ensure_started()
+        timeout = self.config.call_timeout
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            fraction = progress / total if total else None
+            ctx.progress(
+                message or f"{progress:g}" + (f" of {total:g}" if total else ""), fraction=fraction
+            )
+
+        self._callers.append(ctx)
+        try:
+            with anyio.fail_after(timeout):
+                result = await session.call_tool(remote, arguments, progress_callback=on_progress)
+        except TimeoutError:
+            raise ToolError(
+                f"The MCP server `{self.config.name}` did not answer `{remote}` within "
+                f"{timeout:g} s, so the call was cancelled; try again later or with less work."
+            ) from None
+        except MCPError as exc:
+            if self._session is not session or self._stopping():
+                why = self._describe_exit(exc)
+                raise ToolError(
+                    f"The MCP server `{self.config.name}` stopped during `{remote}` ({why}); it "
+                    "restarts on the next call, but check whether the work was done first."
+                ) from exc
+            raise ToolError(
+                f"The MCP server `{self.config.name}` refused `{remote}`: {exc}."
+            ) from exc
+        except RuntimeError as exc:  # a structured result that breaks the tool's output schema
+            raise ToolError(f"The MCP server `{self.config.name}` answered badly: {exc}.") from exc
+        except Exception as exc:  # the transport's own failures (HTTP errors, a closed pipe)
+            why = self._describe_exit(_leaf(exc))
+            raise ToolError(
+                f"The MCP server `{self.config.name}` could not run `{remote}` ({why}); try "
+                "again, or continue without it."
+            ) from exc
+        finally:
+            self._callers.remove(ctx)
+        self._failures = 0
+        if not isinstance(result, types.CallToolResult):
+            raise ToolError(f"The MCP server `{self.config.name}` sent an unexpected result.")
+        return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id)
+
+    async def _elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        user: UserChannel = self._callers[-1].user if self._callers else NoUser()
+        return await ask_person(self.config.name, user, params)
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside exception groups (task groups wrap what their tasks raise)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

@@ -1,0 +1,79 @@
+"""What ``toolbelt mcp-servers`` shows: each configured server, where from, and how it is doing.
+
+Servers of an untrusted workspace's files are listed too (read by name only, never started),
+so the user sees what trusting the workspace would start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolbelt.config.files import ConfigFileError, load_json_config
+
+if TYPE_CHECKING:
+    from toolbelt.runtime import Runtime
+
+__all__ = ["ServerState", "server_states"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerState:
+    """One configured server as the user sees it."""
+
+    name: str
+    source: str
+    transport: str
+    state: str
+    tools: int
+    error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def server_states(runtime: Runtime) -> list[ServerState]:
+    """Every server the runtime's configuration names, started or not, in configuration order."""
+    states: list[ServerState] = []
+    if runtime.mcp_servers is not None:
+        for server in runtime.mcp_servers.servers:
+            config = server.config
+            error = server.error
+            if server.skipped:
+                skipped = "; ".join(server.skipped)
+                error = f"{error}; " if error else ""
+                error += f"tools left out: {skipped}"
+            states.append(
+                ServerState(
+                    config.name,
+                    str(config.source),
+                    config.transport,
+                    server.state,
+                    len(server.tools()),
+                    error,
+                )
+            )
+    ignored = runtime.mcp_config.ignored if runtime.mcp_config is not None else ()
+    for path in ignored:
+        for name in _names(path):
+            states.append(
+                ServerState(
+                    name,
+                    str(path),
+                    "?",
+                    "not started",
+                    0,
+                    "the workspace is not trusted; trust it with `toolbelt trust` "
+                    "(or `--trust-workspace` for one run)",
+                )
+            )
+    return states
+
+
+def _names(path: Any) -> list[str]:
+    try:
+        data = load_json_config(path)
+    except ConfigFileError:
+        return []
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    return [str(name) for name in servers] if isinstance(servers, dict) else []

@@ -1,0 +1,204 @@
+"""The stdio transport to a server toolbelt starts: bounded reads, and no process left behind.
+
+The SDK's own ``stdio_client`` joins every chunk onto the pending line (quadratic: a 190 MB
+reply never finished in 90 s, research/mcpservers.md §2) and reads a line of any length. Here
+a line is searched for its newline only in the bytes that arrived since the last look, and one
+message may hold at most ``MAX_MESSAGE_BYTES``. A server that breaks the stdio contract — a
+message past the cap, a line that is not JSON-RPC (the spec forbids anything else on stdout),
+JSON nested past the parser's depth — is disconnected, and ``problem`` says why, for the error
+the pending call returns; the next call starts it afresh.
+
+The server runs in a session of its own with ``TOOLBELT_RUN_ID`` in its environment, so
+closing ends its whole tree through ``shell.procs.sweep`` — the process group, and whatever
+escaped it with ``setsid`` or a double fork — the way commands the bash tool ran are ended.
+Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+import mcp_types as types
+from anyio.abc import ByteReceiveStream, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+
+from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.shell.procs import RUN_ID_VAR, sweep
+
+__all__ = ["MAX_MESSAGE_BYTES", "StdioConnection"]
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+_EXIT_GRACE = 2.0
+_STDERR_KEPT = 2000
+
+
+class StdioConnection:
+    """One run of a stdio server: ``open()`` yields the SDK session's stream pair."""
+
+    def __init__(self, server: ServerConfig, *, max_message: int = MAX_MESSAGE_BYTES) -> None:
+        self._server = server
+        self._max = max_message
+        self.run_id = uuid.uuid4().hex
+        self.problem: str | None = None
+        """Why toolbelt disconnected the server, when it did (a broken contract)."""
+        self.pid: int | None = None
+        self._stderr: deque[str] = deque(maxlen=20)
+        self.ended = anyio.Event()
+        """Set when the server's output ends (it exited, or was disconnected)."""
+
+    @property
+    def stderr_tail(self) -> str:
+        """The end of what the server wrote to stderr (for "it exited" errors)."""
+        return "".join(self._stderr)[-_STDERR_KEPT:].strip()
+
+    @asynccontextmanager
+    async def open(
+        self,
+    ) -> AsyncIterator[
+        tuple[
+            MemoryObjectReceiveStream[SessionMessage | Exception],
+            MemoryObjectSendStream[SessionMessage],
+        ]
+    ]:
+        server = self._server
+        env = {**get_default_environment(), **server.env, RUN_ID_VAR: self.run_id}
+        process = await anyio.open_process(
+            [server.command, *server.args],
+            env=env,
+            cwd=server.cwd,
+            start_new_session=True,
+        )
+        self.pid = process.pid
+        incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        try:
+            async with anyio.create_task_group() as group:
+                assert process.stdout is not None
+                assert process.stderr is not None
+                group.start_soon(self._read, process.stdout, incoming_send)
+                group.start_soon(self._write, process, outgoing_receive)
+                group.start_soon(self._drain_stderr, process.stderr)
+                try:
+                    yield incoming, outgoing
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._stop(process)
+                for stream in (incoming, incoming_send, outgoing, outgoing_receive):
+                    await stream.aclose()
+
+    async def _read(
+        self, stdout: ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
+        buffer = bytearray()
+        try:
+            await self._read_lines(stdout, sink, buffer)
+        finally:
+            self.ended.set()
+
+    async def _read_lines(
+        self,
+        stdout: ByteReceiveStream,
+        sink: MemoryObjectSendStream[SessionMessage | Exception],
+        buffer: bytearray,
+    ) -> None:
+        async with sink:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, OSError):
+                while True:
+                    chunk = await stdout.receive()
+                    searched = len(buffer)
+                    buffer += chunk
+                    start = 0
+                    end = buffer.find(b"\n", searched)
+                    while end >= 0:
+                        line = bytes(buffer[start:end])
+                        start = end + 1
+                        if line.strip() and not await self._deliver(line, sink):
+                            return
+                        end = buffer.find(b"\n", start)
+                    del buffer[:start]
+                    if len(buffer) > self._max:
+                        self.problem = (
+                            f"sent a message larger than {self._max // (1024 * 1024)} MB, the "
+                            "most toolbelt accepts"
+                        )
+                        return
+
+    async def _deliver(
+        self, line: bytes, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> bool:
+        if len(line) > self._max:
+            self.problem = (
+                f"sent a message larger than {self._max // (1024 * 1024)} MB, the most "
+                "toolbelt accepts"
+            )
+            return False
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except (ValueError, RecursionError):
+            self.problem = _diagnose(line)
+            return False
+        try:
+            await sink.send(SessionMessage(message))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return False
+        return True
+
+    async def _write(
+        self, process: Process, source: MemoryObjectReceiveStream[SessionMessage]
+    ) -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with source:
+                async for message in source:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode() + b"\n")
+
+    async def _drain_stderr(self, stderr: ByteReceiveStream) -> None:
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, OSError):
+            while True:
+                chunk = await stderr.receive()
+                self._stderr.append(chunk[-_STDERR_KEPT:].decode("utf-8", "replace"))
+
+    async def _stop(self, process: Process) -> None:
+        """Close stdin, give the server a moment to leave, then end its whole tree."""
+        if process.stdin is not None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.aclose()
+        with anyio.move_on_after(_EXIT_GRACE):
+            await process.wait()
+        group = process.pid  # start_new_session: the server leads its own group
+        await anyio.to_thread.run_sync(
+            lambda: sweep(self.run_id, extra=(group,), grace=_EXIT_GRACE)
+        )
+        with anyio.move_on_after(_EXIT_GRACE):
+            await process.wait()
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                    await pipe.aclose()
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, 9)
+
+
+def _diagnose(line: bytes) -> str:
+    """Why ``line`` is not a message (only for a line that failed to parse: the slow path)."""
+    try:
+        json.loads(line)
+    except RecursionError:
+        return "sent JSON nested too deeply to read"
+    except ValueError:
+        shown = line[:60].decode("utf-8", "replace")
+        return f"wrote a line that is not JSON ({shown!r})"
+    return "sent JSON that is not a JSON-RPC message"

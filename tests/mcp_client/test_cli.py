@@ -1,0 +1,159 @@
+"""The doors: `toolbelt call`, `toolbelt tools`, `toolbelt mcp-servers` and `toolbelt mcp`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mcp import Client
+from tests.mcp_client.conftest import everything_entry, fake_entry, write_servers
+
+NOTICE = (
+    "this workspace is not trusted, so the MCP servers in {path} were not started (they would "
+    "run programs it names). Trust it with `toolbelt trust` (or `--trust-workspace` for one run)."
+)
+
+
+def toolbelt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_call_runs_a_server_everything_tool(workspace: Path, mark: str) -> None:
+    write_servers(workspace / ".mcp.json", {"everything": everything_entry(mark)})
+    done = toolbelt(
+        "call", "mcp__everything__echo", '{"message":"hi"}', "--root", str(workspace),
+        "--trust-workspace", "--yes",
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "Echo: hi\n")
+
+
+def test_call_without_approval_is_denied_with_exit_3(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    done = toolbelt(
+        "call", "mcp__fake__echo", '{"text":"hi"}', "--root", str(workspace), "--trust-workspace"
+    )
+    assert done.returncode == 3
+    assert done.stdout.startswith(
+        "`mcp__fake__echo` (tool `echo` of the MCP server `fake`) runs a command. No one could "
+        "be asked;"
+    )
+
+
+def test_an_untrusted_workspace_starts_no_server_and_says_how_to_trust(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    config = write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    done = toolbelt("call", "mcp__fake__echo", '{"text":"hi"}', "--root", str(workspace), "--yes")
+    assert done.returncode == 2
+    assert done.stderr == f"toolbelt: {NOTICE.format(path=config)}\n"
+    assert done.stdout.startswith("There is no tool named `mcp__fake__echo`.")
+    listed = toolbelt("mcp-servers", "--root", str(workspace), "--json")
+    assert json.loads(listed.stdout) == [
+        {
+            "name": "fake",
+            "source": str(config),
+            "transport": "?",
+            "state": "not started",
+            "tools": 0,
+            "error": "the workspace is not trusted; trust it with `toolbelt trust` (or "
+            "`--trust-workspace` for one run)",
+        }
+    ]
+    assert not (tmp_path / "started").exists()
+
+
+def test_tools_and_mcp_servers_list_a_trusted_workspaces_servers(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    config = write_servers(
+        workspace / ".mcp.json",
+        {"fake": fake_entry(mark, tmp_path), "broken": {"command": str(tmp_path / "missing")}},
+    )
+    tools = toolbelt("tools", "--root", str(workspace), "--trust-workspace", "--json")
+    listing = {tool["name"]: tool for tool in json.loads(tools.stdout)}
+    assert listing["mcp__fake__echo"]["input_schema"] == {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    }
+    assert listing["mcp__fake__read_only_echo"]["readonly"] is True
+    assert "read_file" in listing and "call_mcp_tool" in listing
+    missing = tmp_path / "missing"
+    assert tools.stderr == (
+        f"toolbelt: MCP server `broken`: cannot run `{missing}`: No such file or directory\n"
+    )
+    servers = toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace")
+    lines = servers.stdout.splitlines()
+    assert lines[0] == f"fake\trunning\t12 tools\tstdio\t{config}"
+    assert lines[1] == (
+        f"broken\tfailed\t0 tools\tstdio\t{config}\tcannot run `{missing}`: No such file or "
+        "directory"
+    )
+
+
+@pytest.mark.anyio
+async def test_toolbelt_mcp_serves_the_servers_tools_beside_the_builtins(
+    workspace: Path, mark: str, tmp_path: Path, user_config: Path
+) -> None:
+    write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake"]}}')
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(workspace), "--trust-workspace"],
+        env={"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "TOOLBELT_TEST_MARK": mark},
+    )
+    async with Client(stdio_client(params), mode="legacy") as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        result = await client.call_tool("mcp__fake__echo", {"text": "through two servers"})
+    assert {"read_file", "bash", "call_mcp_tool", "mcp__fake__echo"} <= set(names)
+    assert result.content[0].text == "echo: through two servers"  # type: ignore[union-attr]
+
+
+def test_a_call_without_servers_never_imports_the_mcp_sdk(workspace: Path, tmp_path: Path) -> None:
+    write_servers(workspace / ".mcp.json", {"x": {"command": "never-started"}})  # untrusted
+    code = (
+        "import sys; from toolbelt.cli.main import main; main(['call', 'think', "
+        f"'{{\"thought\": \"x\"}}', '--root', {str(workspace)!r}]); "
+        "print(sorted(m for m in ('mcp', 'toolbelt.mcp_client.toolset') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.anyio
+async def test_toolbelt_mcp_over_http_shares_the_servers_between_sessions(
+    workspace: Path, mark: str, tmp_path: Path, user_config: Path
+) -> None:
+    from tests.mcp.http_server import start
+
+    write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake__echo"]}}')
+    server = start(workspace, "--trust-workspace")
+    try:
+        replies = []
+        for text in ("first session", "second session"):
+            async with server.client(mode="legacy") as client:
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                result = await client.call_tool("mcp__fake__echo", {"text": text})
+                replies.append(result.content[0].text)  # type: ignore[union-attr]
+        starts = (tmp_path / "started").read_text().splitlines()
+    finally:
+        server.stop()
+    assert {"read_file", "call_mcp_tool", "mcp__fake__echo"} <= set(names)
+    assert replies == ["echo: first session", "echo: second session"]
+    assert len(starts) == 1  # one server process for both sessions

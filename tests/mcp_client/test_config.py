@@ -1,0 +1,138 @@
+"""The servers' configuration: files, trust, variables, and errors that name the file and key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolbelt.core.errors import SettingsError
+from toolbelt.mcp_client.config import load_mcp_config
+from toolbelt.mcp_client.tools import server_prefixes, snake_name, tool_names
+
+
+def write(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_workspace_servers_are_left_out_until_the_workspace_is_trusted(
+    workspace: Path, user_config: Path
+) -> None:
+    write(user_config / "mcp.json", {"mcpServers": {"mine": {"command": "my-server"}}})
+    project = write(workspace / ".mcp.json", {"mcpServers": {"repo": {"command": "evil"}}})
+    untrusted = load_mcp_config(workspace, trusted=False)
+    assert [s.name for s in untrusted.servers] == ["mine"]
+    assert untrusted.ignored == (project,)
+    assert untrusted.notice == (
+        f"this workspace is not trusted, so the MCP servers in {project} were not started "
+        "(they would run programs it names). Trust it with `toolbelt trust` (or "
+        "`--trust-workspace` for one run)."
+    )
+    trusted = load_mcp_config(workspace, trusted=True)
+    assert [s.name for s in trusted.servers] == ["mine", "repo"]
+    assert trusted.notice is None
+
+
+def test_a_later_file_replaces_a_server_of_the_same_name(
+    workspace: Path, user_config: Path
+) -> None:
+    write(user_config / "mcp.json", {"mcpServers": {"s": {"command": "from-user"}}})
+    write(workspace / ".mcp.json", {"mcpServers": {"s": {"command": "from-mcp-json"}}})
+    write(workspace / ".toolbelt" / "mcp.json", {"mcpServers": {"s": {"command": "from-toolbelt"}}})
+    (server,) = load_mcp_config(workspace, trusted=True).servers
+    assert server.command == "from-toolbelt"
+    assert server.source == workspace / ".toolbelt" / "mcp.json"
+
+
+def test_variables_are_expanded_with_defaults(workspace: Path) -> None:
+    write(
+        workspace / ".mcp.json",
+        {
+            "mcpServers": {
+                "api": {
+                    "type": "http",
+                    "url": "${BASE:-http://127.0.0.1:9}/mcp",
+                    "headers": {"Authorization": "Bearer ${TOKEN}"},
+                },
+                "local": {
+                    "command": "${HOME}/bin/srv",
+                    "args": ["--key", "${KEY:-none}"],
+                    "env": {"X": "${TOKEN}"},
+                    "startup": "eager",
+                    "timeout": 5,
+                },
+            }
+        },
+    )
+    config = load_mcp_config(workspace, trusted=True, environ={"TOKEN": "t0k", "HOME": "/h"})
+    api, local = config.servers
+    assert (api.transport, api.url, dict(api.headers)) == (
+        "http",
+        "http://127.0.0.1:9/mcp",
+        {"Authorization": "Bearer t0k"},
+    )
+    assert (local.transport, local.command, local.args) == (
+        "stdio",
+        "/h/bin/srv",
+        ("--key", "none"),
+    )
+    assert (dict(local.env), local.eager, local.call_timeout) == ({"X": "t0k"}, True, 5.0)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"command": "x", "args": "a b"}, "`mcpServers.s.args` must be a list of strings."),
+        ({"type": "ws", "url": "ws://x"}, '`mcpServers.s.type` must be "stdio", "http" or "sse"'),
+        ({"command": "x", "url": "http://x"}, "`mcpServers.s.url` is not a key of a stdio server"),
+        (
+            {"type": "http", "url": "file:///etc"},
+            "`mcpServers.s.url` must be an http:// or https://",
+        ),
+        ({"command": "${UNSET_VAR}"}, "`mcpServers.s.command` uses ${UNSET_VAR}, which is not set"),
+        ({"command": "x", "timeout": -1}, "`mcpServers.s.timeout` must be a positive number"),
+        ({"command": "x", "startup": "now"}, '`mcpServers.s.startup` must be "lazy" or "eager"'),
+    ],
+)
+def test_a_bad_entry_is_refused_naming_the_file_and_key(
+    workspace: Path, entry: dict[str, object], message: str
+) -> None:
+    path = write(workspace / ".mcp.json", {"mcpServers": {"s": entry}})
+    with pytest.raises(SettingsError) as raised:
+        load_mcp_config(workspace, trusted=True, environ={})
+    assert str(raised.value).startswith(f"{path}: {message}")
+
+
+def test_a_file_that_is_not_json_is_refused(workspace: Path) -> None:
+    (workspace / ".mcp.json").write_text("{not json")
+    with pytest.raises(SettingsError, match=r"\.mcp\.json: not accepted as JSON"):
+        load_mcp_config(workspace, trusted=True)
+
+
+def test_tool_names_are_snake_case_unique_and_within_64_characters() -> None:
+    assert snake_name("getTinyImage") == "get_tiny_image"
+    assert snake_name("my-server.v2") == "my_server_v2"
+    names = tool_names(
+        "My Server",
+        ["echo", "Echo", "odd name/ü!", "x" * 80, "x" * 81],
+        taken={"mcp__my_server__e"},
+    )
+    assert names == {
+        "echo": "mcp__my_server__echo",
+        "Echo": "mcp__my_server__echo_2",
+        "odd name/ü!": "mcp__my_server__odd_name",
+        "x" * 80: ("mcp__my_server__" + "x" * 80)[:64],
+        "x" * 81: ("mcp__my_server__" + "x" * 80)[:62] + "_2",
+    }
+
+
+def test_servers_whose_names_read_the_same_get_distinct_prefixes() -> None:
+    assert server_prefixes(["my-server", "my_server", "My Server", "other"]) == [
+        "my_server",
+        "my_server_2",
+        "my_server_3",
+        "other",
+    ]
