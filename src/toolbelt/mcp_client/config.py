@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolbelt.core.errors import SettingsError
 from toolbelt.config.files import ConfigFileError, load_json_config
 from toolbelt.config.trust import user_config_dir
+from toolbelt.core.errors import SettingsError
 
 __all__ = ["McpConfig", "ServerConfig", "load_mcp_config", "mcp_config_files"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolbelt.config.trust import is_trusted
 from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.mcp_client.config import load_mcp_config
 from toolbelt.mcp_client.toolset import McpToolset
-from toolbelt.config.trust import is_trusted
 
 __all__ = ["SharedServers", "configured_servers"]
 
