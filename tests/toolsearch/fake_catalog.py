@@ -9,10 +9,14 @@ is what makes exact-name search worth testing.
 
 from __future__ import annotations
 
+import functools
+
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.registry import ToolRegistry
+from toolbelt.core.registry import CombinedToolset, ToolRegistry
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
+from toolbelt.tools import builtin_toolset
+from toolbelt.toolsearch import ToolSearchToolset
 
 SERVERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "github": ("GitHub repository", ("issue", "pull_request", "branch", "commit", "release")),
@@ -88,8 +92,10 @@ class FakeServerTool(SchemaTool):
         return ToolOutput.text(f"{self.name} called with {sorted(args.values().items())}")
 
 
-def fake_tools() -> list[FakeServerTool]:
-    """The 500 tools, servers in ``SERVERS`` order, each server's tools verb by noun."""
+@functools.cache
+def fake_tools() -> tuple[FakeServerTool, ...]:
+    """The 500 tools, servers in ``SERVERS`` order, each server's tools verb by noun (made
+    once: checking 500 schemas takes half a second)."""
     tools = []
     for server, (place, nouns) in SERVERS.items():
         for noun in nouns:
@@ -105,9 +111,14 @@ def fake_tools() -> list[FakeServerTool]:
                         readonly=verb in ("list", "get"),
                     )
                 )
-    return tools
+    return tuple(tools)
 
 
 def fake_catalog() -> ToolRegistry:
     """The 500 tools as a toolset."""
     return ToolRegistry(fake_tools())
+
+
+def searchable_toolset() -> ToolSearchToolset:
+    """The built-ins and the 500 tools behind tool search (``toolbelt mcp --toolset``)."""
+    return ToolSearchToolset(CombinedToolset(builtin_toolset(), fake_catalog()))
