@@ -47,6 +47,7 @@ def test_every_short_name_is_found_first_on_its_server_and_first_among_servers()
         # unfiltered, every server's tool of that name comes before any other tool
         found = INDEX.search(short, limit=20)
         sharing = [t.name for t in TOOLS if short_name(t.name) == short]
+        assert len(found) == len(sharing)  # a name as the query: its tools, nothing else
         assert {m.tool.name for m in found[: len(sharing)]} == set(sharing)
         assert all(m.exact for m in found[: len(sharing)])
 
@@ -68,7 +69,8 @@ def test_an_exact_name_beats_descriptions_that_repeat_the_query() -> None:
     )
     exact = tool("mcp__ops__deploy", "Roll out a build.")
     index = ToolIndex([noisy, exact])
-    assert [m.tool.name for m in index.search("deploy")] == [
+    assert [m.tool.name for m in index.search("deploy")] == ["mcp__ops__deploy"]
+    assert [m.tool.name for m in index.search("deploy it")] == [
         "mcp__ops__deploy",
         "mcp__docs__search_everything",
     ]
@@ -104,7 +106,8 @@ def test_server_filter_and_limit() -> None:
     assert found and all(n.startswith("mcp__linear__") for n in found)
     assert len(names("comment", limit=20)) == 20
     assert len(names("comment")) == 5
-    found = names("list_issues", server="jira")
+    assert names("list_issues", server="jira") == ["mcp__jira__list_issues"]
+    found = names("list_issues please", server="jira")
     assert found[0] == "mcp__jira__list_issues"
     assert set(found[1:]) == {
         f"mcp__jira__{v}_issue" for v in ("get", "create", "update", "delete")

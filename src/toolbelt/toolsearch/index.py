@@ -3,14 +3,14 @@
 Users' first complaint about tool search elsewhere is that it misses a tool they named
 exactly (openai/codex#21503): a ranking function can bury an exact name under tools whose
 descriptions repeat the query's words. Here a name is looked up before anything is ranked —
-the full name or the part after ``mcp__<server>__``, case-insensitive, as the whole query or
-as one of its words — and exact hits always come first. The rest is ranked by BM25 over the
-words of the name (weight 3), the parameters' names (2), the description and the parameters'
-descriptions (1); a query word that is no word of any tool is read as a prefix (``repo``
-finds ``repository``).
+the full name or the part after ``mcp__<server>__``, case-insensitive, as the whole query (then
+the tools of that name are the whole answer) or as one of its words (then they come first).
+The rest is ranked by BM25 over the words of the name (weight 3), the parameters' names
+(2), the description and the parameters' descriptions (1); a query word that is no word of
+any tool is read as a prefix (``repo`` finds ``repository``).
 
-The index is plain Python dictionaries built once per catalog (500 tools take a few
-milliseconds, ``bench/run.py toolsearch``), so rebuilding it when a server's tool list
+The index is plain Python dictionaries built once per catalog (500 tools take about 20 ms,
+``bench/run.py toolsearch``), so rebuilding it when a server's tool list
 changes is cheaper than keeping it up to date piece by piece.
 """
 
@@ -73,10 +73,17 @@ class ToolIndex:
         ]
 
     def search(self, query: str, *, server: str | None = None, limit: int = 5) -> list[Match]:
-        """The best ``limit`` tools for ``query``: exact names first, then by BM25 score."""
+        """The best ``limit`` tools for ``query``: exact names first, then by BM25 score.
+
+        A query that is a tool's name as a whole returns the tools of that name alone.
+        """
         allowed = self._allowed(server)
         scores = self._scores(words(query))
         exact = self._exact(query)
+        if any(rank == 0 and allowed(doc) for doc, rank in exact.items()):
+            # the query is a name: its tools alone, not the tools that merely share its words
+            exact = {doc: rank for doc, rank in exact.items() if rank == 0}
+            scores = {doc: scores.get(doc, 0.0) for doc in exact}
         ranked = sorted(
             (doc for doc in set(exact) | set(scores) if allowed(doc)),
             key=lambda doc: (exact.get(doc, 2), -scores.get(doc, 0.0), doc),

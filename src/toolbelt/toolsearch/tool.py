@@ -169,8 +169,9 @@ def _listing(servers: tuple[str, ...]) -> str:
 
 
 def _render(query: str, found: list[AnyTool], problems: list[str]) -> str:
-    count = f"{len(found)} tool{'s' if len(found) != 1 else ''}"
-    lines = [f"Loaded {count} for {query!r}; call them by name from now on."]
+    count = "1 tool" if len(found) == 1 else f"{len(found)} tools"
+    them = "it" if len(found) == 1 else "them"
+    lines = [f"Loaded {count} for {query!r}; call {them} by name from now on."]
     lines += problems
     for tool in found:
         schema = json.dumps(tool.input_schema(), separators=(",", ":"), ensure_ascii=False)
