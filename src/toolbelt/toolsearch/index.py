@@ -17,7 +17,7 @@ changes is cheaper than keeping it up to date piece by piece.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,8 @@ class ToolIndex:
             Match(self.tools[doc], doc in exact, scores.get(doc, 0.0)) for doc in ranked[:limit]
         ]
 
-    def _allowed(self, server: str | None) -> Any:
+    def _allowed(self, server: str | None) -> Callable[[int], bool]:
+        """Whether a document passes the ``server`` filter (any case; None: every document)."""
         if server is None:
             return lambda doc: True
         wanted = server.strip().lower()
