@@ -12,7 +12,7 @@ from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.permissions.settings import Settings
 from toolbelt.runtime import Runtime
 from toolbelt.tools import builtin_toolset
-from toolbelt.toolsearch import offered_tools, session_state
+from toolbelt.toolsearch import ToolSearchToolset, offered_tools, session_state
 
 pytestmark = pytest.mark.anyio
 BUILTINS = builtin_toolset().names()
@@ -127,3 +127,15 @@ async def test_the_description_names_each_server_and_its_tool_count(tmp_path: Pa
         "aws (25 tools), kubernetes (25 tools), docker (25 tools), datadog (25 tools), "
         "pagerduty (25 tools), confluence (25 tools), salesforce (25 tools), zendesk (25 tools)."
     )
+
+
+async def test_with_no_mcp_tools_there_is_nothing_to_search(tmp_path: Path) -> None:
+    toolset = ToolSearchToolset(builtin_toolset())
+    async with Runtime(tmp_path, toolset=toolset, settings=Settings()) as runtime:
+        assert offered(runtime) == list(BUILTINS)  # nothing deferred: tool_search is not offered
+        result = await search(runtime, query="anything")
+        assert (result.is_error, result.text) == (
+            True,
+            "No MCP server's tools are connected, so there is nothing to search; "
+            "carry on with the tools you have.",
+        )

@@ -78,6 +78,11 @@ class ToolSearchTool(Tool[ToolSearchInput]):
 
     async def run(self, args: ToolSearchInput, ctx: ToolContext) -> ToolOutput:
         index = self.index()
+        if not index.tools:
+            raise ToolError(
+                "No MCP server's tools are connected, so there is nothing to search; "
+                "carry on with the tools you have."
+            )
         server = args.server.strip() if args.server else None
         if server is not None and server.lower() not in {s.lower() for s in index.servers()}:
             raise ToolError(
@@ -165,7 +170,7 @@ def _describe(index: ToolIndex) -> str:
 
 
 def _listing(servers: tuple[str, ...]) -> str:
-    return ", ".join(servers) if servers else "none: no MCP server's tools are deferred"
+    return ", ".join(servers)
 
 
 def _render(query: str, found: list[AnyTool], problems: list[str]) -> str:
