@@ -6,7 +6,7 @@
   search without an index pays, measured in the same rounds. Goal ≤ 5 ms per search.
 - Index build: a whole rebuild over 500 tools (what a changed tool list costs).
 - A whole ``tool_search`` call through the runtime's executor (validation, events, the answer
-  with five schemas rendered).
+  with five schemas rendered), and ``offered_tools`` (what the loop asks once per request).
 - Tokens per request, with and without deferral, estimated as each provider format's JSON size
   over 4 bytes per token (no tokenizer is involved; real counts differ by format and model).
 """
@@ -94,6 +94,18 @@ def executor_call(rounds: int = 31) -> Case:
     return case
 
 
+def per_turn(rounds: int = 31) -> Case:
+    toolset = searchable_toolset()
+    state = ToolSearchState()
+    state.load(["mcp__github__get_issue", "mcp__jira__create_issue", "mcp__slack__list_channels"])
+    case = Case(
+        "offered_tools per request (517 tools, 3 loaded)",
+        lambda: offered_tools(toolset.tools(), state),
+    )
+    interleave([case], rounds)
+    return case
+
+
 def tokens() -> list[list[str]]:
     toolset = searchable_toolset()
     everything = [t for t in toolset.tools() if t.name != "tool_search"]
@@ -126,6 +138,7 @@ def main() -> None:
     latency = search_latency()
     build = build_time()
     call = executor_call()
+    turn = per_turn()
     rows = [
         [
             kind,
@@ -151,6 +164,7 @@ def main() -> None:
                 [
                     [build.name, fmt_time(build.median), fmt_time(build.percentile(0.9))],
                     [call.name, fmt_time(call.median), fmt_time(call.percentile(0.9))],
+                    [turn.name, fmt_time(turn.median), fmt_time(turn.percentile(0.9))],
                 ],
                 ["case", "median", "p90"],
             ),

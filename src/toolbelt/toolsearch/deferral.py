@@ -31,7 +31,7 @@ from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import AnyTool
 from toolbelt.permissions.settings import Settings
 from toolbelt.providers.formats import anthropic_tool
-from toolbelt.toolsearch.terms import server_of
+from toolbelt.toolsearch.terms import MCP_PREFIX, server_of
 
 __all__ = [
     "TOOL_SEARCH",
@@ -110,7 +110,8 @@ def session_state(
 
 def is_deferrable(tool: AnyTool) -> bool:
     """Whether ``tool`` may be deferred: another MCP server's tool, ``mcp__<server>__<tool>``."""
-    return server_of(tool.name) is not None
+    name = tool.name
+    return name.startswith(MCP_PREFIX) and server_of(name) is not None
 
 
 def estimated_tokens(tool: AnyTool) -> int:
@@ -125,8 +126,40 @@ def estimated_tokens(tool: AnyTool) -> int:
 
 def defers(tools: Sequence[AnyTool], state: ToolSearchState) -> bool:
     """Whether the deferrable tools among ``tools`` are held back from requests."""
+    return _defers([tool for tool in tools if is_deferrable(tool)], state)
+
+
+def offered_tools(all_tools: Iterable[AnyTool], state: ToolSearchState) -> tuple[AnyTool, ...]:
+    """The tools to offer with the next request, in a stable order (see the module's doc).
+
+    Without deferral that is every tool but ``tool_search``. With it, ``all_tools`` must hold
+    ``tool_search`` (``ToolSearchToolset`` adds it), else the deferred tools could not be found.
+    The loop calls it once per request, so it sorts the tools in one pass.
+    """
+    tools = tuple(all_tools)
+    search: AnyTool | None = None
+    own: list[AnyTool] = []
+    deferred: dict[str, AnyTool] = {}
+    for tool in tools:
+        if tool.name == TOOL_SEARCH:
+            search = tool
+        elif is_deferrable(tool):
+            deferred[tool.name] = tool
+        else:
+            own.append(tool)
+    if not _defers(list(deferred.values()), state):
+        return tuple(tool for tool in tools if tool is not search)
+    if search is None:
+        raise UsageError(
+            "Tool search is on but the toolset has no `tool_search` tool; wrap it in "
+            "`ToolSearchToolset(toolset)`, or set `toolSearch.mode` to `never`."
+        )
+    loaded = [deferred[name] for name in state.loaded if name in deferred]
+    return (*own, search, *loaded)
+
+
+def _defers(deferrable: list[AnyTool], state: ToolSearchState) -> bool:
     settings = state.settings
-    deferrable = [tool for tool in tools if is_deferrable(tool)]
     if not deferrable or settings.mode == "never":
         return False
     if settings.mode == "always" or len(deferrable) > settings.max_tools:
@@ -135,24 +168,3 @@ def defers(tools: Sequence[AnyTool], state: ToolSearchState) -> bool:
         return False
     budget = settings.context_share * state.context_window
     return sum(estimated_tokens(tool) for tool in deferrable) > budget
-
-
-def offered_tools(all_tools: Iterable[AnyTool], state: ToolSearchState) -> tuple[AnyTool, ...]:
-    """The tools to offer with the next request, in a stable order (see the module's doc).
-
-    Without deferral that is every tool but ``tool_search``. With it, ``all_tools`` must hold
-    ``tool_search`` (``ToolSearchToolset`` adds it), else the deferred tools could not be found.
-    """
-    tools = tuple(all_tools)
-    search = next((tool for tool in tools if tool.name == TOOL_SEARCH), None)
-    if not defers(tools, state):
-        return tuple(tool for tool in tools if tool is not search)
-    if search is None:
-        raise UsageError(
-            "Tool search is on but the toolset has no `tool_search` tool; wrap it in "
-            "`ToolSearchToolset(toolset)`, or set `toolSearch.mode` to `never`."
-        )
-    own = [tool for tool in tools if tool is not search and not is_deferrable(tool)]
-    deferred = {tool.name: tool for tool in tools if is_deferrable(tool)}
-    loaded = [deferred[name] for name in state.loaded if name in deferred]
-    return (*own, search, *loaded)

@@ -6,6 +6,8 @@ the list is what ``offered_tools`` offers for the connection's session under the
 ``toolSearch`` section — toolbelt's own tools, ``call_mcp_tool``, ``tool_search`` and what it
 loaded — rather than hundreds of server tools. Every tool stays callable by name, and the
 server tells the client when a search loaded more (``notifications/tools/list_changed``).
+The server does not know its client's model, so only the tool count (``maxTools``) and the
+mode decide there; the share of the context window needs the window, which the loop has.
 """
 
 from __future__ import annotations

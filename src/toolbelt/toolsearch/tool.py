@@ -62,17 +62,18 @@ class ToolSearchTool(Tool[ToolSearchInput]):
 
     def __init__(self, catalog: Toolset) -> None:
         self._catalog = catalog
+        self._seen: tuple[AnyTool, ...] = ()
         self._index = ToolIndex(())
         self.description = DESCRIPTION
 
-    def index(self) -> ToolIndex:
-        """The index of the catalog's deferrable tools, rebuilt when that list changed."""
-        tools = tuple(tool for tool in self._catalog.tools() if is_deferrable(tool))
-        current = self._index.tools
-        if len(tools) != len(current) or any(
-            a is not b for a, b in zip(tools, current, strict=True)
-        ):
-            self._index = ToolIndex(tools)
+    def index(self, catalog: tuple[AnyTool, ...] | None = None) -> ToolIndex:
+        """The index of the catalog's deferrable tools, rebuilt when the catalog changed
+        (``catalog``: its tools when the caller has just listed them)."""
+        tools = self._catalog.tools() if catalog is None else catalog
+        seen = self._seen
+        if len(tools) != len(seen) or any(a is not b for a, b in zip(tools, seen, strict=True)):
+            self._seen = tools
+            self._index = ToolIndex([tool for tool in tools if is_deferrable(tool)])
             self.description = _describe(self._index)
         return self._index
 
@@ -141,8 +142,9 @@ class ToolSearchToolset(Toolset):
         self.search = ToolSearchTool(inner)
 
     def tools(self) -> tuple[AnyTool, ...]:
-        self.search.index()  # keep its description (the servers it lists) current
-        return (*self._inner.tools(), self.search)
+        tools = self._inner.tools()
+        self.search.index(tools)  # keeps its description (the servers it lists) current
+        return (*tools, self.search)
 
     def get(self, name: str) -> AnyTool | None:
         return self.search if name == TOOL_SEARCH else self._inner.get(name)
