@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.toolsearch.fake_catalog import searchable_toolset
+from tests.toolsearch.fake_catalog import FakeServerTool, fake_tools, searchable_toolset
 from toolbelt.core.executor import ToolCall, ToolCallResult
+from toolbelt.core.registry import CombinedToolset, ToolRegistry
 from toolbelt.permissions.settings import Settings
 from toolbelt.runtime import Runtime
 from toolbelt.tools import builtin_toolset
@@ -139,3 +140,20 @@ async def test_with_no_mcp_tools_there_is_nothing_to_search(tmp_path: Path) -> N
             "No MCP server's tools are connected, so there is nothing to search; "
             "carry on with the tools you have.",
         )
+
+
+async def test_a_server_listing_a_new_tool_is_searchable_at_once(tmp_path: Path) -> None:
+    servers = ToolRegistry(fake_tools()[:40])
+    toolset = ToolSearchToolset(CombinedToolset(builtin_toolset(), servers))
+    async with Runtime(tmp_path, toolset=toolset, settings=Settings()) as runtime:
+        before = await search(runtime, query="teleport")
+        assert before.is_error
+        schema = {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}
+        servers.register(
+            FakeServerTool("mcp__space__teleport", description="Beam up.", input_schema=schema)
+        )
+        after = await search(runtime, query="teleport")
+        assert after.text.splitlines()[2] == "## mcp__space__teleport (server: space)"
+        tool = toolset.get("tool_search")
+        assert tool is not None
+        assert tool.description.endswith("github (25 tools), gitlab (15 tools), space (1 tool).")

@@ -167,7 +167,9 @@ def _describe(index: ToolIndex) -> str:
         counts[server] = counts.get(server, 0) + 1
     if not counts:
         return DESCRIPTION
-    servers = ", ".join(f"{server} ({count} tools)" for server, count in counts.items())
+    servers = ", ".join(
+        f"{server} ({count} tool{'' if count == 1 else 's'})" for server, count in counts.items()
+    )
     return f"{DESCRIPTION}\n\nServers: {servers}."
 
 
