@@ -17,6 +17,7 @@ from openai.types.responses.response_tool_search_output_item_param_param import 
 from pydantic import TypeAdapter
 
 from tests.toolsearch.fake_catalog import searchable_toolset
+from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCall
 from toolbelt.permissions.settings import Settings
 from toolbelt.providers.deferred import (
@@ -141,3 +142,16 @@ def test_below_the_threshold_every_provider_gets_every_tool_plainly() -> None:
         definitions = deferred_tool_definitions(TOOLSET.tools(), state, provider)
         assert len(definitions) == len(BUILTINS) + len(MCP)
         assert not any("defer_loading" in d for d in definitions)
+
+
+def test_our_search_without_tool_search_in_the_toolset_is_refused() -> None:
+    bare = [tool for tool in TOOLSET.tools() if tool.name != "tool_search"]
+    with pytest.raises(UsageError) as caught:
+        deferred_tool_definitions(bare, ToolSearchState(), "anthropic", search="toolbelt")
+    assert str(caught.value) == (
+        "search='toolbelt' needs the `tool_search` tool; wrap the toolset in "
+        "`ToolSearchToolset(toolset)`, or use search='provider'."
+    )
+    # the provider's own search needs nothing of ours
+    definitions = deferred_tool_definitions(bare, ToolSearchState(), "anthropic")
+    assert definitions[len(BUILTINS)]["name"] == "tool_search_tool_bm25"

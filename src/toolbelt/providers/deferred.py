@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.registry import AnyTool
 from toolbelt.providers.formats import (
@@ -71,6 +72,11 @@ def deferred_tool_definitions(
     if not native or not defers(tools, state):
         return tool_definitions(offered_tools(tools, state), provider, strict=strict)
     ours = next((tool for tool in tools if tool.name == TOOL_SEARCH), None)
+    if search == "toolbelt" and ours is None:
+        raise UsageError(
+            "search='toolbelt' needs the `tool_search` tool; wrap the toolset in "
+            "`ToolSearchToolset(toolset)`, or use search='provider'."
+        )
     own = [tool for tool in tools if tool is not ours and not is_deferrable(tool)]
     deferred = [tool for tool in tools if is_deferrable(tool)]
     if provider == "anthropic":
