@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.toolsearch.fake_catalog import fake_tools, searchable_toolset
+from tests.toolsearch.fake_catalog import FakeServerTool, fake_tools, searchable_toolset
 from toolbelt.core.errors import SettingsError, UsageError
 from toolbelt.core.registry import CombinedToolset, ToolRegistry
 from toolbelt.permissions.settings import load_settings
@@ -18,8 +18,10 @@ from toolbelt.toolsearch import (
     ToolSearchToolset,
     defers,
     estimated_tokens,
+    is_deferrable,
     offered_tools,
 )
+from toolbelt.toolsearch.terms import server_of
 
 BUILTINS = builtin_toolset().names()
 
@@ -135,3 +137,24 @@ def test_a_bad_tool_search_setting_names_the_file_and_key(tmp_path: Path) -> Non
         load_settings(tmp_path, home=tmp_path, trusted=True)
     assert str(path) in str(caught.value)
     assert "toolSearch.mode" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "deferrable"),
+    [
+        ("mcp__github__create_issue", True),
+        ("mcp__my_server__do_it", True),
+        ("mcp__a__", True),
+        ("mcp____tool", False),  # no server name
+        ("mcp__server", False),  # no tool part
+        ("mcp_x__y", False),
+        ("read_file", False),
+        ("call_mcp_tool", False),
+    ],
+)
+def test_only_server_tools_named_mcp_server_tool_are_deferrable(
+    name: str, deferrable: bool
+) -> None:
+    tool = FakeServerTool(name, description="d", input_schema={"type": "object"})
+    assert is_deferrable(tool) is deferrable
+    assert (server_of(name) is not None) is deferrable
