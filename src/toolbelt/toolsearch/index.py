@@ -9,7 +9,7 @@ The rest is ranked by BM25 over the words of the name (weight 3), the parameters
 (2), the description and the parameters' descriptions (1); a query word that is no word of
 any tool is read as a prefix (``repo`` finds ``repository``).
 
-The index is plain Python dictionaries built once per catalog (500 tools take about 20 ms,
+The index is plain Python dictionaries built once per catalog (500 tools take 20-30 ms,
 ``bench/run.py toolsearch``), so rebuilding it when a server's tool list
 changes is cheaper than keeping it up to date piece by piece.
 """
