@@ -6,10 +6,10 @@
 that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
-``permissions``, ``hooks``, ``webFetch`` and ``gitCommit`` sections are validated: a file that
-is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError`` naming the
-file and the line. A silently ignored deny rule is worse than refusing to start. Missing files
-are fine.
+``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
+sections are validated: a file that is not JSON, has the wrong shape or holds a malformed rule
+is a ``SettingsError`` naming the file and the line. A silently ignored deny rule is worse
+than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -110,6 +110,14 @@ class _Sandbox(BaseModel):
     network: Literal["off", "on"] | list[str] | None = None
 
 
+class _ToolSearch(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    mode: Literal["auto", "always", "never"] | None = None
+    max_tools: int | None = Field(default=None, alias="maxTools", ge=0)
+    context_share: float | None = Field(default=None, alias="contextShare", gt=0, le=1)
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -117,6 +125,7 @@ class _SettingsFile(BaseModel):
     web_fetch: _WebFetch = Field(default_factory=_WebFetch, alias="webFetch")
     git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
     sandbox: _Sandbox = Field(default_factory=_Sandbox)
+    tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -148,6 +157,12 @@ class Settings:
     """``sandbox.mode``: auto, landlock, bwrap or off (the last file that sets it wins)."""
     sandbox_network: str | list[str] | None = None
     """``sandbox.network``: "off", "on" or ["host:port", …]."""
+    tool_search_mode: Literal["auto", "always", "never"] | None = None
+    """``toolSearch.mode``: when MCP tools are deferred behind tool_search (last file wins)."""
+    tool_search_max_tools: int | None = None
+    """``toolSearch.maxTools``: defer when there are more MCP tools than this."""
+    tool_search_context_share: float | None = None
+    """``toolSearch.contextShare``: ...or when their schemas pass this share of the context."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -189,6 +204,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.ignored += _loosening(path, raw, parsed, rules)
             merged.deny += rules["deny"]
             merged.ask += rules["ask"]
+            _merge_tool_search(merged, parsed.tool_search)
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -207,7 +223,18 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.commit_trailer = parsed.git_commit.trailer
         merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
+        _merge_tool_search(merged, parsed.tool_search)
     return merged
+
+
+def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
+    """``toolSearch`` only decides which tools a request shows, never what may run, so an
+    untrusted workspace's files may set it too."""
+    merged.tool_search_mode = section.mode or merged.tool_search_mode
+    if section.max_tools is not None:
+        merged.tool_search_max_tools = section.max_tools
+    if section.context_share is not None:
+        merged.tool_search_context_share = section.context_share
 
 
 def _loosening(

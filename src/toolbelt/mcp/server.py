@@ -32,6 +32,7 @@ from toolbelt.mcp.results import call_result
 from toolbelt.mcp.user_channel import ElicitationUser
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
+from toolbelt.toolsearch.listing import listed_tools, loaded_more, searchable
 
 __all__ = ["SUPPORTED_VERSIONS", "McpServer", "internal_error_reply"]
 
@@ -61,6 +62,8 @@ class McpServer:
         self._notice = runtime.notice
         """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
         self.toolset = runtime.toolset
+        self._list_changes = searchable(self.toolset)
+        """Whether the tool list grows as tool_search loads tools (``tools.listChanged``)."""
         self.client_capabilities: dict[str, Any] = {}
         self.requester = ElicitationRequester(self, mode=runtime.mode)
         runtime.use_requester(self.requester)
@@ -129,14 +132,14 @@ class McpServer:
             version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
             return {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
                 "serverInfo": {"name": "toolbelt", "title": "toolbelt", "version": _version()},
                 "instructions": self._instructions(),
             }
         if method == "server/discover":
             return {
                 "supportedVersions": list(MODERN_VERSIONS),
-                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
                 "instructions": self._instructions(),
                 "resultType": "complete",
                 "ttlMs": 0,
@@ -147,7 +150,9 @@ class McpServer:
             return {"resultType": "complete"}
         if method == "tools/list":
             # resultType, ttlMs and cacheScope are required on the 2026-07-28 wire, ignored before
-            tools = [mcp_tool(tool) for tool in self.toolset]
+            # with tool search: our tools, tool_search and what it loaded (toolsearch.listing)
+            listed = listed_tools(self.toolset, self.session, self.runtime.settings)
+            tools = [mcp_tool(tool) for tool in listed]
             return {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
         if method == "logging/setLevel":
             level = params.get("level")
@@ -211,6 +216,9 @@ class McpServer:
         if result.is_error:
             text = f"{name}: {result.error_kind}: {result.text[:200]}"
             await self._log("info", text, log_level, request_id)
+        if self._list_changes and loaded_more(result):  # the client lists the loaded tools
+            changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            await self._send(changed, request_id)
         reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
 
