@@ -98,21 +98,23 @@ class Runtime:
 
     def _with_mcp_servers(self, builtins: Toolset, shared: SharedServers | None) -> Toolset:
         """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
-        imported only when a server is configured)."""
+        imported only when a server is configured), with ``tool_search`` over them: past the
+        deferral threshold a request offers only the tools a search has loaded."""
         from toolbelt.mcp_client.config import load_mcp_config
+        from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
             self.session.root, trusted=self.settings.trusted, home=self.settings.home
         )
         if shared is not None:
             self.mcp_servers = shared.servers
-            return CombinedToolset(builtins, shared)
+            return ToolSearchToolset(CombinedToolset(builtins, shared))
         if not self.mcp_config.servers:
             return builtins
         from toolbelt.mcp_client.toolset import McpToolset
 
         self.mcp_servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
-        return CombinedToolset(builtins, self.mcp_servers)
+        return ToolSearchToolset(CombinedToolset(builtins, self.mcp_servers))
 
     @property
     def mode(self) -> str:
