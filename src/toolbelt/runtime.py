@@ -31,6 +31,7 @@ from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.settings import Settings, load_settings, untrusted_notice
 
 if TYPE_CHECKING:
+    from toolbelt.providers.model import ModelClient
     from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
@@ -54,6 +55,7 @@ class Runtime:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
+        small_model: ModelClient | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
@@ -61,7 +63,9 @@ class Runtime:
         True applies the workspace's own settings in full for this runtime, None uses the
         stored trust; ``settings`` replaces reading the settings files altogether;
         ``requester`` answers permission prompts and ``user`` carries the tools' own questions
-        to the person (``NoUser`` when nobody is there).
+        to the person (``NoUser`` when nobody is there); ``small_model`` is the model tools
+        may use for their own small jobs (web_fetch condensing a page against its prompt),
+        reached as ``ToolContext.model`` — None leaves those jobs to the calling model.
         """
         self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
         self.settings = (
@@ -83,6 +87,7 @@ class Runtime:
             events=events,
             permission_timeout=permission_timeout,
             user=user,
+            model=small_model,
         )
 
     @property

@@ -18,12 +18,15 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
+
+if TYPE_CHECKING:  # the model contract imports the executor, which imports this module
+    from toolbelt.providers.model import ModelClient
 
 __all__ = ["Session", "SessionConfig", "ToolContext"]
 
@@ -162,6 +165,12 @@ class ToolContext:
     secrets whose read asks, such as ``.env``); None: nothing."""
     user: UserChannel = field(default_factory=NoUser)
     """Reaches the person: a question, a message (beside the permission requester)."""
+    answer_timeout: float = 300.0
+    """How long a question to the person may wait: the executor's permission timeout, so a
+    tool's question and a permission prompt give up alike."""
+    model: ModelClient | None = None
+    """A (small, cheap) model tools may use, such as web_fetch condensing a page against its
+    prompt; None when the runtime has none."""
 
     def visible(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) may show ``path``: what a read-deny rule

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -65,6 +65,9 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
+
+if TYPE_CHECKING:  # the model contract imports this module
+    from toolbelt.providers.model import ModelClient
 
 __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
 
@@ -159,6 +162,7 @@ class Executor:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
+        model: ModelClient | None = None,
     ) -> None:
         self.toolset = toolset
         self.session = session
@@ -171,6 +175,8 @@ class Executor:
         self.permission_timeout = permission_timeout
         self.user: UserChannel = user or NoUser()
         """How tools reach the person (questions, messages); ``NoUser`` when nobody is there."""
+        self.model = model
+        """The model tools may use (``ToolContext.model``); None when there is none."""
         self.gate = ReadWriteGate()
         """Read-only calls share it, any other call holds it alone — across batches and doors."""
         self._batches: list[_Batch] = []
@@ -272,6 +278,8 @@ class Executor:
             read_check=self._read_allowed,
             hidden=self._hidden,
             user=self.user.for_call(call.id),
+            answer_timeout=self.permission_timeout,
+            model=self.model,
         )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None

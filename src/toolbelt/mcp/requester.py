@@ -37,17 +37,22 @@ class ClientChannel(Protocol):
     client_capabilities: dict[str, Any]
     """What the client declared at ``initialize``."""
 
+    protocol_version: str
+    """The revision agreed at ``initialize`` ("" before it)."""
+
     session: Session
     """The session the calls run in (its root anchors the rules a refusal suggests)."""
 
     def modern_call(self, call_id: str) -> dict[str, Any] | None:
         """The client's capabilities when the call came in the stateless era, else None."""
 
-    def take_answer(self, call_id: str) -> dict[str, Any] | None:
-        """The elicitation answer a retried call carried, if any."""
+    def take_answer(self, call_id: str, key: str = "permission") -> dict[str, Any] | None:
+        """The elicitation answer a retried call carried for ``key``, if any."""
 
-    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
-        """Answer the call with ``input_required`` carrying ``elicitation``."""
+    def need_input(
+        self, call_id: str, elicitation: dict[str, Any], key: str = "permission"
+    ) -> None:
+        """Answer the call with ``input_required`` carrying ``elicitation`` under ``key``."""
 
     async def log(self, level: str, text: str) -> None:
         """Send a log message at ``level`` (shown if the client's log level admits it)."""

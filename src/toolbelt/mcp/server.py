@@ -62,6 +62,8 @@ class McpServer:
         """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
         self.toolset = runtime.toolset
         self.client_capabilities: dict[str, Any] = {}
+        self.protocol_version = ""
+        """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
         self.requester = ElicitationRequester(self, mode=runtime.mode)
         runtime.use_requester(self.requester)
         runtime.executor.user = ElicitationUser(self)
@@ -77,7 +79,7 @@ class McpServer:
         self.executor.events.subscribe(self._on_event)
         self._sent_progress: dict[str, int] = {}
         self._modern: dict[str, dict[str, Any]] = {}
-        self._answers: dict[str, dict[str, Any]] = {}
+        self._answers: dict[str, tuple[str, dict[str, Any]]] = {}
         self._states: dict[str, tuple[str, str, str]] = {}
         self._input_needed: dict[str, tuple[str, str, dict[str, Any]]] = {}
         self._raw_calls: dict[str, tuple[str, str]] = {}
@@ -132,6 +134,7 @@ class McpServer:
             self.client_capabilities = params.get("capabilities") or {}
             asked = params.get("protocolVersion")
             version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
+            self.protocol_version = version
             return {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": False}, "logging": {}},
@@ -237,7 +240,8 @@ class McpServer:
     def _take_input_responses(
         self, call_id: str, name: str, arguments: Any, params: dict[str, Any]
     ) -> None:
-        """A retry after ``input_required``: hand the user's answer to the permission prompt."""
+        """A retry after ``input_required``: keep the user's answer for whoever asked it (the
+        permission prompt, or a tool's question), under the key it was asked with."""
         token = params.get("requestState")
         pending = self._states.pop(token, None) if isinstance(token, str) else None
         if pending is None:
@@ -247,17 +251,23 @@ class McpServer:
             return  # the state belongs to another call: ask again
         answer = (params.get("inputResponses") or {}).get(key)
         if isinstance(answer, dict):
-            self._answers[call_id] = answer
+            self._answers[call_id] = (key, answer)
 
     def modern_call(self, call_id: str) -> dict[str, Any] | None:
         """The client's capabilities when ``call_id`` came in the 2026-07-28 era, else None."""
         return self._modern.get(call_id)
 
-    def take_answer(self, call_id: str) -> dict[str, Any] | None:
-        """The elicitation answer a retried call carried, if any."""
-        return self._answers.pop(call_id, None)
+    def take_answer(self, call_id: str, key: str = "permission") -> dict[str, Any] | None:
+        """The elicitation answer a retried call carried for ``key``, if any."""
+        kept = self._answers.get(call_id)
+        if kept is None or kept[0] != key:
+            return None
+        del self._answers[call_id]
+        return kept[1]
 
-    def need_input(self, call_id: str, elicitation: dict[str, Any]) -> None:
+    def need_input(
+        self, call_id: str, elicitation: dict[str, Any], key: str = "permission"
+    ) -> None:
         """Record that this call must be answered with ``input_required``.
 
         The retry is recognised by an opaque token bound to the call as the client sent it
@@ -265,8 +275,8 @@ class McpServer:
         """
         token = secrets.token_urlsafe(16)
         name, args_text = self._raw_calls[call_id]
-        self._states[token] = (name, args_text, "permission")
-        self._input_needed[call_id] = (token, "permission", elicitation)
+        self._states[token] = (name, args_text, key)
+        self._input_needed[call_id] = (token, key, elicitation)
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, ProgressEvent):
