@@ -42,8 +42,9 @@ per call, with the offset to continue from. Redirects within the same site are f
 redirect to another host is reported and you fetch that URL with a new call. Private and local \
 addresses (localhost, 10.x, 192.168.x, cloud metadata) are refused unless the user allowed that \
 origin. Each new domain may need the user's approval. `prompt` says what you are looking for: \
-no model condenses pages in this runtime yet, so the whole page comes back with your prompt \
-noted above it — read it for the answer yourself."""
+where the runtime has a small model, it reads the page and you get its answer to your prompt \
+(call again without `prompt` for the page itself); otherwise the page comes back with your \
+prompt noted above it — read it for the answer yourself."""
 
 
 class WebFetchInput(ToolInput):
@@ -51,7 +52,9 @@ class WebFetchInput(ToolInput):
 
     url: str = Field(min_length=1, max_length=8192, description="The http(s) URL to fetch.")
     prompt: str | None = Field(
-        default=None, description="What to look for in the page (noted with the result)."
+        default=None,
+        max_length=4000,
+        description="What to look for in the page (answered from it when a model can condense).",
     )
     max_length: int = Field(
         default=DEFAULT_LENGTH, ge=1, le=MAX_LENGTH, description="Characters to return at most."
@@ -69,8 +72,13 @@ class WebFetchOutput(BaseModel):
     content_type: str = Field(description="The response's media type.")
     total_chars: int = Field(description="Characters in the converted page.")
     offset: int = Field(description="First character returned.")
-    returned_chars: int = Field(description="Characters returned by this call.")
+    returned_chars: int = Field(
+        description="Characters of the page returned (condensed: read by the small model)."
+    )
     redirect_to: str | None = Field(default=None, description="Another host the page sent to.")
+    condensed_by: str | None = Field(
+        default=None, description="The model that answered the prompt from the page, if any."
+    )
 
 
 @dataclass
@@ -153,6 +161,8 @@ class WebFetchTool(Tool[WebFetchInput]):
                 cut,
             )
             cache.put(str(url), page)
+        if args.prompt and ctx.model is not None and page.text:
+            return await _condensed(page, args, args.prompt, ctx)
         return _window(page, args)
 
 
@@ -173,19 +183,75 @@ def _checked_url(raw: str, ctx: ToolContext) -> WebUrl:
     return url
 
 
-def _window(page: _Converted, args: WebFetchInput) -> ToolOutput:
-    total = len(page.text)
-    if args.offset > total or (args.offset == total and total):
-        raise ToolError(
-            f"offset {args.offset} is past the end of the page, which has {total:,} characters."
+async def _condensed(
+    page: _Converted, args: WebFetchInput, prompt: str, ctx: ToolContext
+) -> ToolOutput:
+    """The small model's answer to ``prompt`` from the page; the page itself if it fails."""
+    from toolbelt.web.condense import CondenseError, condense, page_budget
+
+    model = ctx.model
+    assert model is not None
+    _check_offset(page, args.offset)
+    piece = page.text[args.offset : args.offset + page_budget(model)]
+    ctx.progress(f"condensing the page with {model.model}")
+    try:
+        answer = await condense(model, url=page.url, page=piece, prompt=prompt)
+    except CondenseError as exc:
+        return _window(page, args, why=f"The page could not be condensed ({exc})")
+    total, end = len(page.text), args.offset + len(piece)
+    lines = [
+        f"URL: {page.url}",
+        f"Status: {page.status} {page.reason} ({page.content_type})",
+        f"Prompt: {prompt}",
+        f"Answer from the page, by {model.model} (the page's text was not shown to you; call "
+        "again without `prompt` to read it):",
+        "",
+        answer,
+    ]
+    if page.cut_at_bytes is not None or end < total:
+        lines.append(
+            f"\n[The model read characters {args.offset:,}–{end:,} of {total:,}"
+            + (f"; continue with offset={end}" if end < total else "")
+            + (
+                f"; only the first {page.cut_at_bytes:,} bytes of the response were used"
+                if page.cut_at_bytes is not None
+                else ""
+            )
+            + ".]"
         )
+    structured = {**_structured(page, args.offset, len(piece)), "condensed_by": model.model}
+    return ToolOutput.text("\n".join(lines), structured, is_error=page.status >= 400)
+
+
+def _check_offset(page: _Converted, offset: int) -> None:
+    total = len(page.text)
+    if offset > total or (offset == total and total):
+        raise ToolError(
+            f"offset {offset} is past the end of the page, which has {total:,} characters."
+        )
+
+
+def _structured(page: _Converted, offset: int, returned: int) -> dict[str, object]:
+    return {
+        "url": page.url,
+        "status": page.status,
+        "content_type": page.content_type,
+        "total_chars": len(page.text),
+        "offset": offset,
+        "returned_chars": returned,
+    }
+
+
+def _window(page: _Converted, args: WebFetchInput, *, why: str | None = None) -> ToolOutput:
+    _check_offset(page, args.offset)
+    total = len(page.text)
     shown = page.text[args.offset : args.offset + args.max_length]
     end = args.offset + len(shown)
     lines = [f"URL: {page.url}", f"Status: {page.status} {page.reason} ({page.content_type})"]
     if args.prompt:
+        why = why or "No model condenses pages in this runtime"
         lines.append(
-            f"Prompt: {args.prompt}\n(No model condenses pages in this runtime: the page "
-            "follows in full; look for the answer in it.)"
+            f"Prompt: {args.prompt}\n({why}: the page follows in full; look for the answer in it.)"
         )
     notes = []
     if page.cut_at_bytes is not None:
@@ -201,14 +267,7 @@ def _window(page: _Converted, args: WebFetchInput) -> ToolOutput:
     text = "\n".join(lines) + "\n\n" + shown
     if notes:
         text += "\n\n[" + " ".join(notes) + "]"
-    structured = {
-        "url": page.url,
-        "status": page.status,
-        "content_type": page.content_type,
-        "total_chars": total,
-        "offset": args.offset,
-        "returned_chars": len(shown),
-    }
+    structured = _structured(page, args.offset, len(shown))
     return ToolOutput.text(text, structured, is_error=page.status >= 400)
 
 
