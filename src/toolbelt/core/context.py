@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
-if TYPE_CHECKING:  # the model contract imports the executor, which imports this module
-    from toolbelt.providers.model import ModelClient
-
-__all__ = ["Session", "SessionConfig", "ToolContext"]
+__all__ = ["Session", "SessionConfig", "ToolContext", "ToolModel"]
 
 T = TypeVar("T")
 
@@ -136,6 +133,18 @@ def _existing_dir(path: str | Path, what: str) -> Path:
     return resolved
 
 
+class ToolModel(Protocol):
+    """What a tool sees of the runtime's small model: ``providers.model.ModelClient``'s shape,
+    as a protocol because that contract imports the executor, which imports this module."""
+
+    model: str
+    context_window: int
+
+    def stream(self, request: Any) -> AsyncIterator[Any]:
+        """``ModelClient.stream``: a ``ModelRequest`` in, ``ModelEvent``s out."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """Everything one call may use besides its arguments."""
@@ -168,7 +177,7 @@ class ToolContext:
     answer_timeout: float = 300.0
     """How long a question to the person may wait: the executor's permission timeout, so a
     tool's question and a permission prompt give up alike."""
-    model: ModelClient | None = None
+    model: ToolModel | None = None
     """A (small, cheap) model tools may use, such as web_fetch condensing a page against its
     prompt; None when the runtime has none."""
 

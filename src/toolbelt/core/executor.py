@@ -28,14 +28,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import anyio
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.arguments import parse_arguments
 from toolbelt.core.content import TextBlock, ToolOutput
-from toolbelt.core.context import Session, ToolContext
+from toolbelt.core.context import Session, ToolContext, ToolModel
 from toolbelt.core.errors import (
     FatalError,
     InvalidInputError,
@@ -65,9 +65,6 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-
-if TYPE_CHECKING:  # the model contract imports this module
-    from toolbelt.providers.model import ModelClient
 
 __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
 
@@ -162,7 +159,7 @@ class Executor:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
-        model: ModelClient | None = None,
+        model: ToolModel | None = None,
     ) -> None:
         self.toolset = toolset
         self.session = session

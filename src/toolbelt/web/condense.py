@@ -16,8 +16,8 @@ import secrets
 import anyio
 
 from toolbelt.core.content import TextBlock
+from toolbelt.core.context import ToolModel
 from toolbelt.providers.model import (
-    ModelClient,
     ModelRequest,
     ProviderError,
     TurnComplete,
@@ -47,15 +47,15 @@ class CondenseError(Exception):
     """The small model gave no answer; the message says why, for a note beside the page."""
 
 
-def page_budget(model: ModelClient) -> int:
+def page_budget(model: ToolModel) -> int:
     """Characters of page to send: as many as the window has tokens — about a quarter of it at
     ~4 characters a token, the rest left for the instructions and the answer — at least 4,000
     and at most ``MAX_PAGE_CHARS``."""
-    window = getattr(model, "context_window", 0) or 0
+    window = model.context_window
     return max(4_000, min(MAX_PAGE_CHARS, window)) if window else MAX_PAGE_CHARS
 
 
-async def condense(model: ModelClient, *, url: str, page: str, prompt: str) -> str:
+async def condense(model: ToolModel, *, url: str, page: str, prompt: str) -> str:
     """The small model's answer to ``prompt`` from ``page`` (already cut to ``page_budget``)."""
     tag = f"page-{secrets.token_hex(6)}"
     message = (
