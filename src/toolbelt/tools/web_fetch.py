@@ -22,6 +22,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.tools._settings import session_settings
+from toolbelt.tools._web_page import ConvertedPage, condensed_page, page_window, redirect_result
 from toolbelt.web.addresses import blocked_reason
 from toolbelt.web.cache import PageCache
 from toolbelt.web.client import FetchLimits
@@ -91,16 +92,6 @@ class WebFetchConfig:
     verify: ssl.SSLContext | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Converted:
-    url: str
-    status: int
-    reason: str
-    content_type: str
-    text: str
-    cut_at_bytes: int | None
-
-
 class WebFetchTool(Tool[WebFetchInput]):
     """Fetch a URL through the SSRF guard and return it as Markdown."""
 
@@ -129,7 +120,7 @@ class WebFetchTool(Tool[WebFetchInput]):
 
         url = _checked_url(args.url, ctx)
         cache = ctx.session.resource(PageCache)
-        page: _Converted | None = cache.get(str(url))
+        page: ConvertedPage | None = cache.get(str(url))
         if page is None:
             config = ctx.session.resource(WebFetchConfig)
             origins = canonical_origins(session_settings(ctx.session).private_origins)
@@ -142,7 +133,7 @@ class WebFetchTool(Tool[WebFetchInput]):
                 verify=config.verify,
             )
             if fetched.redirect_to is not None:
-                return _redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)
+                return redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)
             response = fetched.response
             limits = config.limits
             body, cut = response.body, limits.max_bytes if response.truncated else None
@@ -152,7 +143,7 @@ class WebFetchTool(Tool[WebFetchInput]):
             _, text = await anyio.to_thread.run_sync(
                 lambda: body_text(response.content_type, body, charset)
             )
-            page = _Converted(
+            page = ConvertedPage(
                 str(fetched.url),
                 response.status,
                 response.reason,
@@ -162,8 +153,8 @@ class WebFetchTool(Tool[WebFetchInput]):
             )
             cache.put(str(url), page)
         if args.prompt and ctx.model is not None and page.text:
-            return await _condensed(page, args, args.prompt, ctx)
-        return _window(page, args)
+            return await condensed_page(page, args.prompt, args.offset, args.max_length, ctx)
+        return page_window(page, args.prompt, args.offset, args.max_length)
 
 
 def _checked_url(raw: str, ctx: ToolContext) -> WebUrl:
@@ -181,111 +172,6 @@ def _checked_url(raw: str, ctx: ToolContext) -> WebUrl:
         if url.origin not in allowed:
             raise ToolError(refusal(url, address, reason))
     return url
-
-
-async def _condensed(
-    page: _Converted, args: WebFetchInput, prompt: str, ctx: ToolContext
-) -> ToolOutput:
-    """The small model's answer to ``prompt`` from the page; the page itself if it fails."""
-    from toolbelt.web.condense import CondenseError, condense, page_budget
-
-    model = ctx.model
-    assert model is not None
-    _check_offset(page, args.offset)
-    piece = page.text[args.offset : args.offset + page_budget(model)]
-    ctx.progress(f"condensing the page with {model.model}")
-    try:
-        answer = await condense(model, url=page.url, page=piece, prompt=prompt)
-    except CondenseError as exc:
-        return _window(page, args, why=f"The page could not be condensed ({exc})")
-    total, end = len(page.text), args.offset + len(piece)
-    lines = [
-        f"URL: {page.url}",
-        f"Status: {page.status} {page.reason} ({page.content_type})",
-        f"Prompt: {prompt}",
-        f"Answer from the page, by {model.model} (the page's text was not shown to you; call "
-        "again without `prompt` to read it):",
-        "",
-        answer,
-    ]
-    if page.cut_at_bytes is not None or end < total:
-        lines.append(
-            f"\n[The model read characters {args.offset:,}–{end:,} of {total:,}"
-            + (f"; continue with offset={end}" if end < total else "")
-            + (
-                f"; only the first {page.cut_at_bytes:,} bytes of the response were used"
-                if page.cut_at_bytes is not None
-                else ""
-            )
-            + ".]"
-        )
-    structured = {**_structured(page, args.offset, len(piece)), "condensed_by": model.model}
-    return ToolOutput.text("\n".join(lines), structured, is_error=page.status >= 400)
-
-
-def _check_offset(page: _Converted, offset: int) -> None:
-    total = len(page.text)
-    if offset > total or (offset == total and total):
-        raise ToolError(
-            f"offset {offset} is past the end of the page, which has {total:,} characters."
-        )
-
-
-def _structured(page: _Converted, offset: int, returned: int) -> dict[str, object]:
-    return {
-        "url": page.url,
-        "status": page.status,
-        "content_type": page.content_type,
-        "total_chars": len(page.text),
-        "offset": offset,
-        "returned_chars": returned,
-    }
-
-
-def _window(page: _Converted, args: WebFetchInput, *, why: str | None = None) -> ToolOutput:
-    _check_offset(page, args.offset)
-    total = len(page.text)
-    shown = page.text[args.offset : args.offset + args.max_length]
-    end = args.offset + len(shown)
-    lines = [f"URL: {page.url}", f"Status: {page.status} {page.reason} ({page.content_type})"]
-    if args.prompt:
-        why = why or "No model condenses pages in this runtime"
-        lines.append(
-            f"Prompt: {args.prompt}\n({why}: the page follows in full; look for the answer in it.)"
-        )
-    notes = []
-    if page.cut_at_bytes is not None:
-        notes.append(
-            f"Only the first {page.cut_at_bytes:,} bytes of the response were used (the cap), "
-            "so the page ends early."
-        )
-    if end < total:
-        notes.append(
-            f"Showing characters {args.offset:,}–{end:,} of {total:,}. Continue with "
-            f"offset={end} (the page is cached for 15 minutes)."
-        )
-    text = "\n".join(lines) + "\n\n" + shown
-    if notes:
-        text += "\n\n[" + " ".join(notes) + "]"
-    structured = _structured(page, args.offset, len(shown))
-    return ToolOutput.text(text, structured, is_error=page.status >= 400)
-
-
-def _redirect_result(url: WebUrl, target: WebUrl, status: int) -> ToolOutput:
-    text = (
-        f"{url} redirected (HTTP {status}) to another host: {target}. It was not followed; "
-        f'to read it, call web_fetch again with url="{target}".'
-    )
-    structured = {
-        "url": str(url),
-        "status": status,
-        "content_type": "",
-        "total_chars": 0,
-        "offset": 0,
-        "returned_chars": 0,
-        "redirect_to": str(target),
-    }
-    return ToolOutput.text(text, structured)
 
 
 def _charset(content_type: str) -> str | None:
