@@ -168,36 +168,47 @@ async def test_fastmcp_client_fills_the_form(tmp_path: Path) -> None:
     ]
 
 
-def test_before_2025_11_25_a_multiple_choice_is_a_checkbox_per_option(tmp_path: Path) -> None:
-    """The 2025-06-18 elicitation schema has no arrays: spoken to by hand, line by line."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdin is not None and process.stdout is not None
+class RawClient:
+    """`toolbelt mcp` on stdio, spoken to by hand, line by line, as a 2025-06-18 client."""
 
-    def send(message: dict[str, Any]) -> None:
-        assert process.stdin is not None
-        process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        process.stdin.flush()
-
-    def receive() -> dict[str, Any]:
-        assert process.stdout is not None
-        return dict(json.loads(process.stdout.readline()))
-
-    try:
-        capabilities = {"elicitation": {}}
-        hello = {"protocolVersion": "2025-06-18", "capabilities": capabilities}
-        send({"id": 1, "method": "initialize", "params": {**hello, "clientInfo": {"name": "t"}}})
-        assert receive()["result"]["protocolVersion"] == "2025-06-18"
-        send({"method": "notifications/initialized"})
-        features = {"questions": [QUESTIONS["questions"][1]]}
-        send(
-            {"id": 2, "method": "tools/call", "params": {"name": "ask_user", "arguments": features}}
+    def __init__(self, root: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        asking = receive()
+        capabilities: dict[str, Any] = {"elicitation": {}}
+        hello = {"protocolVersion": "2025-06-18", "capabilities": capabilities}
+        self.send(
+            {"id": 1, "method": "initialize", "params": {**hello, "clientInfo": {"name": "t"}}}
+        )
+        assert self.receive()["result"]["protocolVersion"] == "2025-06-18"
+        self.send({"method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        return dict(json.loads(self.process.stdout.readline()))
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def test_before_2025_11_25_a_multiple_choice_is_a_checkbox_per_option(tmp_path: Path) -> None:
+    """The 2025-06-18 elicitation schema has no arrays."""
+    client = RawClient(tmp_path)
+    try:
+        features = {"questions": [QUESTIONS["questions"][1]]}
+        call = {"name": "ask_user", "arguments": features}
+        client.send({"id": 2, "method": "tools/call", "params": call})
+        asking = client.receive()
         assert asking["method"] == "elicitation/create"
         schema = asking["params"]["requestedSchema"]
         assert list(schema["properties"]) == [
@@ -213,9 +224,27 @@ def test_before_2025_11_25_a_multiple_choice_is_a_checkbox_per_option(tmp_path: 
             "default": False,
         }
         picked = {"answer_option_1": True, "answer_option_2": False, "answer_option_3": True}
-        send({"id": asking["id"], "result": {"action": "accept", "content": picked}})
-        result = receive()["result"]
+        client.send({"id": asking["id"], "result": {"action": "accept", "content": picked}})
+        result = client.receive()["result"]
         assert result["structuredContent"]["answers"] == {"Which features first?": "auth, sso"}
     finally:
-        process.stdin.close()
-        process.wait(timeout=30)
+        client.close()
+
+
+def test_cancelling_a_call_that_waits_for_the_user(tmp_path: Path) -> None:
+    client = RawClient(tmp_path)
+    try:
+        call = {"name": "ask_user", "arguments": {"questions": [{"question": "Go on?"}]}}
+        client.send({"id": 2, "method": "tools/call", "params": call})
+        assert client.receive()["method"] == "elicitation/create"
+        client.send({"method": "notifications/cancelled", "params": {"requestId": 2}})
+        thought = {"name": "think", "arguments": {"thought": "carry on"}}
+        client.send({"id": 3, "method": "tools/call", "params": thought})
+        reply = client.receive()
+        assert reply["id"] == 3
+        assert reply["result"]["content"][0]["text"] == "Thought recorded."
+    finally:
+        client.close()
+    # at the end of input a waiting call would be answered (dismissed); a cancelled one is not
+    assert client.process.stdout is not None
+    assert client.process.stdout.read() == ""

@@ -5,10 +5,12 @@ wrong answer, and an empty line or end of input dismissing the question."""
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 
 import pytest
 
-from toolbelt import Question, UserAnswer
+from toolbelt import Question, Runtime, ToolCall, UserAnswer
 from toolbelt.cli.user_prompt import TerminalUser
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +111,22 @@ async def test_asking_several_stops_at_the_first_dismissal(
     answers = await TerminalUser().ask_all(questions)
     assert answers == [picked("red"), UserAnswer("cancel")]
     assert "Shape?" not in stderr.getvalue()
+
+
+async def test_ask_user_at_a_silent_terminal_gives_up_at_the_permission_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_fd, write_fd = os.pipe()  # standard input that never sends a line
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(os.fdopen(read_fd, "rb")))
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    try:
+        async with Runtime(tmp_path, user=TerminalUser(), permission_timeout=0.2) as runtime:
+            arguments = {"questions": [{"question": "Which server?"}]}
+            [result] = await runtime.run([ToolCall("1", "ask_user", arguments)])
+    finally:
+        os.close(write_fd)  # the abandoned reader sees end of input and ends
+    assert (result.error_kind, result.text) == (
+        "tool_error",
+        "The user did not answer within 0.2 s; go on with what you know and say which "
+        "assumption you made, or ask again later.",
+    )
