@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from toolbelt.mcp_client.config import McpConfig
     from toolbelt.mcp_client.shared import SharedServers
     from toolbelt.mcp_client.toolset import McpToolset
+    from toolbelt.providers.model import ModelClient
     from toolbelt.shell.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
@@ -58,6 +59,7 @@ class Runtime:
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
         mcp_servers: SharedServers | None = None,
+        small_model: ModelClient | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
@@ -66,7 +68,10 @@ class Runtime:
         stored trust; ``settings`` replaces reading the settings files altogether;
         ``requester`` answers permission prompts and ``user`` carries the tools' own questions
         to the person (``NoUser`` when nobody is there); ``mcp_servers`` are MCP servers the
-        caller opened and shares between runtimes, used instead of starting the configured ones.
+        caller opened and shares between runtimes, used instead of starting the configured ones;
+        ``small_model`` is the model tools
+        may use for their own small jobs (web_fetch condensing a page against its prompt),
+        reached as ``ToolContext.model`` — None leaves those jobs to the calling model.
         """
         self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
         self.settings = (
@@ -94,6 +99,7 @@ class Runtime:
             events=events,
             permission_timeout=permission_timeout,
             user=user,
+            model=small_model,
         )
 
     def _with_mcp_servers(self, builtins: Toolset, shared: SharedServers | None) -> Toolset:

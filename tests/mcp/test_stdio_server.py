@@ -201,7 +201,10 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         polled = await client.call_tool("bash_output", {"id": job})
         stopped = await client.call_tool("kill_shell", {"id": job})
         metadata = await client.call_tool("web_fetch", {"url": "http://169.254.169.254/"})
+        asked = await client.call_tool("ask_user", {"questions": [{"question": "Go on?"}]})
     assert metadata.is_error is True
+    assert asked.is_error is True  # this client has no elicitation: nobody can be asked
+    assert "cannot ask the user a question" in asked.content[0].text
     assert metadata.content[0].text.startswith("web_fetch does not reach 169.254.169.254")
     assert polled.content[0].text.startswith(f"[{job}: running]")
     assert stopped.content[0].text.startswith(f"Stopped {job}")
@@ -212,6 +215,7 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         "web_fetch",
         "git_commit",
         "skill",
+        "ask_user",
     } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
     assert results["grep"].content[0].text == "m.py:2:b = 20"

@@ -112,7 +112,11 @@ def call_tool(
         return 2
     if runtime.notice:
         print(f"toolbelt: {runtime.notice}", file=sys.stderr)
-    result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
+    try:
+        result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
+    except KeyboardInterrupt:  # Ctrl-C: the call was cancelled and the session closed
+        print("\ntoolbelt: interrupted; the call was cancelled.", file=sys.stderr)
+        return 130
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import sys
 
-import anyio
-
+from toolbelt.cli.terminal_thread import run_abandonable
 from toolbelt.permissions.decision import (
     Answer,
     Approval,
@@ -42,9 +41,7 @@ class TerminalRequester(PermissionRequester):
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         # abandoned, not awaited, on timeout or cancellation: ``readline`` cannot be interrupted,
         # and a prompt nobody answers must not hold the call (the process exits after it)
-        return await anyio.to_thread.run_sync(
-            self._ask_blocking, request, decision, abandon_on_cancel=True
-        )
+        return await run_abandonable(lambda: self._ask_blocking(request, decision))
 
     def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
         out = sys.stderr

@@ -2,18 +2,22 @@
 standard input.
 
 Used by ``toolbelt call`` when a person is at the terminal. Choices are numbered and may be
-answered by number or by name; an empty line or the end of input dismisses the question.
-Reading runs in a worker thread that is abandoned on cancellation, as the permission prompt's
-does, so a question nobody answers never holds the call.
+answered by number or by name — several at once, separated by commas, when the question
+allows more than one — or, where the question allows it, in the person's own words. An empty
+line or the end of input dismisses the question. Everything shown is escaped (a label cannot
+move the cursor or recolour the prompt). Reading runs in a worker thread that is abandoned on
+timeout or cancellation, as the permission prompt's does, so a question nobody answers never
+holds the call.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 
-import anyio
-
+from toolbelt.cli.terminal_thread import run_abandonable
 from toolbelt.core.user import Question, UserAnswer, UserChannel
+from toolbelt.permissions.display import visible
 
 __all__ = ["TerminalUser"]
 
@@ -22,7 +26,7 @@ class TerminalUser(UserChannel):
     """Asks on standard error, reads standard input."""
 
     async def ask(self, question: Question) -> UserAnswer:
-        return await anyio.to_thread.run_sync(_ask_blocking, question, abandon_on_cancel=True)
+        return await run_abandonable(lambda: _ask_blocking(question))
 
     async def show(self, message: str) -> None:
         sys.stderr.write(f"{message}\n")
@@ -31,25 +35,62 @@ class TerminalUser(UserChannel):
 
 def _ask_blocking(question: Question) -> UserAnswer:
     out = sys.stderr
-    out.write(f"\n\x1b[1;36m?\x1b[0m {question.prompt}\n")
+    header = f"[{visible(question.header)}] " if question.header else ""
+    out.write(f"\n\x1b[1;36m?\x1b[0m {header}{visible(question.prompt, newlines=True)}\n")
     for number, choice in enumerate(question.choices, 1):
-        out.write(f"  {number}. {choice}\n")
+        detail = question.details[number - 1] if number <= len(question.details) else ""
+        out.write(f"  {number}. {visible(choice)}" + (f" — {visible(detail)}" if detail else ""))
+        out.write("\n")
+    if question.choices:
+        out.write(f"  ({_how_to_answer(question)})\n")
     while True:
         out.write("> ")
         out.flush()
-        line = sys.stdin.readline()
-        text = line.strip()
+        text = sys.stdin.readline().strip()
         if not text:
             return UserAnswer("cancel")
         if not question.choices:
             return UserAnswer("accept", text)
-        chosen = _choice(question.choices, text)
-        if chosen is not None:
-            return UserAnswer("accept", chosen)
-        out.write(f"Answer with a number from 1 to {len(question.choices)} or a choice's name.\n")
+        answer = _answer(question, text)
+        if answer is not None:
+            return answer
+        out.write(f"Answer with {_how_to_answer(question)}.\n")
+
+
+def _how_to_answer(question: Question) -> str:
+    count = len(question.choices)
+    how = f"a number from 1 to {count} or a choice's name"
+    if question.multiple:
+        how = "one or more numbers or names, separated by commas"
+    if question.other:
+        how += ", or type your own answer"
+    return how + "; an empty line dismisses the question"
+
+
+def _answer(question: Question, text: str) -> UserAnswer | None:
+    """The answer ``text`` gives, or None when it gives none and must be typed again."""
+    whole = _choice(question.choices, text)
+    if whole is not None:  # a name may itself hold a comma
+        return _chosen(question, [whole])
+    if question.multiple:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if len(parts) == 1 and re.fullmatch(r"\d+(\s+\d+)+", parts[0]):  # "1 3" as "1, 3"
+            parts = parts[0].split()
+        picked = [_choice(question.choices, part) for part in parts]
+        if parts and all(choice is not None for choice in picked):
+            unique = list(dict.fromkeys(choice for choice in picked if choice is not None))
+            return _chosen(question, unique)
+    if question.other:
+        return UserAnswer("accept", text, {"selected": [], "other": text})
+    return None
+
+
+def _chosen(question: Question, choices: list[str]) -> UserAnswer:
+    ordered = [choice for choice in question.choices if choice in choices]
+    return UserAnswer("accept", ", ".join(ordered), {"selected": ordered})
 
 
 def _choice(choices: tuple[str, ...], text: str) -> str | None:
     if text.isdigit() and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1]
-    return next((c for c in choices if c.lower() == text.lower()), None)
+    return next((c for c in choices if c.casefold() == text.casefold()), None)

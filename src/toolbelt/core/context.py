@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
-__all__ = ["Session", "SessionConfig", "ToolContext"]
+__all__ = ["Session", "SessionConfig", "ToolContext", "ToolModel"]
 
 T = TypeVar("T")
 
@@ -133,6 +133,18 @@ def _existing_dir(path: str | Path, what: str) -> Path:
     return resolved
 
 
+class ToolModel(Protocol):
+    """What a tool sees of the runtime's small model: ``providers.model.ModelClient``'s shape,
+    as a protocol because that contract imports the executor, which imports this module."""
+
+    model: str
+    context_window: int
+
+    def stream(self, request: Any) -> AsyncIterator[Any]:
+        """``ModelClient.stream``: a ``ModelRequest`` in, ``ModelEvent``s out."""
+        ...
+
+
 @dataclass(slots=True)
 class ToolContext:
     """Everything one call may use besides its arguments."""
@@ -162,6 +174,12 @@ class ToolContext:
     secrets whose read asks, such as ``.env``); None: nothing."""
     user: UserChannel = field(default_factory=NoUser)
     """Reaches the person: a question, a message (beside the permission requester)."""
+    answer_timeout: float = 300.0
+    """How long a question to the person may wait: the executor's permission timeout, so a
+    tool's question and a permission prompt give up alike."""
+    model: ToolModel | None = None
+    """A (small, cheap) model tools may use, such as web_fetch condensing a page against its
+    prompt; None when the runtime has none."""
 
     def visible(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) may show ``path``: what a read-deny rule

@@ -42,7 +42,7 @@ from toolbelt.core.authorization import authorize, read_allowed, with_hook
 from toolbelt.core.call_preparation import PreparedCall, prepare, segments
 from toolbelt.core.call_results import CallResults, ErrorKind, ToolCall, ToolCallResult, error_kind
 from toolbelt.core.content import TextBlock, ToolOutput
-from toolbelt.core.context import Session, ToolContext
+from toolbelt.core.context import Session, ToolContext, ToolModel
 from toolbelt.core.errors import FatalError, ToolError
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.gate import ReadWriteGate
@@ -101,6 +101,7 @@ class Executor:
         events: EventBus | None = None,
         permission_timeout: float = 300.0,
         user: UserChannel | None = None,
+        model: ToolModel | None = None,
     ) -> None:
         self.toolset = toolset
         self.session = session
@@ -114,6 +115,8 @@ class Executor:
         self.permission_timeout = permission_timeout
         self.user: UserChannel = user or NoUser()
         """How tools reach the person (questions, messages); ``NoUser`` when nobody is there."""
+        self.model = model
+        """The model tools may use (``ToolContext.model``); None when there is none."""
         self.gate = ReadWriteGate()
         """Read-only calls share it, any other call holds it alone — across batches and doors."""
         self._batches: list[_Batch] = []
@@ -190,6 +193,8 @@ class Executor:
             read_check=self._read_allowed,
             hidden=self._hidden,
             user=self.user.for_call(call.id),
+            answer_timeout=self.permission_timeout,
+            model=self.model,
         )
         args = item.args.model_dump(mode="json")
         output: ToolOutput | None = None

@@ -10,7 +10,7 @@ person gets ``NoUser``, whose refusal tells the model to carry on without asking
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,11 +28,25 @@ class Question:
     """When given, the answer's ``text`` is one of them."""
     schema: Mapping[str, Any] | None = None
     """A flat object schema (MCP elicitation's ``requestedSchema``) for a form answer."""
+    header: str = ""
+    """A short label for the question (``Database``), for UIs that show questions as tabs."""
+    details: tuple[str, ...] = ()
+    """A description per choice, in the choices' order ("" where a choice has none)."""
+    multiple: bool = False
+    """Any number of the choices may be picked; ``UserAnswer.data["selected"]`` lists them."""
+    other: bool = False
+    """An answer in the person's own words is accepted instead of (with ``multiple``: beside)
+    the choices; it comes back in ``UserAnswer.data["other"]``."""
 
 
 @dataclass(frozen=True, slots=True)
 class UserAnswer:
-    """The person's reply: accepted with text (and form data), declined, or dismissed."""
+    """The person's reply: accepted with text (and form data), declined, or dismissed.
+
+    For a question with choices, ``data["selected"]`` lists the chosen choices and
+    ``data["other"]`` holds an answer typed in the person's own words (when allowed);
+    ``text`` is what the model reads: the choices and the typed answer, joined by ", ".
+    """
 
     action: Literal["accept", "decline", "cancel"]
     text: str = ""
@@ -54,6 +68,20 @@ class UserChannel(ABC):
     @abstractmethod
     async def show(self, message: str) -> None:
         """Tell the person something without waiting for a reply."""
+
+    async def ask_all(self, questions: Sequence[Question]) -> list[UserAnswer]:
+        """Ask several questions, in order; one answer per question asked.
+
+        Asking stops at the first answer that is not accepted (the person declined or
+        dismissed), so the list can be shorter than ``questions``. A door that can show them
+        together (an MCP elicitation form) asks them all at once.
+        """
+        answers: list[UserAnswer] = []
+        for question in questions:
+            answers.append(await self.ask(question))
+            if not answers[-1].accepted:
+                break
+        return answers
 
     def for_call(self, call_id: str) -> UserChannel:
         """The channel one call uses; a door that routes replies per request (MCP over HTTP

@@ -52,8 +52,9 @@ class InFlightCall:
     fingerprint: tuple[str, str] | None = None
     """2026-07-28: the tool name and the arguments as the client sent them
     (``call_fingerprint``), so a retry's answer is accepted only for the very call that asked."""
-    answer: dict[str, Any] | None = None
-    """The user's answer a retried 2026-07-28 call carried, until the permission prompt takes it."""
+    answer: tuple[str, dict[str, Any]] | None = None
+    """The user's answer a retried 2026-07-28 call carried and the key it was asked under
+    (``permission``, or a tool's ``question``), until whoever asked takes it."""
     input_request: InputRequest | None = None
     """Set when the call must be answered with ``input_required`` (the 2026-07-28 way to ask)."""
 
@@ -62,9 +63,11 @@ class InFlightCall:
         """What the outbox routes the call's messages by."""
         return self.request_id
 
-    def take_answer(self) -> dict[str, Any] | None:
-        """The answer the retried call carried, once."""
-        answer, self.answer = self.answer, None
+    def take_answer(self, key: str) -> dict[str, Any] | None:
+        """The answer the retried call carried for ``key``, once."""
+        if self.answer is None or self.answer[0] != key:
+            return None
+        answer, self.answer = self.answer[1], None
         return answer
 
     def ask_by_retry(self, key: str, elicitation: dict[str, Any]) -> None:

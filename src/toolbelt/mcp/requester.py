@@ -38,6 +38,9 @@ class ClientChannel(Protocol):
     client_capabilities: dict[str, Any]
     """What the client declared at ``initialize``."""
 
+    protocol_version: str
+    """The revision agreed at ``initialize`` ("" before it)."""
+
     session: Session
     """The session the calls run in (its root anchors the rules a refusal suggests)."""
 
@@ -86,7 +89,7 @@ class ElicitationRequester(PermissionRequester):
             return Answer(Approval.DENY, f"{decision.reason} {how}")
         params = _elicitation(request, decision, session_choice=self.session_approvals)
         if call is not None and modern is not None:
-            answer = call.take_answer()
+            answer = call.take_answer("permission")
             if answer is None:  # ask by returning input_required; the client retries
                 call.ask_by_retry("permission", params)
                 raise NeedsInput("Waiting for the user's answer.")

@@ -65,6 +65,8 @@ class McpServer:
         self._list_changes = searchable(self.toolset)
         """Whether the tool list grows as tool_search loads tools (``tools.listChanged``)."""
         self.client_capabilities: dict[str, Any] = {}
+        self.protocol_version = ""
+        """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
         self.requester = ElicitationRequester(self, mode=runtime.mode)
         runtime.use_requester(self.requester)
         runtime.executor.user = ElicitationUser(self)
@@ -130,6 +132,7 @@ class McpServer:
             self.client_capabilities = params.get("capabilities") or {}
             asked = params.get("protocolVersion")
             version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
+            self.protocol_version = version
             return {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
@@ -236,7 +239,8 @@ class McpServer:
         return {"jsonrpc": "2.0", "id": call.request_id, "result": asking}
 
     def _take_input_responses(self, call: InFlightCall, params: dict[str, Any]) -> None:
-        """A retry after ``input_required``: hand the user's answer to the permission prompt."""
+        """A retry after ``input_required``: keep the user's answer for whoever asked it (the
+        permission prompt, or a tool's question), under the key it was asked with."""
         token = params.get("requestState")
         pending = self._states.pop(token, None) if isinstance(token, str) else None
         if pending is None:
@@ -246,7 +250,7 @@ class McpServer:
             return  # the state belongs to another call: ask again
         answer = (params.get("inputResponses") or {}).get(key)
         if isinstance(answer, dict):
-            call.answer = answer
+            call.answer = (key, answer)
 
     def inflight(self, call_id: str) -> InFlightCall | None:
         """The record of the running call the executor knows as ``call_id``, if any."""

@@ -37,6 +37,7 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "think": ("think", "ThinkTool"),
     "todo_read": ("todo", "TodoReadTool"),
     "todo_write": ("todo", "TodoWriteTool"),
+    "ask_user": ("ask_user", "AskUserTool"),
     "web_fetch": ("web_fetch", "WebFetchTool"),
     "git_commit": ("git_commit", "GitCommitTool"),
     "skill": ("skill", "SkillTool"),

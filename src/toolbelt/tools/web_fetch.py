@@ -22,6 +22,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.tools._settings import session_settings
+from toolbelt.tools._web_page import ConvertedPage, condensed_page, page_window, redirect_result
 from toolbelt.web.addresses import blocked_reason
 from toolbelt.web.cache import PageCache
 from toolbelt.web.client import FetchLimits
@@ -42,8 +43,9 @@ per call, with the offset to continue from. Redirects within the same site are f
 redirect to another host is reported and you fetch that URL with a new call. Private and local \
 addresses (localhost, 10.x, 192.168.x, cloud metadata) are refused unless the user allowed that \
 origin. Each new domain may need the user's approval. `prompt` says what you are looking for: \
-no model condenses pages in this runtime yet, so the whole page comes back with your prompt \
-noted above it — read it for the answer yourself."""
+where the runtime has a small model, it reads the page and you get its answer to your prompt \
+(call again without `prompt` for the page itself); otherwise the page comes back with your \
+prompt noted above it — read it for the answer yourself."""
 
 
 class WebFetchInput(ToolInput):
@@ -51,7 +53,9 @@ class WebFetchInput(ToolInput):
 
     url: str = Field(min_length=1, max_length=8192, description="The http(s) URL to fetch.")
     prompt: str | None = Field(
-        default=None, description="What to look for in the page (noted with the result)."
+        default=None,
+        max_length=4000,
+        description="What to look for in the page (answered from it when a model can condense).",
     )
     max_length: int = Field(
         default=DEFAULT_LENGTH, ge=1, le=MAX_LENGTH, description="Characters to return at most."
@@ -69,8 +73,13 @@ class WebFetchOutput(BaseModel):
     content_type: str = Field(description="The response's media type.")
     total_chars: int = Field(description="Characters in the converted page.")
     offset: int = Field(description="First character returned.")
-    returned_chars: int = Field(description="Characters returned by this call.")
+    returned_chars: int = Field(
+        description="Characters of the page returned (condensed: read by the small model)."
+    )
     redirect_to: str | None = Field(default=None, description="Another host the page sent to.")
+    condensed_by: str | None = Field(
+        default=None, description="The model that answered the prompt from the page, if any."
+    )
 
 
 @dataclass
@@ -81,16 +90,6 @@ class WebFetchConfig:
     resolver: Resolver = system_resolver
     limits: FetchLimits = field(default_factory=FetchLimits)
     verify: ssl.SSLContext | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Converted:
-    url: str
-    status: int
-    reason: str
-    content_type: str
-    text: str
-    cut_at_bytes: int | None
 
 
 class WebFetchTool(Tool[WebFetchInput]):
@@ -122,7 +121,7 @@ class WebFetchTool(Tool[WebFetchInput]):
 
         url = _checked_url(args.url, ctx)
         cache = ctx.session.resource(PageCache)
-        page: _Converted | None = cache.get(str(url))
+        page: ConvertedPage | None = cache.get(str(url))
         if page is None:
             config = ctx.session.resource(WebFetchConfig)
             origins = canonical_origins(session_settings(ctx.session).private_origins)
@@ -135,7 +134,7 @@ class WebFetchTool(Tool[WebFetchInput]):
                 verify=config.verify,
             )
             if fetched.redirect_to is not None:
-                return _redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)
+                return redirect_result(fetched.url, fetched.redirect_to, fetched.response.status)
             response = fetched.response
             limits = config.limits
             body, cut = response.body, limits.max_bytes if response.truncated else None
@@ -145,7 +144,7 @@ class WebFetchTool(Tool[WebFetchInput]):
             _, text = await anyio.to_thread.run_sync(
                 lambda: body_text(response.content_type, body, charset)
             )
-            page = _Converted(
+            page = ConvertedPage(
                 str(fetched.url),
                 response.status,
                 response.reason,
@@ -154,7 +153,9 @@ class WebFetchTool(Tool[WebFetchInput]):
                 cut,
             )
             cache.put(str(url), page)
-        return _window(page, args)
+        if args.prompt and ctx.model is not None and page.text:
+            return await condensed_page(page, args.prompt, args.offset, args.max_length, ctx)
+        return page_window(page, args.prompt, args.offset, args.max_length)
 
 
 def _checked_url(raw: str, ctx: ToolContext) -> WebUrl:
@@ -172,62 +173,6 @@ def _checked_url(raw: str, ctx: ToolContext) -> WebUrl:
         if url.origin not in allowed:
             raise ToolError(refusal(url, address, reason))
     return url
-
-
-def _window(page: _Converted, args: WebFetchInput) -> ToolOutput:
-    total = len(page.text)
-    if args.offset > total or (args.offset == total and total):
-        raise ToolError(
-            f"offset {args.offset} is past the end of the page, which has {total:,} characters."
-        )
-    shown = page.text[args.offset : args.offset + args.max_length]
-    end = args.offset + len(shown)
-    lines = [f"URL: {page.url}", f"Status: {page.status} {page.reason} ({page.content_type})"]
-    if args.prompt:
-        lines.append(
-            f"Prompt: {args.prompt}\n(No model condenses pages in this runtime: the page "
-            "follows in full; look for the answer in it.)"
-        )
-    notes = []
-    if page.cut_at_bytes is not None:
-        notes.append(
-            f"Only the first {page.cut_at_bytes:,} bytes of the response were used (the cap), "
-            "so the page ends early."
-        )
-    if end < total:
-        notes.append(
-            f"Showing characters {args.offset:,}–{end:,} of {total:,}. Continue with "
-            f"offset={end} (the page is cached for 15 minutes)."
-        )
-    text = "\n".join(lines) + "\n\n" + shown
-    if notes:
-        text += "\n\n[" + " ".join(notes) + "]"
-    structured = {
-        "url": page.url,
-        "status": page.status,
-        "content_type": page.content_type,
-        "total_chars": total,
-        "offset": args.offset,
-        "returned_chars": len(shown),
-    }
-    return ToolOutput.text(text, structured, is_error=page.status >= 400)
-
-
-def _redirect_result(url: WebUrl, target: WebUrl, status: int) -> ToolOutput:
-    text = (
-        f"{url} redirected (HTTP {status}) to another host: {target}. It was not followed; "
-        f'to read it, call web_fetch again with url="{target}".'
-    )
-    structured = {
-        "url": str(url),
-        "status": status,
-        "content_type": "",
-        "total_chars": 0,
-        "offset": 0,
-        "returned_chars": 0,
-        "redirect_to": str(target),
-    }
-    return ToolOutput.text(text, structured)
 
 
 def _charset(content_type: str) -> str | None:
