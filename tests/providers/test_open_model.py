@@ -38,8 +38,8 @@ def test_unknown_provider_lists_the_valid_ones() -> None:
     with pytest.raises(ProviderError) as caught:
         open_model("mistral:large")
     assert str(caught.value) == (
-        "Unknown model provider 'mistral' in 'mistral:large'; use one of openai, ollama, "
-        "openai-compatible."
+        "Unknown model provider 'mistral' in 'mistral:large'; use one of anthropic, openai, "
+        "ollama, openai-compatible."
     )
 
 
@@ -51,6 +51,7 @@ def test_a_name_without_provider_says_how_to_write_it() -> None:
 @pytest.mark.parametrize(
     ("spec", "variable"),
     [
+        ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
         ("openai:gpt-5", "OPENAI_API_KEY"),
     ],
 )
@@ -103,6 +104,7 @@ def test_an_unreachable_base_url_names_the_url() -> None:
     ("provider", "label", "url_of"),
     [
         ("openai", "OpenAI", "openai_url"),
+        ("anthropic", "Anthropic", "url"),
     ],
 )
 def test_an_unknown_model_reports_the_servers_404(provider: str, label: str, url_of: str) -> None:
