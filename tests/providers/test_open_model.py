@@ -39,7 +39,7 @@ def test_unknown_provider_lists_the_valid_ones() -> None:
         open_model("mistral:large")
     assert str(caught.value) == (
         "Unknown model provider 'mistral' in 'mistral:large'; use one of anthropic, openai, "
-        "ollama, openai-compatible."
+        "openai-responses, ollama, openai-compatible."
     )
 
 
@@ -53,6 +53,7 @@ def test_a_name_without_provider_says_how_to_write_it() -> None:
     [
         ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
         ("openai:gpt-5", "OPENAI_API_KEY"),
+        ("openai-responses:gpt-5", "OPENAI_API_KEY"),
     ],
 )
 def test_a_missing_key_names_the_variable_to_set(spec: str, variable: str) -> None:
@@ -105,6 +106,7 @@ def test_an_unreachable_base_url_names_the_url() -> None:
     [
         ("openai", "OpenAI", "openai_url"),
         ("anthropic", "Anthropic", "url"),
+        ("openai-responses", "OpenAI", "openai_url"),
     ],
 )
 def test_an_unknown_model_reports_the_servers_404(provider: str, label: str, url_of: str) -> None:
