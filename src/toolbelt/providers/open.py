@@ -33,7 +33,7 @@ from toolbelt.providers.retry import RetryPolicy
 
 __all__ = ["PROVIDERS", "is_loopback", "open_model"]
 
-PROVIDERS = ("anthropic", "openai", "openai-responses", "ollama", "openai-compatible")
+PROVIDERS = ("anthropic", "openai", "openai-responses", "gemini", "ollama", "openai-compatible")
 
 _OLLAMA_URL = "http://localhost:11434/v1"
 _DEFAULT_URLS = {
@@ -129,6 +129,10 @@ def _client(provider: str, endpoint: Endpoint, key: str, retry: RetryPolicy | No
         from toolbelt.providers.openai_responses import OpenAIResponsesClient
 
         return OpenAIResponsesClient(endpoint, key, retry=retry)
+    if provider == "gemini":
+        from toolbelt.providers.gemini import GeminiClient
+
+        return GeminiClient(endpoint, key, retry=retry)
     from toolbelt.providers.openai_chat import OpenAIChatClient
 
     compatible = provider in ("ollama", "openai-compatible")
