@@ -193,4 +193,8 @@ async def test_a_wait_longer_than_the_budget_is_not_slept() -> None:
                 request(user("hi")), SPEC, base_url=fake.url, api_key="k", retry=sleeps.policy()
             )
     assert sleeps.waits == [] and caught.value.kind == "rate_limit"
-    assert "is still rate-limiting (429: Slow down)" in str(caught.value)
+    assert str(caught.value) == (
+        f"Anthropic at {fake.url} is still rate-limiting (429: Slow down; it asked to wait "
+        "600 s, longer than toolbelt waits); wait a minute and try again, or check the rate "
+        "limits of your plan."
+    )
