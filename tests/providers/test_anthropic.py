@@ -198,3 +198,14 @@ async def test_a_wait_longer_than_the_budget_is_not_slept() -> None:
         "600 s, longer than toolbelt waits); wait a minute and try again, or check the rate "
         "limits of your plan."
     )
+
+
+async def test_an_overload_inside_a_started_stream_is_retried() -> None:
+    broken = {"stream_error": "overloaded_error", "error": "Overloaded"}
+    sleeps = Sleeps()
+    with FakeProvider([broken, {"text": "ok"}]) as fake:
+        done = await one_turn(
+            request(user("hi")), SPEC, base_url=fake.url, api_key="k", retry=sleeps.policy()
+        )
+    assert done.message.text == "ok" and len(fake.requests) == 2
+    assert len(sleeps.waits) == 1 and 0.5 <= sleeps.waits[0] <= 1.0  # backoff from 1 s, jittered

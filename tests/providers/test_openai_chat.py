@@ -21,6 +21,7 @@ from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import (
     InvalidToolCall,
     ModelToolCall,
+    ProviderError,
     TextDelta,
     ToolCallStarted,
     ToolResultsMessage,
@@ -194,3 +195,28 @@ async def test_retry_after_429_waits_what_the_server_asked() -> None:
     assert sleeps.waits == [2.0]
     assert len(fake.requests) == 2
     assert json.dumps(fake.requests[0].body) == json.dumps(fake.requests[1].body)
+
+
+async def test_a_bad_request_reports_the_servers_message() -> None:
+    bad = {"status": 400, "error": "Invalid 'messages[1].content': string too long."}
+    with FakeProvider([bad]) as fake:
+        with pytest.raises(ProviderError) as caught:
+            await one_turn(request(user("hi")), "openai:gpt-5", base_url=fake.openai_url)
+    assert caught.value.kind == "bad_request" and len(fake.requests) == 1
+    assert str(caught.value) == (
+        f"OpenAI at {fake.openai_url} rejected the request (400: Invalid "
+        "'messages[1].content': string too long.)."
+    )
+
+
+async def test_a_rejected_key_names_the_variable_to_fix() -> None:
+    with FakeProvider([{"status": 401, "error": "Incorrect API key provided."}]) as fake:
+        with pytest.raises(ProviderError) as caught:
+            await one_turn(
+                request(user("hi")), "openai:gpt-5", base_url=fake.openai_url, api_key="x"
+            )
+    assert caught.value.kind == "auth"
+    assert str(caught.value) == (
+        f"OpenAI at {fake.openai_url} rejected the API key (401: Incorrect API key provided.); "
+        "set OPENAI_API_KEY to a valid key."
+    )

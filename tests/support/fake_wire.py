@@ -94,6 +94,10 @@ def anthropic(reply: Reply, model: str, stream: bool) -> Any:
     start = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"]}}
     start["usage"]["output_tokens"] = 1
     frames = [("message_start", {"type": "message_start", "message": start})]
+    if reply.stream_error is not None:
+        error = {"type": reply.stream_error, "message": reply.error}
+        frames.append(("error", {"type": "error", "error": error}))
+        return [f"event: {name}\ndata: {compact_json(data)}\n\n" for name, data in frames]
     hung = False
     calls = 0
     for index, block in enumerate(message["content"]):
