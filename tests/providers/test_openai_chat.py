@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import anyio
 import pytest
 
 from tests.providers.conversation import (
@@ -20,6 +21,7 @@ from tests.providers.conversation import (
 from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import (
     InvalidToolCall,
+    ModelClient,
     ModelToolCall,
     ProviderError,
     TextDelta,
@@ -27,6 +29,7 @@ from toolbelt.providers.model import (
     ToolResultsMessage,
     Usage,
 )
+from toolbelt.providers.retry import RetryPolicy
 
 pytestmark = pytest.mark.anyio
 
@@ -220,3 +223,25 @@ async def test_a_rejected_key_names_the_variable_to_fix() -> None:
         f"OpenAI at {fake.openai_url} rejected the API key (401: Incorrect API key provided.); "
         "set OPENAI_API_KEY to a valid key."
     )
+
+
+async def test_cancelling_during_a_retry_wait_stops_without_asking_again() -> None:
+    limited = {"status": 429, "error": "Slow down", "headers": {"retry-after": "60"}}
+    waiting = anyio.Event()
+
+    async def sleep(seconds: float) -> None:
+        waiting.set()
+        await anyio.sleep(seconds)
+
+    async def consume(client: ModelClient) -> None:
+        async for _ in client.stream(request(user("hi"))):
+            pass
+
+    with FakeProvider([limited, {"text": "never asked for"}]) as fake:
+        policy = RetryPolicy(sleep=sleep)
+        async with model("openai:gpt-5", base_url=fake.openai_url, retry=policy) as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(consume, client)
+                await waiting.wait()
+                group.cancel_scope.cancel()
+    assert len(fake.requests) == 1
