@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.providers.conversation import (
@@ -116,11 +118,13 @@ async def test_thinking_blocks_are_replayed_with_their_signatures() -> None:
     }
     with FakeProvider([thinking, {"text": "ok"}]) as fake:
         async with model(SPEC, base_url=fake.url, api_key="k") as client:
-            first = request(user("list"))
+            budget = {"type": "enabled", "budget_tokens": 2000}
+            first = replace(request(user("list")), options={"thinking": budget})
             _, done = await run_turn(client, first)
             answer = ToolResultsMessage((result("toolu_1", "ls", "a.txt"),))
             await run_turn(client, request(*first.messages, done.message, answer))
     assert done.message.text == ""
+    assert fake.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2000}
     assert fake.requests[1].body["messages"][1] == {
         "role": "assistant",
         "content": [

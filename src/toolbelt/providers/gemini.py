@@ -7,7 +7,8 @@ protobuf ``Struct``, so whole numbers come as ``3.0`` and are turned back into `
 turn whose parts carry a ``thoughtSignature`` (Gemini 3, thinking 2.5) is kept whole in
 ``provider_data["gemini_parts"]`` and sent back verbatim — Gemini refuses a replayed call
 without its signature. Function results go back in one user turn; images a tool returned follow
-the ``functionResponse`` parts as inline data.
+the ``functionResponse`` parts as inline data. ``request.options["thinking_config"]`` is sent
+as the config's ``thinking_config`` (``{"thinking_budget": 1024}``).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ Tool calls stream as fragments keyed by ``index``: the id and name come once (ke
 first fragment even when a server repeats them), the arguments are concatenated. Chat
 Completions tool messages carry text only, so images a tool returned follow the tool messages
 in one user message, each introduced by the call it came from.
+``request.options["reasoning_effort"]`` is sent as is (``"low"``, ``"medium"``, ``"high"``).
 """
 
 from __future__ import annotations
