@@ -19,7 +19,7 @@ from typing import Any
 
 from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock
 from toolbelt.providers.calls import calls_from_gemini
-from toolbelt.providers.failures import Endpoint
+from toolbelt.providers.failures import Endpoint, FailedTurn, Failure
 from toolbelt.providers.formats import (
     GEMINI_SYNTHETIC_ID_PREFIX,
     gemini_function_declaration,
@@ -40,6 +40,7 @@ from toolbelt.providers.turn import TurnBuilder
 
 __all__ = ["GeminiClient", "gemini_contents"]
 
+_BAD_CALL = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 _STOP: dict[str, StopReason] = {
     "STOP": "end_turn",
     "MAX_TOKENS": "max_tokens",
@@ -107,7 +108,10 @@ class GeminiClient(SdkModelClient):
                             if started := turn.start_call(position, call_id, call.name or ""):
                                 yield started
                     if candidate.finish_reason is not None:
-                        stop = _STOP.get(str(candidate.finish_reason.value), "other")
+                        finish = str(candidate.finish_reason.value)
+                        if finish in _BAD_CALL and not any(p.function_call for p in parts):
+                            raise FailedTurn(_bad_call(finish, candidate.finish_message))
+                        stop = _STOP.get(finish, "other")
         finally:
             close = getattr(stream, "aclose", None)  # an async generator holding the response
             if close is not None:
@@ -124,6 +128,12 @@ class GeminiClient(SdkModelClient):
                 )
             }
         yield turn.finish(stop, usage, replay)
+
+
+def _bad_call(finish: str, message: str | None) -> Failure:
+    detail = f"the model produced an unusable function call ({finish}"
+    detail += f": {message})" if message else ")"
+    return Failure("server", None, detail)
 
 
 def gemini_contents(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:
