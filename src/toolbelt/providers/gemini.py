@@ -61,7 +61,7 @@ class GeminiClient(SdkModelClient):
         super().__init__(endpoint, retry=retry)
         self._types = types
         options = types.HttpOptions(base_url=endpoint.base_url)  # no retry_options: no retries
-        self._sdk = genai.Client(api_key=api_key, http_options=options)
+        self._sdk = genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
     async def aclose(self) -> None:
         await self._sdk.aio.aclose()
