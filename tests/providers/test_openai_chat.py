@@ -245,3 +245,16 @@ async def test_cancelling_during_a_retry_wait_stops_without_asking_again() -> No
                 await waiting.wait()
                 group.cancel_scope.cancel()
     assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("quirk", ["repeat_id_name", "name_late"])
+async def test_calls_from_quirky_compatible_servers_are_assembled_once(quirk: str) -> None:
+    reply = {
+        "calls": [{"id": "call_q", "name": "read_file", "arguments": {"path": "a.txt"}}],
+        "chat_quirk": quirk,
+    }
+    with FakeProvider([reply]) as fake:
+        async with model("openai-compatible:m", base_url=fake.openai_url) as client:
+            events, done = await run_turn(client, request(user("read")))
+    assert events[:-1] == [ToolCallStarted("call_q", "read_file")]
+    assert done.message.tool_calls == (ModelToolCall("call_q", "read_file", {"path": "a.txt"}),)

@@ -45,6 +45,9 @@ class Reply:
     error: str = "scripted failure"
     headers: Mapping[str, str] = field(default_factory=dict)
     hang: bool = False
+    chat_quirk: str | None = None
+    """Chat Completions only, how some compatible servers stream calls: ``repeat_id_name`` (id
+    and name in every fragment) or ``name_late`` (id and arguments before the name)."""
     stream_error: str | None = None
     """Anthropic only: an error type (``overloaded_error``) sent as an ``event: error`` frame
     right after ``message_start``, inside a 200 stream, as the API does under load."""
