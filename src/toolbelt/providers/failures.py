@@ -125,6 +125,8 @@ def describe(
             fix = "check that the server is running and that the URL is right"
             if endpoint.url_variable:
                 fix += f" (set {endpoint.url_variable} or pass --base-url)"
+            else:
+                fix += " (pass --base-url)"
             message = f"Cannot reach {where} ({failure.detail}); {fix}."
         case "auth":
             fix = f"set {endpoint.key_variable} to a valid key" if endpoint.key_variable else ""
