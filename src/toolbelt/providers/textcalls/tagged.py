@@ -30,7 +30,10 @@ from toolbelt.providers.textcalls.xmlcalls import (
 __all__ = ["GLM45", "GLM47", "HERMES", "QWEN3_CODER", "tool_call_opener"]
 
 HERMES_SHAPE = '<tool_call>\n{"name": "TOOL", "arguments": {"PARAM": VALUE}}\n</tool_call>'
-QWEN_SHAPE = "<tool_call>\n<function=TOOL>\n<parameter=PARAM>\nVALUE\n</parameter>\n</function>\n</tool_call>"
+QWEN_SHAPE = (
+    "<tool_call>\n<function=TOOL>\n<parameter=PARAM>\nVALUE\n</parameter>\n"
+    "</function>\n</tool_call>"
+)
 GLM45_SHAPE = (
     "<tool_call>TOOL\n<arg_key>PARAM</arg_key>\n<arg_value>VALUE</arg_value>\n</tool_call>"
 )
