@@ -91,11 +91,12 @@ class TextCallParser:
         self._buf = ""
         if self._opener is not None:
             opener, self._opener, self._closer = self._opener, None, None
+            raw = buf if opener.at_start else opener.marker + buf
             items = opener.parse(buf) if natural_stop else []
             if items and not any(isinstance(item, BadCall) for item in items):
-                self._emit(items, opener.marker + buf, events)
+                self._emit(items, raw, events)
             else:
-                self._truncated(opener.name_hint(buf), opener.marker + buf, events)
+                self._truncated(opener.name_hint(buf), raw, events)
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
