@@ -112,11 +112,15 @@ def _ts_fields(schema: dict[str, Any]) -> str:
     lines = []
     for name, prop in (schema.get("properties") or {}).items():
         if "description" in prop:
-            lines.append(f"// {prop['description']}")
+            lines.append(_comment(prop["description"]))
         optional = "" if name in required else "?"
         default = f" // default: {dumps(prop['default'])}" if "default" in prop else ""
         lines.append(f"{name}{optional}: {_ts_type(prop)},{default}")
     return "".join(line + "\n" for line in lines)
+
+
+def _comment(text: str) -> str:
+    return "\n".join(f"// {line}" for line in text.splitlines() or [""])
 
 
 def _tools(tools: Sequence[Tool[Any]]) -> str:
@@ -124,7 +128,7 @@ def _tools(tools: Sequence[Tool[Any]]) -> str:
     for tool in tools:
         schema = neutral_schema(tool)
         signature = f"(_: {{\n{_ts_fields(schema)}}})" if schema.get("properties") else "()"
-        blocks.append(f"// {tool.description}\ntype {tool.name} = {signature} => any;\n")
+        blocks.append(f"{_comment(tool.description)}\ntype {tool.name} = {signature} => any;\n")
     return (
         "# Tools\n\n## functions\n\nnamespace functions {\n\n"
         + "\n".join(blocks)
