@@ -43,13 +43,13 @@ class _EitherCloser:
     def __init__(self) -> None:
         self._closer: JsonCloser | None = None
 
-    def scan(self, buf: str, final: bool) -> tuple[int, int] | None:
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
         if self._closer is None:
             text = buf.lstrip()
             if not text:
                 return None
             self._closer = JsonCloser("[{" if text[0] in "[{" else "{")
-        return self._closer.scan(buf, final)
+        return self._closer.scan(buf, final=final)
 
 
 def _parse_either(body: str) -> list[Item]:

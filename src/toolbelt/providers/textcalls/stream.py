@@ -35,7 +35,12 @@ _BAD_NAME = re.compile(r"[{}<>\"'\s]")
 
 def new_call_id() -> str:
     """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
+    number = secrets.randbits(53)  # 62**9 > 2**53: every id is equally likely
+    chars = []
+    for _ in range(9):
+        number, digit = divmod(number, 62)
+        chars.append(_ID_ALPHABET[digit])
+    return "".join(chars)
 
 
 class TextCallParser:
@@ -75,12 +80,28 @@ class TextCallParser:
         """Take the next piece of model output; returns what became known."""
         if isinstance(chunk, bytes):
             chunk = self._decoder.decode(chunk)
-        buf = self._buf
-        self._buf = ""
-        buf += chunk  # a local with one reference grows in place: linear in the call's size
         events: list[ParseEvent] = []
+        if self._closer is not None and self._opener is not None:
+            buf = self._buf
+            self._buf = ""
+            buf += chunk  # a local with one reference grows in place: linear in the call's size
+            found = self._closer.scan(buf, final=False)
+            if found is None:  # inside a call, only its closer needs to look
+                self._buf = buf
+                return events
+            buf = self._close(buf, found, events)
+        elif not self._buf and self._plain(chunk):
+            self._show(chunk, events)  # the common case: prose with nothing marker-like
+            return events
+        else:
+            buf = self._buf + chunk
         self._buf = self._drain(buf, events, final=False)
         return events
+
+    def _plain(self, chunk: str) -> bool:
+        if self._blank_so_far and self._at_start:
+            return False
+        return not any(first in chunk for first in self._first_chars)
 
     def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
         """The stream ended. A call left open is truncated, unless the model stopped by itself
@@ -114,15 +135,20 @@ class TextCallParser:
                 buf = buf[index:] if opener.at_start else buf[index + len(opener.marker) :]
                 self._opener, self._closer = opener, opener.closer()
                 continue
-            end = self._closer.scan(buf, final)
+            end = self._closer.scan(buf, final=final)
             if end is None:
                 return buf
-            body_end, consumed = end
-            opener = self._opener
-            self._opener, self._closer = None, None
-            marker = "" if opener.at_start else opener.marker
-            self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
-            buf = buf[consumed:]
+            buf = self._close(buf, end, events)
+
+    def _close(self, buf: str, found: tuple[int, int], events: list[ParseEvent]) -> str:
+        """Parse the block that ends at ``found``; returns the text after it."""
+        assert self._opener is not None
+        body_end, consumed = found
+        opener = self._opener
+        self._opener, self._closer = None, None
+        marker = "" if opener.at_start else opener.marker
+        self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
+        return buf[consumed:]
 
     def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
         best: tuple[int, Opener] | None = None
@@ -156,7 +182,8 @@ class TextCallParser:
     def _show(self, text: str, events: list[ParseEvent]) -> None:
         if text:
             self._text.append(text)
-            self._blank_so_far = self._blank_so_far and not text.strip()
+            if self._blank_so_far:
+                self._blank_so_far = not text.strip()
             events.append(TextDelta(text))
 
     def _emit(self, items: list[Item], raw: str, events: list[ParseEvent]) -> None:
