@@ -80,6 +80,7 @@ def _opener(marker: str, prefix: str) -> Opener:
         lambda: MarkerCloser(*_ENDS, ends_at_eos=lambda body: _is_not_call(prefix + body)),
         lambda body: _parse(prefix + body),
         lambda body: _name_hint(prefix + body),
+        early=re.compile(r"^[^<]*(?:<\|channel\|>[^<]*)?to=functions\.(?P<name>[^\s<]+)[\s<]"),
     )
 
 

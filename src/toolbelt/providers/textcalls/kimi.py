@@ -42,6 +42,10 @@ _CALL = re.compile(
     re.DOTALL,
 )
 _ID = re.compile(r"(?:functions\.)?(.+):(\d+)")
+_EARLY = re.compile(
+    rf"^\s*(?:{re.escape(CALL_BEGIN)})?\s*(?P<id>(?:functions\.)?(?P<name>[^\s<]+?):\d+)\s*"
+    + re.escape(ARGS)
+)
 
 
 def _parse(body: str) -> list[Item]:
@@ -110,12 +114,13 @@ def _results(results: Sequence[ToolCallResult]) -> str:
 KIMI_K2 = Family(
     "kimi-k2",
     (
-        Opener(SECTION_BEGIN, lambda: MarkerCloser(SECTION_END), _parse, _name_hint),
+        Opener(SECTION_BEGIN, lambda: MarkerCloser(SECTION_END), _parse, _name_hint, early=_EARLY),
         Opener(
             CALL_BEGIN,
             lambda: MarkerCloser(CALL_END),
             lambda body: _parse(CALL_BEGIN + body + CALL_END),
             lambda body: _name_hint(CALL_BEGIN + body),
+            early=_EARLY,
         ),
     ),
     SHAPE,

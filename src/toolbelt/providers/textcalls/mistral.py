@@ -60,7 +60,15 @@ def _either_name(body: str) -> str:
     return name_from_json(body) if body.lstrip()[:1] in ("[", "{") else _v11_name(body)
 
 
-OPENER = Opener(MARKER, _EitherCloser, _parse_either, _either_name)
+OPENER = Opener(
+    MARKER,
+    _EitherCloser,
+    _parse_either,
+    _either_name,
+    early=re.compile(
+        r"^\s*(?P<name>[^\s\[{\"]+)\s*(?:\[CALL_ID\]\s*(?P<id>[A-Za-z0-9]+)\s*)?(?:\[ARGS\]|\{)"
+    ),
+)
 """Both versions read by either family: a model fine-tuned from another version's base may
 write the other form."""
 

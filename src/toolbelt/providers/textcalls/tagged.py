@@ -9,6 +9,7 @@ in the prompt and how they replay history.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -62,6 +63,12 @@ def _name_hint(body: str) -> str:
     return glm_name_hint(text)
 
 
+# JSON ``{"name": "x"``, XML ``<function=x>`` or GLM ``x\n``/``x<arg_key>``: complete names only.
+_EARLY_NAME = re.compile(
+    r'^\s*(?:\{\s*"name"\s*:\s*"|<function=)?(?P<name>[^\s"\\<>{}\[`]+)["\s<>]'
+)
+
+
 def tool_call_opener(shape: str) -> Opener:
     """``<tool_call>`` ... ``</tool_call>``, any of the three bodies."""
     return Opener(
@@ -69,6 +76,7 @@ def tool_call_opener(shape: str) -> Opener:
         lambda: MarkerCloser("</tool_call>"),
         lambda body: parse_tool_call_body(body, shape),
         _name_hint,
+        early=_EARLY_NAME,
     )
 
 
@@ -79,6 +87,7 @@ def _bare_function_opener() -> Opener:
         lambda: MarkerCloser("</function>"),
         lambda body: parse_qwen_xml(f"<function={body}</function>", QWEN_SHAPE),
         lambda body: qwen_name_hint("<function=" + body),
+        early=re.compile(r"^(?P<name>[^\s\"<>]+)>"),
     )
 
 
