@@ -242,3 +242,13 @@ def test_an_announced_call_that_is_cut_off_keeps_its_id() -> None:
     [invalid] = parser.finish()
     assert isinstance(invalid, InvalidToolCall)
     assert (invalid.id, invalid.name, invalid.truncated) == (started.id, "write_file", True)
+
+
+def test_harmony_final_text_streams_and_its_terminator_is_not_shown() -> None:
+    parser = TextCallParser(text_call_family("harmony"), SCHEMAS)
+    assert parser.feed("<|channel|>analysis<|message|>The user wants a sum.<|end|>") == []
+    assert parser.feed("<|start|>assistant<|channel|>final<|message|>It is") == [TextDelta("It is")]
+    assert parser.feed(" 4.<|ret") == [TextDelta(" 4.")]
+    assert parser.feed("urn|>") == []
+    assert parser.finish() == []
+    assert parser.text == "It is 4."
