@@ -138,6 +138,12 @@ CASES = [
     ),
     Case(
         H,
+        "two-objects-in-one-tag",
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>',
+        TWO,
+    ),
+    Case(
+        H,
         "malformed",
         '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}\n</tool_call>',
         invalid=[("read_file", False, JSON_BAD)],

@@ -39,7 +39,7 @@ _NAME_WINDOW = 512
 
 def new_call_id() -> str:
     """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    number = secrets.randbits(53)  # 62**9 > 2**53: every id is equally likely
+    number = secrets.randbits(53)  # 53 random bits: two ids never meet in practice
     chars = []
     for _ in range(9):
         number, digit = divmod(number, 62)
