@@ -275,6 +275,18 @@ def _glm(layout: str) -> list[Case]:
         Case(family, "empty", "<tool_call>ls</tool_call>", EMPTY),
         Case(
             family,
+            "whitespace-kept-and-dotted-name",
+            call("mcp.git-diff", old_string="    x = 1\n", replace_all="False"),
+            [("mcp.git-diff", {"old_string": "    x = 1\n", "replace_all": "False"})],
+        ),
+        Case(
+            family,
+            "string-values-untouched",
+            call("write_file", path=" keep spaces ", content="false"),
+            [("write_file", {"path": " keep spaces ", "content": "false"})],
+        ),
+        Case(
+            family,
             "prose",
             "Let me look first.\n" + call("read_file", path="README.md") + "\nBack soon.",
             README,
