@@ -246,6 +246,17 @@ async def test_auto_passes_a_native_turn_through_untouched() -> None:
     assert ToolCallStarted("call_9", "read_file") in events
 
 
+async def test_auto_without_calls_keeps_the_text_the_ui_was_shown() -> None:
+    chunks = ["<|channel|>final<|mess", "age|>It is 4.<|return|>"]
+    inner = ScriptedClient([Turn(chunks)])
+    events = await collect(TextToolCallClient(inner, "auto"), request())
+    assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("It is 4.")]
+    done = events[-1]
+    assert isinstance(done, TurnComplete)
+    assert done.message == AssistantMessage("It is 4.", provider_data={"seen": 1})
+    assert done.stop_reason == "end_turn"
+
+
 async def test_a_stream_that_never_completes_is_a_provider_error() -> None:
     inner = ScriptedClient([Turn(["half"], complete=False)])
     with pytest.raises(ProviderError, match="ended its stream without finishing the turn"):
