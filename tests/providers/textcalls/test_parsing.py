@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls import TextCallParser, text_call_family
+from toolbelt.providers.textcalls import FAMILY_NAMES, TextCallParser, text_call_family
 
 from .cases import CASES, SCHEMAS, Case
 
@@ -252,3 +252,27 @@ def test_harmony_final_text_streams_and_its_terminator_is_not_shown() -> None:
     assert parser.feed("urn|>") == []
     assert parser.finish() == []
     assert parser.text == "It is 4."
+
+
+@given(
+    family=st.sampled_from([n for n in FAMILY_NAMES if n != "llama3"]),
+    text=st.text(alphabet="<>[]{}|/=_:.abcflnotu ｜▁\n", max_size=60),
+    cuts=st.sets(st.integers(1, 59), max_size=8),
+)
+def test_text_without_a_marker_comes_through_exactly(
+    family: str, text: str, cuts: set[int]
+) -> None:
+    """Nothing the model wrote is lost or held back at the end, however the text is split."""
+    markers = [o.marker for o in text_call_family(family).openers]
+    assume(not any(marker in text for marker in markers))
+    bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
+    parser = TextCallParser(text_call_family(family), SCHEMAS)
+    shown = [
+        e
+        for piece in itertools.starmap(lambda a, b: text[a:b], itertools.pairwise(bounds))
+        for e in parser.feed(piece)
+    ]
+    shown += parser.finish()
+    assert "".join(e.text for e in shown if isinstance(e, TextDelta)) == text
+    assert parser.calls == []
+    assert parser.invalid == []
