@@ -233,7 +233,7 @@ def _dsml_opener(block: str) -> Opener:
         lambda: MarkerCloser(f"</{DSML}{block}>"),
         _parse_v32,
         _v32_name,
-        early=re.compile(rf'<{DSML}invoke\s+name="(?P<name>[^"]+)"'),
+        early=re.compile(rf'\s*<{DSML}invoke\s+name="(?P<name>[^"]+)"'),
     )
 
 

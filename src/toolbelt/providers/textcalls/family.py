@@ -66,7 +66,7 @@ class Opener:
     name_hint: Callable[[str], str] = _no_name
     at_start: bool = False
     early: re.Pattern[str] | None = None
-    """Matches the start of a body once the first call's tool name is complete (group
+    """Matches (at its start) a body once the first call's tool name is complete (group
     ``name`` or ``alt``, and ``id`` when the model writes one there), so the call can be
     announced while its arguments still stream."""
 

@@ -12,6 +12,7 @@ it is never returned as a runnable call.
 from __future__ import annotations
 
 import codecs
+import random
 import re
 import secrets
 import string
@@ -29,6 +30,9 @@ __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
 ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
 
 _ID_ALPHABET = string.ascii_letters + string.digits
+# Ids need to be unique, not secret: a generator seeded once from the OS costs no system call
+# per id (``secrets`` reads the OS for every one).
+_ID_RANDOM = random.Random(secrets.randbits(128))
 # Template leaks (``{{ tc.name }}``), quotes, tags and spaces never belong in a tool name.
 _BAD_NAME = re.compile(r"[{}<>\"'\s]")
 
@@ -39,7 +43,7 @@ _NAME_WINDOW = 512
 
 def new_call_id() -> str:
     """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    number = secrets.randbits(53)  # 53 random bits: two ids never meet in practice
+    number = _ID_RANDOM.getrandbits(53)  # two ids never meet in practice
     chars = []
     for _ in range(9):
         number, digit = divmod(number, 62)
@@ -160,7 +164,7 @@ class TextCallParser:
         the arguments stream); give up once the block is longer than any name prefix."""
         assert self._opener is not None
         assert self._opener.early is not None
-        match = self._opener.early.search(buf, 0, _NAME_WINDOW)
+        match = self._opener.early.match(buf, 0, _NAME_WINDOW)
         if match is None:
             self._looking = len(buf) < _NAME_WINDOW
             return
