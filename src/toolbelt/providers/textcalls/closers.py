@@ -36,7 +36,9 @@ class MarkerCloser:
         self._ends_at_eos = ends_at_eos
 
     def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
-        start = max(0, self._searched - self._overlap)
+        start = self._searched - self._overlap
+        if start < 0:
+            start = 0
         best: tuple[int, int] | None = None
         for marker in self._markers:
             index = buf.find(marker, start)

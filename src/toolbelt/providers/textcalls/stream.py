@@ -69,6 +69,8 @@ class TextCallParser:
         self._at_start = [o for o in self._openers if o.at_start]
         self._longest = max((len(o.marker) for o in self._floating), default=1)
         self._first_chars = {o.marker[0] for o in self._floating}
+        # one scan in C says whether a chunk could hold (the start of) any marker
+        self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
         self._buf = ""
         self._opener: Opener | None = None
@@ -105,7 +107,9 @@ class TextCallParser:
                 return events
             buf = self._close(buf, found, events)
         elif not self._buf and self._plain(chunk):
-            self._show(chunk, events)  # the common case: prose with nothing marker-like
+            if chunk:  # the common case: prose with nothing marker-like
+                self._text.append(chunk)
+                events.append(TextDelta(chunk))
             return events
         else:
             buf = self._buf + chunk
@@ -113,9 +117,11 @@ class TextCallParser:
         return events
 
     def _plain(self, chunk: str) -> bool:
-        if self._blank_so_far and self._at_start:
-            return False
-        return not any(first in chunk for first in self._first_chars)
+        if self._blank_so_far:
+            if self._at_start or not chunk.strip():
+                return False
+            self._blank_so_far = False
+        return self._marker_char.search(chunk) is None
 
     def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
         """The stream ended. A call left open is truncated, unless the model stopped by itself
