@@ -17,7 +17,7 @@ from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.closers import JsonCloser
-from toolbelt.providers.textcalls.family import BadCall, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.family import BadCall, Family, Item, Opener, Visible, swallowed
 from toolbelt.providers.textcalls.jsoncalls import call_from_object, load_json, name_from_json
 from toolbelt.providers.textcalls.render import dumps, function_definition, result_text
 
@@ -96,6 +96,7 @@ LLAMA3 = Family(
             at_start=True,
             early=_EARLY_NAME,
         ),
+        *swallowed("<|eot_id|>", "<|eom_id|>"),
     ),
     SHAPE,
     _tools,
