@@ -48,6 +48,15 @@ def _split_calls(body: str) -> list[str]:
 
 def _parse(body: str, *, bare: bool) -> list[Item]:
     items: list[Item] = []
+    if not bare and not body.lstrip().startswith("{"):
+        builtin = body.strip().partition("(")[0] or "code"
+        return [
+            BadCall(
+                builtin,
+                f"There is no built-in tool {builtin}; call one of the offered "
+                f"functions with JSON: {SHAPE}",
+            )
+        ]
     for piece in _split_calls(body) or [body]:
         value = load_json(piece, SHAPE)
         if bare and not (isinstance(value, dict) and "name" in value):

@@ -124,9 +124,10 @@ class TextCallParser:
         return self._marker_char.search(chunk) is None
 
     def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
-        """The stream ended. A call left open is truncated, unless the model stopped by itself
-        (``natural_stop``: end of sequence or a stop string, not the token limit) and what it
-        wrote parses — then the missing closing marker is forgiven."""
+        """The stream ended. A call left open was cut off by the token limit — unless the
+        model stopped by itself (``natural_stop``: end of sequence or a stop string): then the
+        missing closing marker is forgiven, and what it wrote is read as a call or, when it
+        does not parse, answered with the correction for a malformed call."""
         events: list[ParseEvent] = []
         rest = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         buf = self._drain(self._buf + rest, events, final=True)
@@ -135,7 +136,7 @@ class TextCallParser:
             opener, self._opener, self._closer = self._opener, None, None
             raw = buf if opener.at_start else opener.marker + buf
             items = opener.parse(buf) if natural_stop else []
-            if items and not any(isinstance(item, BadCall) for item in items):
+            if items:
                 self._emit(items, raw, events)
             else:
                 self._truncated(opener.name_hint(buf), raw, events)
