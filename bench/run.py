@@ -23,6 +23,7 @@ BENCHMARKS = {
     "mcp-search": "bench_mcp_search",
     "sandbox": "bench_sandbox",
     "toolsearch": "bench_toolsearch",
+    "textcalls": "bench_textcalls",
 }
 
 
