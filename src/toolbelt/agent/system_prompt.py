@@ -42,8 +42,8 @@ _GUIDANCE = {
     "read_file": "Read a file before editing it; edits of a file not read in this session fail.",
     "edit_file": "Change files with edit_file (exact old_string → new_string) rather than "
     "rewriting them whole; make old_string unique or pass replace_all.",
-    "grep": "Search contents with grep and find files with glob rather than running grep, "
-    "find or cat through bash.",
+    "grep": "Search file contents with grep and find files by name with glob: they are "
+    "faster than commands and leave out what the workspace hides.",
     "bash": "Run commands with bash; its shell persists between calls (cwd, variables).",
 }
 
@@ -119,7 +119,10 @@ def _instructions(path: Path, root: Path, policy: PermissionPolicy | None) -> st
             data = handle.read(MAX_INSTRUCTIONS_BYTES + 1)
     except OSError:
         return None
-    text = data[:MAX_INSTRUCTIONS_BYTES].decode("utf-8", "replace").strip()
+    kept = data[:MAX_INSTRUCTIONS_BYTES]
+    if len(data) > MAX_INSTRUCTIONS_BYTES:
+        kept = kept[: kept.rfind(b"\n") + 1] or kept  # whole lines, when there are any
+    text = kept.decode("utf-8", "replace").strip()
     if len(data) > MAX_INSTRUCTIONS_BYTES:
         text += (
             f"\n\n[{path.name} continues past {MAX_INSTRUCTIONS_BYTES:,} bytes; read the rest "
