@@ -24,6 +24,7 @@ import anyio
 from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_result
 from toolbelt.agent.context_guard import fit_results, text_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
+from toolbelt.agent.opening import open_client
 from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord
 from toolbelt.agent.streaming import iterate_events
 from toolbelt.agent.system_prompt import build_system_prompt
@@ -59,18 +60,26 @@ class Agent:
 
     def __init__(
         self,
-        model: ModelClient,
+        model: ModelClient | str,
         runtime: Runtime,
         *,
         system: str | None = None,
+        tool_format: str = "native",
+        base_url: str | None = None,
+        api_key: str | None = None,
         max_turns: int = 50,
         max_tokens: int = 8192,
         max_malformed_turns: int = 3,
         pricing: ModelPricing | None = None,
     ) -> None:
-        """``system`` None builds the default prompt (``build_system_prompt``) on first use;
-        ``pricing`` makes ``cost`` known; ``max_tokens`` bounds each reply."""
-        self.model = model
+        """``model`` is a client, or a ``provider:model`` name the agent opens (with
+        ``base_url`` and ``api_key``, else the provider's environment variables) and closes;
+        ``tool_format`` is how the model writes calls (``native``: the provider's own);
+        ``system`` None builds the default prompt (``build_system_prompt``) on first use;
+        ``pricing`` makes ``cost`` known; ``max_tokens`` bounds each reply. Raises
+        ``UsageError`` for an unknown name or format, ``ProviderError`` for a missing key."""
+        self.model = open_client(model, base_url=base_url, api_key=api_key, tool_format=tool_format)
+        self._owns_model = isinstance(model, str)
         self.runtime = runtime
         self.max_turns = max_turns
         self.max_tokens = max_tokens
@@ -130,8 +139,10 @@ class Agent:
             self.runtime.executor.cancel()
 
     async def aclose(self) -> None:
-        """Close the model client (the runtime belongs to the caller)."""
-        await self.model.aclose()
+        """Close the model client if the agent opened it (the runtime, and a client passed
+        in, belong to the caller)."""
+        if self._owns_model:
+            await self.model.aclose()
 
     async def __aenter__(self) -> Agent:
         return self
