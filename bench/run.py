@@ -22,6 +22,7 @@ BENCHMARKS = {
     "http-soak": "bench_http_soak",
     "mcp-search": "bench_mcp_search",
     "sandbox": "bench_sandbox",
+    "agent": "bench_agent",
 }
 
 
