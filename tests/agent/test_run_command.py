@@ -74,3 +74,13 @@ def test_bad_numbers_formats_and_roots_are_invalid_usage(tmp_path: Path) -> None
     assert root.returncode == 2 and "nope" in root.stderr
     flag = toolbelt_run("go", "--max-turns", "many", home=tmp_path)
     assert flag.returncode == 2 and "invalid int value: 'many'" in flag.stderr
+
+
+def test_toolbelt_call_loads_nothing_of_the_agent() -> None:
+    code = (
+        "import sys; from toolbelt.cli.main import main; main(['call', 'think', "
+        '\'{"thought": "x"}\']); print(sorted(m for m in sys.modules '
+        "if m.startswith(('toolbelt.agent', 'toolbelt.providers.open', 'anthropic', 'openai'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"
