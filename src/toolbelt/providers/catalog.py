@@ -1,0 +1,122 @@
+"""What toolbelt knows about model families: context windows and list prices.
+
+The loop needs a context window to keep a tool result from overflowing the request, and a
+price to report what each turn cost. Families are matched by the longest name prefix, so
+``claude-sonnet-4-5-20250929`` is priced as ``claude-sonnet-4-5``. Unknown hosted models get
+``DEFAULT_CONTEXT_WINDOW``; models on Ollama or another OpenAI-compatible server (whose window
+is whatever the server was started with, often far below the model's maximum) get the smaller
+``LOCAL_CONTEXT_WINDOW``, and no price.
+
+Prices are USD per million tokens, list prices for standard (non-batch) requests, short
+contexts. ``Usage.input_tokens`` counts only uncached input (the clients normalise every
+provider to this), so the cost is a plain weighted sum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolbelt.providers.model import Usage
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "LOCAL_CONTEXT_WINDOW",
+    "Price",
+    "context_window",
+    "cost",
+    "price",
+]
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+LOCAL_CONTEXT_WINDOW = 32_768
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Family:
+    window: int
+    price: Price | None = None
+
+
+_CLAUDE_SONNET = Price(3.0, 15.0, 0.30, 3.75)
+_CLAUDE_OPUS_4_5 = Price(5.0, 25.0, 0.50, 6.25)
+_CLAUDE_OPUS = Price(15.0, 75.0, 1.50, 18.75)
+_CLAUDE_HAIKU_4_5 = Price(1.0, 5.0, 0.10, 1.25)
+
+# Keyed by model name prefix (without the provider). Longest prefix wins.
+_FAMILIES: dict[str, _Family] = {
+    "claude-sonnet-4": _Family(200_000, _CLAUDE_SONNET),
+    "claude-3-7-sonnet": _Family(200_000, _CLAUDE_SONNET),
+    "claude-opus-4-5": _Family(200_000, _CLAUDE_OPUS_4_5),
+    "claude-opus-4": _Family(200_000, _CLAUDE_OPUS),
+    "claude-haiku-4-5": _Family(200_000, _CLAUDE_HAIKU_4_5),
+    "claude-3-5-haiku": _Family(200_000, Price(0.80, 4.0, 0.08, 1.0)),
+    "claude": _Family(200_000),
+    "gpt-5": _Family(400_000, Price(1.25, 10.0, 0.125, 0.0)),
+    "gpt-5-mini": _Family(400_000, Price(0.25, 2.0, 0.025, 0.0)),
+    "gpt-5-nano": _Family(400_000, Price(0.05, 0.40, 0.005, 0.0)),
+    "gpt-4.1": _Family(1_047_576, Price(2.0, 8.0, 0.50, 0.0)),
+    "gpt-4.1-mini": _Family(1_047_576, Price(0.40, 1.60, 0.10, 0.0)),
+    "gpt-4.1-nano": _Family(1_047_576, Price(0.10, 0.40, 0.025, 0.0)),
+    "gpt-4o": _Family(128_000, Price(2.50, 10.0, 1.25, 0.0)),
+    "gpt-4o-mini": _Family(128_000, Price(0.15, 0.60, 0.075, 0.0)),
+    "o3": _Family(200_000, Price(2.0, 8.0, 0.50, 0.0)),
+    "o4-mini": _Family(200_000, Price(1.10, 4.40, 0.275, 0.0)),
+    "gemini-2.5-pro": _Family(1_048_576, Price(1.25, 10.0, 0.125, 0.0)),
+    "gemini-2.5-flash": _Family(1_048_576, Price(0.30, 2.50, 0.03, 0.0)),
+    "gemini-2.5-flash-lite": _Family(1_048_576, Price(0.10, 0.40, 0.01, 0.0)),
+    "gemini": _Family(1_048_576),
+    "qwen3-coder": _Family(262_144),
+    "gpt-oss": _Family(131_072),
+}
+
+_LOCAL_PROVIDERS = {"ollama", "openai-compatible"}
+
+
+def context_window(spec: str) -> int:
+    """Tokens one request to ``spec`` (``provider:model``) may hold."""
+    provider, _, name = spec.partition(":")
+    if provider in _LOCAL_PROVIDERS:
+        return LOCAL_CONTEXT_WINDOW  # the server's own setting (num_ctx, max_model_len) rules
+    family = _family(name)
+    return family.window if family is not None else DEFAULT_CONTEXT_WINDOW
+
+
+def price(spec: str) -> Price | None:
+    """The list price of ``spec``; None for local servers and unknown models."""
+    provider, _, name = spec.partition(":")
+    if provider in _LOCAL_PROVIDERS:
+        return None
+    family = _family(name)
+    return family.price if family is not None else None
+
+
+def cost(spec: str, usage: Usage) -> float | None:
+    """What ``usage`` cost in USD at ``spec``'s list price; None when the price is unknown."""
+    known = price(spec)
+    if known is None:
+        return None
+    return (
+        usage.input_tokens * known.input
+        + usage.output_tokens * known.output
+        + usage.cache_read_tokens * known.cache_read
+        + usage.cache_write_tokens * known.cache_write
+    ) / 1_000_000
+
+
+def _family(name: str) -> _Family | None:
+    name = name.lower().rsplit("/", 1)[-1]  # "models/gemini-2.5-pro", "qwen/qwen3-coder"
+    best = ""
+    for prefix in _FAMILIES:
+        if name.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return _FAMILIES[best] if best else None

@@ -1,0 +1,158 @@
+"""Provider failures, read out of any SDK's exceptions and told to the user as what to fix.
+
+The Anthropic and OpenAI SDKs share one exception layout (``APIStatusError`` with
+``status_code``, ``response`` and a JSON ``body``; ``APIConnectionError``); google-genai raises
+``errors.APIError`` (``code``, ``message``) and lets httpx's transport errors through. They are
+recognised by class name and attributes so that this module imports no SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolbelt.providers.model import ProviderError, ProviderErrorKind
+from toolbelt.providers.retry import retry_after_seconds
+
+__all__ = ["Endpoint", "Failure", "classify_status", "describe", "failure_from_exception"]
+
+RETRYABLE: frozenset[ProviderErrorKind] = frozenset({"rate_limit", "overloaded", "server"})
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Who a client talks to, in the words its error messages need."""
+
+    label: str
+    """How the user calls the server: "Anthropic", "OpenAI", "Gemini", "Ollama", ..."""
+    prefix: str
+    """The provider part of the model spec, ``openai`` in ``openai:gpt-5``."""
+    model: str
+    base_url: str
+    key_variable: str | None
+    url_variable: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failed request: its kind, HTTP status, the server's own words, the wait it asked."""
+
+    kind: ProviderErrorKind
+    status: int | None
+    detail: str
+    retry_after: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+def classify_status(status: int, error_type: str | None = None) -> ProviderErrorKind:
+    """The kind of an HTTP failure (``error_type`` covers errors sent inside a 200 stream)."""
+    if error_type == "overloaded_error" or status in (503, 529):
+        return "overloaded"
+    if error_type == "rate_limit_error" or status == 429:
+        return "rate_limit"
+    if error_type in ("api_error", "server_error") or status >= 500 or status == 408:
+        return "server"
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    return "bad_request"
+
+
+def failure_from_exception(error: BaseException) -> Failure | None:
+    """The failure an SDK exception stands for; None for anything else (a bug: re-raised)."""
+    names = {cls.__name__ for cls in type(error).__mro__}
+    status = getattr(error, "status_code", None)
+    if "APIStatusError" in names and isinstance(status, int):
+        body = getattr(error, "body", None)
+        error_type = _error_type(body)
+        headers = _headers(getattr(error, "response", None))
+        detail = _server_message(body) or str(getattr(error, "message", error))
+        kind = classify_status(status, error_type)
+        return Failure(kind, status, detail, retry_after_seconds(headers))
+    if "APIConnectionError" in names:
+        return Failure("connection", None, _connection_detail(error))
+    code = getattr(error, "code", None)
+    if "APIError" in names and isinstance(code, int):  # google-genai, or an OpenAI stream error
+        headers = _headers(getattr(error, "response", None))
+        detail = str(getattr(error, "message", None) or error)
+        return Failure(classify_status(code), code, detail, retry_after_seconds(headers))
+    if "APIError" in names:  # an error object in the middle of an OpenAI stream
+        body = getattr(error, "body", None)
+        detail = _server_message(body) or str(getattr(error, "message", error))
+        return Failure(classify_status(500, _error_type(body)), None, detail)
+    if "TransportError" in names and type(error).__module__.startswith("httpx"):
+        return Failure("connection", None, _connection_detail(error))
+    return None
+
+
+def describe(failure: Failure, endpoint: Endpoint, attempts: int) -> ProviderError:
+    """A ``ProviderError`` whose one sentence says what happened and what to do about it."""
+    where = f"{endpoint.label} at {endpoint.base_url}"
+    said = f"{failure.status}: {failure.detail}" if failure.status else failure.detail
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    match failure.kind:
+        case "connection":
+            fix = "check that the server is running and that the URL is right"
+            if endpoint.url_variable:
+                fix += f" (set {endpoint.url_variable} or pass --base-url)"
+            message = f"Cannot reach {where} ({failure.detail}); {fix}."
+        case "auth":
+            fix = f"set {endpoint.key_variable} to a valid key" if endpoint.key_variable else ""
+            message = f"{where} rejected the API key ({said}); {fix or 'check the API key'}."
+        case "not_found":
+            message = (
+                f"{where} does not know the model '{endpoint.model}' ({said}); check the "
+                f"model name after '{endpoint.prefix}:'."
+            )
+        case "bad_request":
+            message = f"{where} rejected the request ({said})."
+        case "rate_limit":
+            message = (
+                f"{where} is still rate-limiting{tries} ({said}); wait a minute and try again, "
+                "or check the rate limits of your plan."
+            )
+        case "overloaded":
+            message = f"{where} is overloaded{tries} ({said}); try again in a few minutes."
+        case "server":
+            message = f"{where} failed with a server error{tries} ({said}); try again later."
+    return ProviderError(message, kind=failure.kind, status=failure.status)
+
+
+def _error_type(body: Any) -> str | None:
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping) and isinstance(inner.get("type"), str):
+            return str(inner["type"])
+        if isinstance(body.get("type"), str) and body.get("type") != "error":
+            return str(body["type"])
+    return None
+
+
+def _server_message(body: Any) -> str | None:
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return None
+
+
+def _headers(response: Any) -> dict[str, str]:
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return {}
+    return {str(key): str(value) for key, value in headers.items()}
+
+
+def _connection_detail(error: BaseException) -> str:
+    cause: BaseException | None = error
+    while cause is not None and cause.__cause__ is not None:
+        cause = cause.__cause__
+    text = str(cause) if cause is not None else ""
+    return text or str(error) or type(error).__name__
