@@ -1,0 +1,158 @@
+"""gpt-oss Harmony: every message is ``<|channel|>NAME<|message|>...`` ended by ``<|end|>``,
+``<|call|>`` or ``<|return|>``; a message addressed ``to=functions.TOOL`` is a call.
+
+The recipient may sit in the channel header (``<|channel|>commentary to=functions.x
+<|constrain|>json<|message|>``) or in the role header (``<|start|>assistant to=functions.x
+<|channel|>commentary json<|message|>``). ``final`` and ``commentary`` messages are for the
+reader and become visible text; ``analysis`` is the model's reasoning and is not shown. A final
+message needs no terminator (the server stops at ``<|return|>``); a call does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.tool import Tool
+from toolbelt.providers.model import ModelToolCall
+from toolbelt.providers.schema import neutral_schema
+from toolbelt.providers.textcalls.closers import MarkerCloser
+from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.jsoncalls import load_json
+from toolbelt.providers.textcalls.render import dumps, result_text
+
+__all__ = ["HARMONY"]
+
+SHAPE = (
+    '<|channel|>commentary to=functions.TOOL <|constrain|>json<|message|>{"PARAM": VALUE}<|call|>'
+)
+_ENDS = ("<|end|>", "<|call|>", "<|return|>")
+_RECIPIENT = re.compile(r"to=([^\s<]+)")
+_CHANNEL = re.compile(r"<\|channel\|>\s*(\w+)")
+
+
+def _header(body: str) -> str:
+    return body.partition("<|message|>")[0]
+
+
+def _parse(body: str) -> list[Item]:
+    header, has_message, content = body.partition("<|message|>")
+    recipient = _RECIPIENT.search(header)
+    if recipient and recipient.group(1) != "assistant":
+        target = recipient.group(1)
+        if not target.startswith("functions."):
+            return [
+                BadCall(
+                    target,
+                    f"There is no built-in tool {target}; call one of the "
+                    f"offered functions: {SHAPE}",
+                )
+            ]
+        name = target.removeprefix("functions.")
+        if not has_message:
+            return [BadCall(name, f"The call to {name} has no <|message|> with arguments: {SHAPE}")]
+        value = load_json(content, SHAPE) if content.strip() else {}
+        if isinstance(value, BadCall):
+            return [BadCall(name, value.problem)]
+        if not isinstance(value, dict):
+            return [BadCall(name, f"The arguments of {name} must be a JSON object: {SHAPE}")]
+        return [Call(name, value)]
+    channel = _CHANNEL.search(header)
+    if channel and channel.group(1) == "analysis":
+        return []
+    return [Visible(content)] if content else []
+
+
+def _name_hint(body: str) -> str:
+    recipient = _RECIPIENT.search(_header(body))
+    return recipient.group(1).removeprefix("functions.") if recipient else ""
+
+
+def _is_not_call(body: str) -> bool:
+    return "to=functions." not in _header(body)
+
+
+def _opener(marker: str, prefix: str) -> Opener:
+    return Opener(
+        marker,
+        lambda: MarkerCloser(*_ENDS, ends_at_eos=lambda body: _is_not_call(prefix + body)),
+        lambda body: _parse(prefix + body),
+        lambda body: _name_hint(prefix + body),
+    )
+
+
+def _ts_type(schema: dict[str, Any]) -> str:
+    """A JSON schema as the TypeScript-like type Harmony's tool namespace uses."""
+    if "enum" in schema:
+        return " | ".join(dumps(v) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " | ".join(_ts_type(option) for option in schema["anyOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(_ts_type({**schema, "type": k}) for k in kind)
+    if kind == "array":
+        item = _ts_type(schema.get("items") or {})
+        return f"Array<{item}>"
+    if kind == "object" and schema.get("properties"):
+        return "{\n" + _ts_fields(schema) + "}"
+    return {
+        "integer": "number",
+        "number": "number",
+        "string": "string",
+        "boolean": "boolean",
+        "null": "null",
+        "object": "object",
+    }.get(str(kind), "any")
+
+
+def _ts_fields(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required") or [])
+    lines = []
+    for name, prop in (schema.get("properties") or {}).items():
+        if "description" in prop:
+            lines.append(f"// {prop['description']}")
+        optional = "" if name in required else "?"
+        default = f" // default: {dumps(prop['default'])}" if "default" in prop else ""
+        lines.append(f"{name}{optional}: {_ts_type(prop)},{default}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _tools(tools: Sequence[Tool[Any]]) -> str:
+    blocks = []
+    for tool in tools:
+        schema = neutral_schema(tool)
+        signature = f"(_: {{\n{_ts_fields(schema)}}})" if schema.get("properties") else "()"
+        blocks.append(f"// {tool.description}\ntype {tool.name} = {signature} => any;\n")
+    return (
+        "# Tools\n\n## functions\n\nnamespace functions {\n\n"
+        + "\n".join(blocks)
+        + ("\n} // namespace functions")
+    )
+
+
+def _calls(calls: Sequence[ModelToolCall]) -> str:
+    return "".join(
+        f"<|channel|>commentary to=functions.{c.name} <|constrain|>json<|message|>"
+        f"{dumps(dict(c.arguments))}<|call|>"
+        for c in calls
+    )
+
+
+def _results(results: Sequence[ToolCallResult]) -> str:
+    return "".join(
+        f"<|start|>functions.{r.tool} to=assistant<|channel|>commentary<|message|>"
+        f"{dumps(result_text(r))}<|end|>"
+        for r in results
+    )
+
+
+HARMONY = Family(
+    "harmony",
+    (_opener("<|channel|>", "<|channel|>"), _opener("<|start|>", "")),
+    SHAPE,
+    _tools,
+    _calls,
+    _results,
+)

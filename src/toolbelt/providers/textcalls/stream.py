@@ -1,0 +1,206 @@
+"""The streaming parser: model text in (chunks split anywhere), visible text and calls out.
+
+Outside a call, text is passed on as soon as it cannot be the start of a call marker: only a
+suffix that is a prefix of some marker is held back, so the UI never shows half a tag and
+never waits longer than a marker's length. Inside a call, the family's closer decides where it
+ends and the family parses it; values are then coerced by the tool's schema. Bytes may be fed
+too: they are decoded incrementally, so a chunk may end inside a multi-byte character (the
+DeepSeek markers are full-width). ``finish`` reports a call the stream cut off as truncated —
+it is never returned as a runnable call.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import secrets
+import string
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolbelt.core.schema import JsonSchema
+from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
+from toolbelt.providers.textcalls.closers import Closer
+from toolbelt.providers.textcalls.coerce import coerce_arguments
+from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+
+__all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
+
+ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
+
+_ID_ALPHABET = string.ascii_letters + string.digits
+# Template leaks (``{{ tc.name }}``), quotes, tags and spaces never belong in a tool name.
+_BAD_NAME = re.compile(r"[{}<>\"'\s]")
+
+
+def new_call_id() -> str:
+    """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
+
+
+class TextCallParser:
+    """Parses one assistant turn of ``family`` text; make a new one per turn."""
+
+    def __init__(
+        self,
+        family: Family,
+        schemas: Mapping[str, JsonSchema] | None = None,
+        *,
+        new_id: Callable[[], str] = new_call_id,
+    ) -> None:
+        self.family = family
+        self._schemas = schemas or {}
+        self._new_id = new_id
+        self._openers = sorted(family.openers, key=lambda o: -len(o.marker))
+        self._floating = [o for o in self._openers if not o.at_start]
+        self._at_start = [o for o in self._openers if o.at_start]
+        self._longest = max((len(o.marker) for o in self._floating), default=1)
+        self._first_chars = {o.marker[0] for o in self._floating}
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._buf = ""
+        self._opener: Opener | None = None
+        self._closer: Closer | None = None
+        self._blank_so_far = True
+        self._ids: set[str] = set()
+        self._text: list[str] = []
+        self.calls: list[ModelToolCall] = []
+        self.invalid: list[InvalidToolCall] = []
+
+    @property
+    def text(self) -> str:
+        """The visible text so far."""
+        return "".join(self._text)
+
+    def feed(self, chunk: str | bytes) -> list[ParseEvent]:
+        """Take the next piece of model output; returns what became known."""
+        if isinstance(chunk, bytes):
+            chunk = self._decoder.decode(chunk)
+        buf = self._buf
+        self._buf = ""
+        buf += chunk  # a local with one reference grows in place: linear in the call's size
+        events: list[ParseEvent] = []
+        self._buf = self._drain(buf, events, final=False)
+        return events
+
+    def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
+        """The stream ended. A call left open is truncated, unless the model stopped by itself
+        (``natural_stop``: end of sequence or a stop string, not the token limit) and what it
+        wrote parses — then the missing closing marker is forgiven."""
+        events: list[ParseEvent] = []
+        buf = self._drain(self._buf + self._decoder.decode(b"", final=True), events, final=True)
+        self._buf = ""
+        if self._opener is not None:
+            opener, self._opener, self._closer = self._opener, None, None
+            raw = buf if opener.at_start else opener.marker + buf
+            items = opener.parse(buf) if natural_stop else []
+            if items and not any(isinstance(item, BadCall) for item in items):
+                self._emit(items, raw, events)
+            else:
+                self._truncated(opener.name_hint(buf), raw, events)
+        return events
+
+    def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
+        while True:
+            if self._closer is None or self._opener is None:
+                if not buf:
+                    return buf
+                found = self._find_opener(buf)
+                if found is None:
+                    keep = 0 if final else self._holdback(buf)
+                    self._show(buf[: len(buf) - keep], events)
+                    return buf[len(buf) - keep :]
+                index, opener = found
+                self._show(buf[:index], events)
+                buf = buf[index:] if opener.at_start else buf[index + len(opener.marker) :]
+                self._opener, self._closer = opener, opener.closer()
+                continue
+            end = self._closer.scan(buf, final)
+            if end is None:
+                return buf
+            body_end, consumed = end
+            opener = self._opener
+            self._opener, self._closer = None, None
+            marker = "" if opener.at_start else opener.marker
+            self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
+            buf = buf[consumed:]
+
+    def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
+        best: tuple[int, Opener] | None = None
+        for opener in self._floating:
+            index = buf.find(opener.marker)
+            if index >= 0 and (best is None or index < best[0]):
+                best = (index, opener)
+        if self._blank_so_far and self._at_start:
+            lead = len(buf) - len(buf.lstrip())
+            for opener in self._at_start:
+                if buf.startswith(opener.marker, lead) and (best is None or lead < best[0]):
+                    best = (lead, opener)
+        return best
+
+    def _holdback(self, buf: str) -> int:
+        """How many trailing characters could still become a marker."""
+        if self._blank_so_far and self._at_start and not buf.strip():
+            return len(buf)
+        tail_start = max(0, len(buf) - self._longest + 1)
+        earliest = len(buf)
+        for first in self._first_chars:  # the common case: no marker's first character near
+            index = buf.find(first, tail_start)
+            while 0 <= index < earliest:
+                tail = buf[index:]
+                if any(o.marker.startswith(tail) for o in self._floating):
+                    earliest = index
+                    break
+                index = buf.find(first, index + 1)
+        return len(buf) - earliest
+
+    def _show(self, text: str, events: list[ParseEvent]) -> None:
+        if text:
+            self._text.append(text)
+            self._blank_so_far = self._blank_so_far and not text.strip()
+            events.append(TextDelta(text))
+
+    def _emit(self, items: list[Item], raw: str, events: list[ParseEvent]) -> None:
+        for item in items:
+            if isinstance(item, Visible):
+                self._show(item.text, events)
+            elif isinstance(item, BadCall):
+                self._invalid(InvalidToolCall(self._id(None), item.name, raw, item.problem), events)
+            elif _BAD_NAME.search(item.name) or not item.name:
+                problem = (
+                    f"{item.name!r} is not a tool name; call one of the offered tools by its "
+                    f"exact name, in this shape: {self.family.shape}"
+                )
+                self._invalid(InvalidToolCall(self._id(None), item.name, raw, problem), events)
+            else:
+                self._call(item, events)
+
+    def _call(self, item: Call, events: list[ParseEvent]) -> None:
+        schema = self._schemas.get(item.name)
+        arguments: dict[str, Any] = (
+            coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
+            if schema is not None
+            else dict(item.arguments)
+        )
+        call = ModelToolCall(self._id(item.id), item.name, arguments)
+        self.calls.append(call)
+        events.append(ToolCallStarted(call.id, call.name))
+        events.append(call)
+
+    def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
+        problem = (
+            "This tool call was cut off by the output limit before it was complete, so it "
+            "did not run; make it again with shorter arguments (write a large file in parts)."
+        )
+        self._invalid(InvalidToolCall(self._id(None), name, raw, problem, truncated=True), events)
+
+    def _invalid(self, call: InvalidToolCall, events: list[ParseEvent]) -> None:
+        self.invalid.append(call)
+        events.append(ToolCallStarted(call.id, call.name))
+        events.append(call)
+
+    def _id(self, proposed: str | None) -> str:
+        call_id = proposed if proposed and proposed not in self._ids else self._new_id()
+        while call_id in self._ids:
+            call_id = self._new_id()
+        self._ids.add(call_id)
+        return call_id

@@ -1,0 +1,667 @@
+# ruff: noqa: E501 - a fixture reads best as the one line the model wrote
+"""Fixtures for every text tool-call family, written for these tests.
+
+Every family gets the same eight situations — one call, parallel calls, values the schema must
+type, empty arguments, prose around a call, quotes/newlines/backslashes in a value, a malformed
+call and one cut off mid-way — written the way that family's models write them. The expected
+results are shared where the meaning is the same, so a family that reads a value differently
+from the others shows up as a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STRING = {"type": "string"}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "read_file": {
+        "type": "object",
+        "properties": {"path": STRING, "offset": {"type": "integer"}},
+        "required": ["path"],
+    },
+    "bash": {
+        "type": "object",
+        "properties": {
+            "command": STRING,
+            "timeout": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        },
+        "required": ["command"],
+    },
+    "search": {
+        "type": "object",
+        "properties": {
+            "pattern": STRING,
+            "max_results": {"type": "integer"},
+            "case_sensitive": {"type": "boolean"},
+            "context": {"type": "number"},
+            "globs": {"type": "array", "items": STRING},
+            "timeout": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        },
+    },
+    "ls": {"type": "object", "properties": {"path": STRING}},
+    "write_file": {"type": "object", "properties": {"path": STRING, "content": STRING}},
+}
+
+ONE = [("read_file", {"path": "src/app.py"})]
+TWO = [("read_file", {"path": "a.py"}), ("bash", {"command": "ls -la"})]
+TYPED = [
+    (
+        "search",
+        {
+            "pattern": "true",  # the schema says string: it stays a string
+            "max_results": 5,
+            "case_sensitive": False,
+            "context": 1.5,
+            "globs": ["*.py", "*.md"],
+            "timeout": None,
+        },
+    )
+]
+EMPTY = [("ls", {})]
+README = [("read_file", {"path": "README.md"})]
+CODE = 'print("hi")\n\tpath = "C:\\tmp"\n'
+ESCAPED = [("write_file", {"path": "q.py", "content": CODE})]
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    kind: str
+    source: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    text: str | None = None
+    """The exact visible text; None: only blank text is expected."""
+    invalid: list[tuple[str, bool, str]] = field(default_factory=list)
+    """(name, truncated, a phrase the correction must contain)."""
+    ids: list[str] | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}-{self.kind}"
+
+
+CUT = "cut off"
+JSON_BAD = "not valid JSON"
+
+# ---- Hermes / Qwen JSON ---------------------------------------------------------------------
+H = "hermes"
+CASES = [
+    Case(
+        H,
+        "single",
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "src/app.py"}}\n</tool_call>',
+        ONE,
+    ),
+    Case(
+        H,
+        "parallel",
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>',
+        TWO,
+    ),
+    Case(
+        H,
+        "typed",
+        '<tool_call>\n{"name": "search", "arguments": {"pattern": "true", "max_results": "5", '
+        '"case_sensitive": "false", "context": "1.5", "globs": "[\\"*.py\\", \\"*.md\\"]", '
+        '"timeout": null}}\n</tool_call>',
+        TYPED,
+    ),
+    Case(H, "empty", '<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>', EMPTY),
+    Case(
+        H,
+        "prose",
+        'Let me look first.\n<tool_call>\n{"name": "read_file", "arguments": {"path": '
+        '"README.md"}}\n</tool_call>\nBack soon.',
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(
+        H,
+        "escapes",
+        r'<tool_call>{"name": "write_file", "arguments": {"path": "q.py", "content": '
+        r'"print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}}</tool_call>',
+        ESCAPED,
+    ),
+    Case(
+        H,
+        "string-arguments",
+        '<tool_call>{"name": "read_file", "arguments": "{\\"path\\": \\"src/app.py\\"}"}</tool_call>',
+        ONE,
+    ),
+    Case(
+        H,
+        "python-dict-in-fence",
+        "<tool_call>\n```json\n{'name': 'read_file', 'parameters': {'path': 'src/app.py'}}\n```\n</tool_call>",
+        ONE,
+    ),
+    Case(
+        H,
+        "malformed",
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}\n</tool_call>',
+        invalid=[("read_file", False, JSON_BAD)],
+    ),
+    Case(
+        H,
+        "template-leak",
+        '<tool_call>{"name": "{{ tc.name }}", "arguments": {}}</tool_call>',
+        invalid=[("{{ tc.name }}", False, "is not a tool name")],
+    ),
+    Case(
+        H,
+        "truncated",
+        'Reading.<tool_call>\n{"name": "read_file", "arguments": {"path": "src/a',
+        text="Reading.",
+        invalid=[("read_file", True, CUT)],
+    ),
+    Case(
+        H,
+        "no-call",
+        "Nothing to do: use <b>bold</b> and a < b.",
+        text="Nothing to do: use <b>bold</b> and a < b.",
+    ),
+]
+
+# ---- Qwen3-Coder XML ------------------------------------------------------------------------
+Q = "qwen3-coder"
+CASES += [
+    Case(
+        Q,
+        "single",
+        "<tool_call>\n<function=read_file>\n<parameter=path>\nsrc/app.py\n</parameter>\n</function>\n</tool_call>",
+        ONE,
+    ),
+    Case(
+        Q,
+        "parallel",
+        "<tool_call>\n<function=read_file>\n<parameter=path>\na.py\n</parameter>\n</function>\n</tool_call>\n"
+        "<tool_call>\n<function=bash>\n<parameter=command>\nls -la\n</parameter>\n</function>\n</tool_call>",
+        TWO,
+    ),
+    Case(
+        Q,
+        "typed",
+        "<tool_call>\n<function=search>\n<parameter=pattern>\ntrue\n</parameter>\n"
+        "<parameter=max_results>\n5\n</parameter>\n<parameter=case_sensitive>\nFalse\n</parameter>\n"
+        "<parameter=context>\n1.5\n</parameter>\n<parameter=globs>\n['*.py', '*.md']\n</parameter>\n"
+        "<parameter=timeout>\nNone\n</parameter>\n</function>\n</tool_call>",
+        TYPED,
+    ),
+    Case(Q, "empty", "<tool_call>\n<function=ls>\n</function>\n</tool_call>", EMPTY),
+    Case(
+        Q,
+        "prose",
+        "Let me look first.\n<tool_call>\n<function=read_file>\n<parameter=path>\nREADME.md\n"
+        "</parameter>\n</function>\n</tool_call>\nBack soon.",
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(
+        Q,
+        "escapes",
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nq.py\n</parameter>\n"
+        f"<parameter=content>\n{CODE}\n</parameter>\n</function>\n</tool_call>",
+        ESCAPED,
+    ),
+    Case(
+        Q,
+        "closing-tag-in-value",
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nx.xml\n</parameter>\n"
+        "<parameter=content>\n<a></parameter></a>\n</parameter>\n</function>\n</tool_call>",
+        [("write_file", {"path": "x.xml", "content": "<a></parameter></a>"})],
+    ),
+    Case(
+        Q,
+        "missing-parameter-close",
+        "<tool_call>\n<function=read_file>\n<parameter=path>\na.py\n<parameter=offset>\n3\n</parameter>\n"
+        "</function>\n</tool_call>",
+        [("read_file", {"path": "a.py", "offset": 3})],
+    ),
+    Case(Q, "bare-function", "<function=ls>\n</function>", EMPTY),
+    Case(
+        Q,
+        "malformed",
+        "<tool_call>\n<function=read_file>\npath: a.py\n</function>\n</tool_call>",
+        invalid=[("read_file", False, "outside <parameter=")],
+    ),
+    Case(
+        Q,
+        "truncated",
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nq.py\n</parameter>\n<parameter=content>\nimport o",
+        invalid=[("write_file", True, CUT)],
+    ),
+]
+
+
+def _glm(layout: str) -> list[Case]:
+    n = layout  # "\n" for GLM-4.5/4.6, "" for GLM-4.7
+    family = "glm-4.5" if n else "glm-4.7"
+
+    def call(name: str, **pairs: str) -> str:
+        body = "".join(
+            f"{n}<arg_key>{k}</arg_key>{n}<arg_value>{v}</arg_value>" for k, v in pairs.items()
+        )
+        return f"<tool_call>{name}{body}{n}</tool_call>"
+
+    return [
+        Case(family, "single", call("read_file", path="src/app.py"), ONE),
+        Case(
+            family,
+            "parallel",
+            call("read_file", path="a.py") + "\n" + call("bash", command="ls -la"),
+            TWO,
+        ),
+        Case(
+            family,
+            "typed",
+            call(
+                "search",
+                pattern="true",
+                max_results="5",
+                case_sensitive="false",
+                context="1.5",
+                globs='["*.py", "*.md"]',
+                timeout="null",
+            ),
+            TYPED,
+        ),
+        Case(family, "empty", "<tool_call>ls</tool_call>", EMPTY),
+        Case(
+            family,
+            "prose",
+            "Let me look first.\n" + call("read_file", path="README.md") + "\nBack soon.",
+            README,
+            "Let me look first.\n\nBack soon.",
+        ),
+        Case(family, "escapes", call("write_file", path="q.py", content=CODE), ESCAPED),
+        Case(
+            family,
+            "malformed",
+            f"<tool_call>read_file{n}<arg_key>path</arg_key>{n}</tool_call>",
+            invalid=[("read_file", False, "needs its <arg_value>")],
+        ),
+        Case(
+            family,
+            "truncated",
+            f"<tool_call>read_file{n}<arg_key>path</arg_key>{n}<arg_value>src",
+            invalid=[("read_file", True, CUT)],
+        ),
+    ]
+
+
+CASES += _glm("\n") + _glm("")
+
+# ---- Mistral ----------------------------------------------------------------------------------
+M = "mistral"
+CASES += [
+    Case(
+        M, "single", '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "src/app.py"}}]', ONE
+    ),
+    Case(
+        M,
+        "parallel",
+        '[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "a.py"}, "id": "aaaaaaaa1"}, '
+        '{"name": "bash", "arguments": {"command": "ls -la"}, "id": "bbbbbbbb2"}]',
+        TWO,
+        ids=["aaaaaaaa1", "bbbbbbbb2"],
+    ),
+    Case(
+        M,
+        "typed",
+        '[TOOL_CALLS][{"name": "search", "arguments": {"pattern": "true", "max_results": "5", '
+        '"case_sensitive": "false", "context": 1.5, "globs": ["*.py", "*.md"], "timeout": "null"}}]',
+        TYPED,
+    ),
+    Case(M, "empty", '[TOOL_CALLS][{"name": "ls", "arguments": {}}]', EMPTY),
+    Case(
+        M,
+        "prose",
+        'Let me look first.\n[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "README.md"}}]\nBack soon.',
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(
+        M,
+        "escapes",
+        r'[TOOL_CALLS][{"name": "write_file", "arguments": {"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}}]',
+        ESCAPED,
+    ),
+    Case(
+        M,
+        "malformed",
+        '[TOOL_CALLS][{"name": "read_file", "arguments": "path=a.py"}]',
+        invalid=[("read_file", False, "must be a JSON object")],
+    ),
+    Case(
+        M,
+        "truncated",
+        '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "a',
+        invalid=[("read_file", True, CUT)],
+    ),
+]
+
+V = "mistral-v11"
+CASES += [
+    Case(V, "single", '[TOOL_CALLS]read_file[ARGS]{"path": "src/app.py"}', ONE),
+    Case(
+        V,
+        "parallel",
+        '[TOOL_CALLS]read_file[CALL_ID]aaaaaaaa1[ARGS]{"path": "a.py"}'
+        '[TOOL_CALLS]bash[CALL_ID]bbbbbbbb2[ARGS]{"command": "ls -la"}',
+        TWO,
+        ids=["aaaaaaaa1", "bbbbbbbb2"],
+    ),
+    Case(
+        V,
+        "typed",
+        '[TOOL_CALLS]search[ARGS]{"pattern": "true", "max_results": "5", "case_sensitive": "False", '
+        '"context": "1.5", "globs": "[\\"*.py\\", \\"*.md\\"]", "timeout": null}',
+        TYPED,
+    ),
+    Case(V, "empty", "[TOOL_CALLS]ls[ARGS]{}", EMPTY),
+    Case(V, "special-tokens-skipped", "[TOOL_CALLS]ls{}", EMPTY),
+    Case(
+        V,
+        "prose",
+        'Let me look first.\n[TOOL_CALLS]read_file[ARGS]{"path": "README.md"}\nBack soon.',
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(
+        V,
+        "escapes",
+        r'[TOOL_CALLS]write_file[ARGS]{"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}',
+        ESCAPED,
+    ),
+    Case(
+        V,
+        "malformed",
+        '[TOOL_CALLS]read_file[ARGS]{"path": a.py}',
+        invalid=[("read_file", False, JSON_BAD)],
+    ),
+    Case(
+        V,
+        "truncated",
+        '[TOOL_CALLS]read_file[ARGS]{"path": "sr',
+        invalid=[("read_file", True, CUT)],
+    ),
+]
+
+# ---- Llama 3.x --------------------------------------------------------------------------------
+L = "llama3"
+CASES += [
+    Case(L, "single", '{"name": "read_file", "parameters": {"path": "src/app.py"}}', ONE),
+    Case(
+        L,
+        "parallel",
+        '\n{"name": "read_file", "parameters": {"path": "a.py"}}; {"name": "bash", "parameters": {"command": "ls -la"}}',
+        TWO,
+    ),
+    Case(
+        L,
+        "typed",
+        '{"name": "search", "parameters": {"pattern": "true", "max_results": "5", "case_sensitive": '
+        '"false", "context": "1.5", "globs": ["*.py", "*.md"], "timeout": null}}',
+        TYPED,
+    ),
+    Case(L, "empty", '{"name": "ls", "parameters": {}}', EMPTY),
+    Case(
+        L,
+        "prose",
+        'Let me look first.\n<|python_tag|>{"name": "read_file", "parameters": {"path": "README.md"}}',
+        README,
+        "Let me look first.\n",
+    ),
+    Case(
+        L,
+        "escapes",
+        r'<|python_tag|>{"name": "write_file", "parameters": {"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}}',
+        ESCAPED,
+    ),
+    Case(L, "json-answer", '{"answer": 42}', text='{"answer": 42}'),
+    Case(
+        L,
+        "malformed",
+        '<|python_tag|>{"name": "read_file", "parameters": {"path": a.py}}',
+        invalid=[("read_file", False, JSON_BAD)],
+    ),
+    Case(
+        L,
+        "truncated",
+        '{"name": "read_file", "parameters": {"path": "sr',
+        invalid=[("read_file", True, CUT)],
+    ),
+]
+
+# ---- DeepSeek -----------------------------------------------------------------------------------
+BEGIN, END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+CB, CE, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+
+
+def _v3(name: str, args: str) -> str:
+    return f"{CB}function{SEP}{name}\n```json\n{args}\n```{CE}"
+
+
+def _v31(name: str, args: str) -> str:
+    return f"{CB}{name}{SEP}{args}{CE}"
+
+
+TYPED_JSON = (
+    '{"pattern": "true", "max_results": "5", "case_sensitive": "false", "context": 1.5, '
+    '"globs": ["*.py", "*.md"], "timeout": null}'
+)
+ESCAPED_JSON = r'{"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}'
+for family, one in (("deepseek-v3", _v3), ("deepseek-v3.1", _v31)):
+    CASES += [
+        Case(family, "single", BEGIN + one("read_file", '{"path": "src/app.py"}') + END, ONE),
+        Case(
+            family,
+            "parallel",
+            BEGIN
+            + one("read_file", '{"path": "a.py"}')
+            + one("bash", '{"command": "ls -la"}')
+            + END,
+            TWO,
+        ),
+        Case(family, "typed", BEGIN + one("search", TYPED_JSON) + END, TYPED),
+        Case(family, "empty", BEGIN + one("ls", "{}") + END, EMPTY),
+        Case(
+            family,
+            "prose",
+            "Let me look first.\n"
+            + BEGIN
+            + one("read_file", '{"path": "README.md"}')
+            + END
+            + "\nBack soon.",
+            README,
+            "Let me look first.\n\nBack soon.",
+        ),
+        Case(family, "escapes", BEGIN + one("write_file", ESCAPED_JSON) + END, ESCAPED),
+        Case(family, "ascii-bars", (BEGIN + one("ls", "{}") + END).replace("｜", "|"), EMPTY),
+        Case(family, "no-outer-begin", one("ls", "{}"), EMPTY),
+        Case(
+            family,
+            "malformed",
+            f'{BEGIN}{CB}read_file {{"path": "a.py"}}{CE}{END}',
+            invalid=[("", False, SEP)],
+        ),
+        Case(
+            family,
+            "truncated",
+            BEGIN + one("read_file", '{"path": "src/a')[: -len(CE) - 5],
+            invalid=[("read_file", True, CUT)],
+        ),
+    ]
+
+D = "deepseek-v3.2"
+DS = "｜DSML｜"
+
+
+def _invoke(name: str, **params: tuple[str, str]) -> str:
+    body = "".join(
+        f'<{DS}parameter name="{k}" string="{s}">{v}</{DS}parameter>\n'
+        for k, (v, s) in params.items()
+    )
+    return f'<{DS}invoke name="{name}">\n{body}</{DS}invoke>\n'
+
+
+def _dsml(*invokes: str) -> str:
+    return f"<{DS}function_calls>\n{''.join(invokes)}</{DS}function_calls>"
+
+
+T, F = "true", "false"
+CASES += [
+    Case(D, "single", _dsml(_invoke("read_file", path=("src/app.py", T))), ONE),
+    Case(
+        D,
+        "parallel",
+        _dsml(_invoke("read_file", path=("a.py", T)), _invoke("bash", command=("ls -la", T))),
+        TWO,
+    ),
+    Case(
+        D,
+        "typed",
+        _dsml(
+            _invoke(
+                "search",
+                pattern=("true", T),
+                max_results=("5", F),
+                case_sensitive=("false", F),
+                context=("1.5", F),
+                globs=('["*.py", "*.md"]', F),
+                timeout=("null", F),
+            )
+        ),
+        TYPED,
+    ),
+    Case(D, "empty", _dsml(_invoke("ls")), EMPTY),
+    Case(
+        D,
+        "prose",
+        "Let me look first.\n"
+        + _dsml(_invoke("read_file", path=("README.md", T)))
+        + "\nBack soon.",
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(D, "escapes", _dsml(_invoke("write_file", path=("q.py", T), content=(CODE, T))), ESCAPED),
+    Case(
+        D,
+        "malformed",
+        f"<{DS}function_calls>\n<{DS}call read_file/>\n</{DS}function_calls>",
+        invalid=[("", False, "invoke block")],
+    ),
+    Case(
+        D,
+        "truncated",
+        _dsml(_invoke("write_file", path=("q.py", T)))[:-40],
+        invalid=[("write_file", True, CUT)],
+    ),
+]
+
+# ---- Kimi K2 ------------------------------------------------------------------------------------
+KS, KE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+
+
+def _kimi(call_id: str, args: str) -> str:
+    return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
+
+
+K = "kimi-k2"
+CASES += [
+    Case(
+        K,
+        "single",
+        KS + _kimi("functions.read_file:0", '{"path": "src/app.py"}') + KE,
+        ONE,
+        ids=["functions.read_file:0"],
+    ),
+    Case(
+        K,
+        "parallel",
+        KS
+        + _kimi("functions.read_file:1", '{"path": "a.py"}')
+        + _kimi("functions.bash:2", '{"command": "ls -la"}')
+        + KE,
+        TWO,
+        ids=["functions.read_file:1", "functions.bash:2"],
+    ),
+    Case(K, "typed", KS + _kimi("functions.search:0", TYPED_JSON) + KE, TYPED),
+    Case(K, "empty", KS + _kimi("functions.ls:0", "{}") + KE, EMPTY),
+    Case(
+        K,
+        "prose",
+        "Let me look first.\n"
+        + KS
+        + _kimi("functions.read_file:0", '{"path": "README.md"}')
+        + KE
+        + "\nBack soon.",
+        README,
+        "Let me look first.\n\nBack soon.",
+    ),
+    Case(K, "escapes", KS + _kimi("functions.write_file:0", ESCAPED_JSON) + KE, ESCAPED),
+    Case(K, "dotted-name", KS + _kimi("functions.mcp.read:0", "{}") + KE, [("mcp.read", {})]),
+    Case(
+        K,
+        "malformed",
+        KS + _kimi("functions.read_file", '{"path": "a.py"}') + KE,
+        invalid=[("functions.read_file", False, "functions.TOOL:INDEX")],
+    ),
+    Case(
+        K,
+        "truncated",
+        KS + _kimi("functions.read_file:0", '{"path": "sr')[: -len("<|tool_call_end|>")],
+        invalid=[("read_file", True, CUT)],
+    ),
+]
+
+# ---- gpt-oss Harmony ----------------------------------------------------------------------------
+G = "harmony"
+
+
+def _h(name: str, args: str) -> str:
+    return f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>"
+
+
+CASES += [
+    Case(G, "single", _h("read_file", '{"path": "src/app.py"}'), ONE),
+    Case(
+        G,
+        "parallel",
+        "<|channel|>analysis<|message|>Need the file and a listing.<|end|><|start|>assistant"
+        + _h("read_file", '{"path": "a.py"}')
+        + '<|start|>assistant to=functions.bash<|channel|>commentary json<|message|>{"command": "ls -la"}<|call|>',
+        TWO,
+    ),
+    Case(G, "typed", _h("search", TYPED_JSON), TYPED),
+    Case(G, "empty", _h("ls", "{}"), EMPTY),
+    Case(
+        G,
+        "prose",
+        "<|channel|>commentary<|message|>Let me look first.<|end|><|start|>assistant"
+        + _h("read_file", '{"path": "README.md"}'),
+        README,
+        "Let me look first.",
+    ),
+    Case(
+        G,
+        "final-answer",
+        "<|channel|>analysis<|message|>Easy sum.<|end|><|start|>assistant<|channel|>final<|message|>It is 4.",
+        text="It is 4.",
+    ),
+    Case(G, "escapes", _h("write_file", ESCAPED_JSON), ESCAPED),
+    Case(
+        G,
+        "builtin",
+        "<|channel|>analysis to=browser.search <|constrain|>json<|message|>{}<|call|>",
+        invalid=[("browser.search", False, "no built-in tool")],
+    ),
+    Case(G, "malformed", _h("read_file", "{path: a.py}"), invalid=[("read_file", False, JSON_BAD)]),
+    Case(
+        G,
+        "truncated",
+        _h("read_file", '{"path": "sr')[: -len("<|call|>")],
+        invalid=[("read_file", True, CUT)],
+    ),
+]

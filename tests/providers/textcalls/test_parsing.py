@@ -1,0 +1,157 @@
+"""Every family's fixtures parse to the expected text and calls, however the stream is split.
+
+A model's output reaches the parser in pieces cut anywhere — inside a marker, between the two
+bytes of a full-width bar — so each fixture is fed whole, split in two at every character and
+at every byte offset, one character at a time, and in random chunkings; all must give the
+same visible text and the same calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
+from toolbelt.providers.textcalls import TextCallParser, text_call_family
+
+from .cases import CASES, SCHEMAS, Case
+
+Outcome = tuple[str, list[tuple[str, dict[str, Any]]], list[tuple[str, bool]]]
+
+
+def run(case: Case, chunks: Iterable[str | bytes], *, natural_stop: bool = False) -> Outcome:
+    parser = TextCallParser(text_call_family(case.family), SCHEMAS)
+    events = []
+    for chunk in chunks:
+        events += parser.feed(chunk)
+    events += parser.finish(natural_stop=natural_stop)
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert streamed == parser.text
+    started = [(e.id, e.name) for e in events if isinstance(e, ToolCallStarted)]
+    finished = [e for e in events if isinstance(e, ModelToolCall | InvalidToolCall)]
+    assert started == [(c.id, c.name) for c in finished], "each call is announced, then given"
+    assert len({c.id for c in finished}) == len(finished), "ids are unique within the turn"
+    return (
+        parser.text,
+        [(c.name, dict(c.arguments)) for c in parser.calls],
+        [(c.name, c.truncated) for c in parser.invalid],
+    )
+
+
+def splits(text: str) -> Iterable[list[str]]:
+    for cut in range(1, len(text)):
+        yield [text[:cut], text[cut:]]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_fixture_fed_whole(case: Case) -> None:
+    parser = TextCallParser(text_call_family(case.family), SCHEMAS)
+    parser.feed(case.source)
+    parser.finish()
+    if case.text is None:
+        assert parser.text.strip() == ""
+    else:
+        assert parser.text == case.text
+    assert [(c.name, dict(c.arguments)) for c in parser.calls] == case.calls
+    if case.ids is not None:
+        assert [c.id for c in parser.calls] == case.ids
+    assert [(c.name, c.truncated) for c in parser.invalid] == [(n, t) for n, t, _ in case.invalid]
+    for call, (_, _, phrase) in zip(parser.invalid, case.invalid, strict=True):
+        assert phrase in call.problem
+        if not call.truncated:  # the correction shows the shape that works
+            assert text_call_family(case.family).shape in call.problem
+    for call in parser.invalid:
+        assert call.raw and call.raw in case.source, "the raw text is what the model wrote"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_split_at_every_character_and_byte(case: Case) -> None:
+    whole = run(case, [case.source])
+    for pieces in splits(case.source):
+        assert run(case, pieces) == whole, pieces
+    data = case.source.encode()
+    for cut in range(1, len(data)):
+        assert run(case, [data[:cut], data[cut:]]) == whole, cut
+    assert run(case, list(case.source)) == whole
+    assert run(case, [bytes([b]) for b in data]) == whole
+
+
+@given(data=st.data())
+def test_random_chunkings_agree(data: st.DataObject) -> None:
+    case = data.draw(st.sampled_from(CASES), label="case")
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(case.source) - 1)), max_size=12)))
+    bounds = [0, *cuts, len(case.source)]
+    pieces = [case.source[a:b] for a, b in itertools.pairwise(bounds)]
+    assert run(case, pieces) == run(case, [case.source])
+
+
+def test_partial_marker_is_held_back_then_released_as_text() -> None:
+    parser = TextCallParser(text_call_family("hermes"), SCHEMAS)
+    assert parser.feed("Compare a <tool") == [TextDelta("Compare a ")]
+    assert parser.feed("box> with b") == [TextDelta("<toolbox> with b")]
+    assert parser.finish() == []
+
+
+def test_text_streams_without_waiting_for_the_turn_to_end() -> None:
+    parser = TextCallParser(text_call_family("qwen3-coder"), SCHEMAS)
+    assert parser.feed("Reading the file now") == [TextDelta("Reading the file now")]
+
+
+def test_missing_closing_tag_is_forgiven_only_when_the_model_stopped_by_itself() -> None:
+    source = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n'
+    case = Case("hermes", "eos", source)
+    assert run(case, [source], natural_stop=True) == ("", [("read_file", {"path": "a.py"})], [])
+    assert run(case, [source], natural_stop=False) == ("", [], [("read_file", True)])
+
+
+def test_a_truncated_call_is_never_runnable_even_at_a_natural_stop_when_it_does_not_parse() -> None:
+    source = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.p'
+    assert run(Case("hermes", "cut", source), [source], natural_stop=True) == (
+        "",
+        [],
+        [("read_file", True)],
+    )
+
+
+def test_harmony_call_without_call_token_is_accepted_at_a_natural_stop() -> None:
+    """Servers stop gpt-oss at ``<|call|>`` and leave the stop token out of the text."""
+    source = '<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{"path": "src"}'
+    case = Case("harmony", "stop", source)
+    assert run(case, [source], natural_stop=True) == ("", [("ls", {"path": "src"})], [])
+
+
+def test_invented_ids_are_stable_from_announcement_to_call() -> None:
+    ids = iter(["first0001", "second002"])
+    parser = TextCallParser(text_call_family("hermes"), SCHEMAS, new_id=lambda: next(ids))
+    events = parser.feed('<tool_call>{"name": "ls", "arguments": {}}</tool_call>' * 2)
+    assert [(type(e).__name__, getattr(e, "id", None)) for e in events] == [
+        ("ToolCallStarted", "first0001"),
+        ("ModelToolCall", "first0001"),
+        ("ToolCallStarted", "second002"),
+        ("ModelToolCall", "second002"),
+    ]
+
+
+def test_a_model_id_used_twice_gets_a_fresh_one_the_second_time() -> None:
+    parser = TextCallParser(text_call_family("mistral-v11"), SCHEMAS, new_id=lambda: "fresh0001")
+    parser.feed("[TOOL_CALLS]ls[CALL_ID]same00001[ARGS]{}[TOOL_CALLS]ls[CALL_ID]same00001[ARGS]{}")
+    parser.finish()
+    assert [c.id for c in parser.calls] == ["same00001", "fresh0001"]
+
+
+def test_long_call_in_tiny_chunks_is_parsed_whole() -> None:
+    content = "x = 1\n" * 20_000
+    source = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nbig.py\n</parameter>\n"
+        f"<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    )
+    parser = TextCallParser(text_call_family("qwen3-coder"), SCHEMAS)
+    for start in range(0, len(source), 7):
+        parser.feed(source[start : start + 7])
+    parser.finish()
+    assert parser.calls[0].arguments == {"path": "big.py", "content": content}
