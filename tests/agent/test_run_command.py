@@ -65,8 +65,10 @@ def test_bad_numbers_formats_and_roots_are_invalid_usage(tmp_path: Path) -> None
         home=tmp_path,
     )
     assert fmt.returncode == 2
-    assert fmt.stderr.startswith(
-        "toolbelt: Unknown tool format 'smoke-signals'; choose one of: native"
+    assert fmt.stderr == (
+        "toolbelt: Unknown tool format 'smoke-signals'; choose native, auto or one of: hermes, "
+        "qwen3-coder, glm-4.5, glm-4.7, mistral, mistral-v11, llama3, deepseek-v3, "
+        "deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony.\n"
     )
     root = toolbelt_run(
         "go", "--model", "ollama:x", "--root", str(tmp_path / "nope"), home=tmp_path

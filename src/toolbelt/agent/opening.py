@@ -8,10 +8,7 @@ from __future__ import annotations
 from toolbelt.core.errors import UsageError
 from toolbelt.providers.model import ModelClient
 
-__all__ = ["TOOL_FORMATS", "open_client"]
-
-TOOL_FORMATS = ("native",)
-"""The values ``tool_format`` accepts."""
+__all__ = ["open_client"]
 
 
 def open_client(
@@ -21,16 +18,32 @@ def open_client(
     api_key: str | None = None,
     tool_format: str = "native",
 ) -> ModelClient:
-    """The client for ``model`` (a client, or a ``provider:model`` name to open) speaking
-    ``tool_format``; raises ``UsageError`` for a name or format that does not exist and
-    ``ProviderError`` for what the provider needs (a key)."""
-    if tool_format not in TOOL_FORMATS:
-        raise UsageError(
-            f"Unknown tool format {tool_format!r}; choose one of: {', '.join(TOOL_FORMATS)}."
-        )
-    if isinstance(model, ModelClient):
-        return model
-    from toolbelt.providers.open import open_model  # type: ignore[import-not-found]
+    """The client for ``model`` (a client, or a ``provider:model`` name to open) whose calls
+    arrive in ``tool_format``: ``native`` (the provider's own), ``auto`` (native, and calls
+    the model writes as text are recognised too) or a text family (``hermes``,
+    ``qwen3-coder``, ``glm-4.5``, ...; see ``toolbelt.providers.textcalls``). Raises
+    ``UsageError`` for a format that does not exist and ``ProviderError`` for a name the
+    providers do not know or a missing key."""
+    family = None
+    if tool_format != "native":
+        from toolbelt.providers.textcalls import FAMILY_NAMES, text_call_family
 
-    client: ModelClient = open_model(model, base_url=base_url, api_key=api_key)
-    return client
+        try:
+            family = text_call_family(tool_format)
+        except ValueError as exc:
+            raise UsageError(
+                f"Unknown tool format {tool_format!r}; choose native, auto or one of: "
+                f"{', '.join(FAMILY_NAMES)}."
+            ) from exc
+    client: ModelClient
+    if isinstance(model, ModelClient):
+        client = model
+    else:
+        from toolbelt.providers.open import open_model
+
+        client = open_model(model, base_url=base_url, api_key=api_key)
+    if family is None:
+        return client
+    from toolbelt.providers.textcalls import TextToolCallClient
+
+    return TextToolCallClient(client, family)

@@ -219,7 +219,10 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--tool-format",
         default="native",
         metavar="FORMAT",
-        help="how the model writes tool calls: native (the provider's own; default)",
+        help="how the model writes tool calls: native (the provider's own; default), auto "
+        "(native, and calls written as text are recognised), or a text format for models "
+        "served without a tool parser: hermes, qwen3-coder, glm-4.5, glm-4.7, mistral, "
+        "mistral-v11, llama3, deepseek-v3, deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony",
     )
     _add_workspace_options(run)
     run.add_argument("--yes", action="store_true", help="approve every permission prompt")
