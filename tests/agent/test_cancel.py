@@ -4,6 +4,7 @@ run started is left running."""
 from __future__ import annotations
 
 import os
+from contextlib import aclosing
 from pathlib import Path
 
 import anyio
@@ -13,7 +14,7 @@ from tests.agent.scripts import call, open_runtime, reply
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.content import TextBlock
-from toolbelt.core.events import CallState
+from toolbelt.core.events import CallState, StateEvent
 from toolbelt.providers.model import (
     AssistantMessage,
     ModelRequest,
@@ -131,3 +132,18 @@ async def test_cancel_while_the_model_streams_keeps_what_it_said(tmp_path: Path)
     assert again.text == "Fresh start."
     # nothing was said, so the unanswered prompt and the next one are one user turn
     assert model.requests[1].messages == (UserMessage((TextBlock("first"), TextBlock("second"))),)
+
+
+async def test_leaving_the_stream_early_cancels_the_run(tmp_path: Path) -> None:
+    model = ScriptedModel([reply("", call("s", "bash", command=f"sleep 100{TAG}"))])
+    async with open_runtime(tmp_path, mode="bypass") as runtime:
+        agent = Agent(model, runtime)
+        async with aclosing(agent.stream("sleep")) as events:
+            async for event in events:
+                if isinstance(event, StateEvent) and event.state is CallState.EXECUTING:
+                    await until_sleeping()
+                    break
+        assert sleeps_running() == []
+    answers = agent.messages[-1]
+    assert isinstance(answers, ToolResultsMessage)
+    assert [(r.call_id, r.state) for r in answers.results] == [("s", CallState.ABORTED)]

@@ -15,7 +15,7 @@ cancelled — so the conversation can go on with the next ``run``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -118,16 +118,16 @@ class Agent:
         """Send ``prompt`` and loop until the model is done; raises ``ProviderError``."""
         return await self._drive(prompt, _ignore)
 
-    async def stream(self, prompt: str | Sequence[ContentBlock]) -> AsyncIterator[AgentEvent]:
+    def stream(self, prompt: str | Sequence[ContentBlock]) -> AsyncGenerator[AgentEvent, None]:
         """``run``, yielding its events as they happen (``toolbelt.agent.events``); the
-        last is ``AgentFinished``. Leaving the loop early cancels the run: close the iterator
-        (``contextlib.aclosing``) so that happens at once."""
+        last is ``AgentFinished``, and a ``ProviderError`` is raised after the events before
+        it. Closing the iterator early (``contextlib.aclosing``) cancels the run and returns
+        once its calls are answered and their processes gone."""
 
         def start(emit: Emit) -> Awaitable[AgentResult]:
             return self._drive(prompt, emit)
 
-        async for event in iterate_events(start):
-            yield event
+        return iterate_events(start)
 
     def cancel(self) -> None:
         """Stop the run in flight: the model's reply is abandoned, running calls end
