@@ -4,11 +4,16 @@ OpenAI SDK: a task that reads, edits and runs a command in a temporary workspace
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import socket
+import subprocess
+import time
 from pathlib import Path
 
-from tests.agent.test_run_command import toolbelt_run
+from tests.agent.test_cancel import TAG, sleeps_running
+from tests.agent.test_run_command import TOOLBELT, toolbelt_run
 from tests.support.fake_provider import FakeProvider
 
 FIX_THE_TYPO = [
@@ -177,3 +182,41 @@ def test_a_model_without_a_tool_parser_calls_tools_in_text(tmp_path: Path) -> No
     assert "tools" not in first  # described in the system prompt instead
     assert '"read_file"' in first["messages"][0]["content"]
     assert 'GREETING = \\"helo\\"' in json.dumps(fake.requests[1].body["messages"])
+
+
+def test_ctrl_c_mid_command_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    sleep = f"sleep 100{TAG}"
+    script = [{"calls": [{"name": "bash", "arguments": {"command": sleep}}]}]
+    with FakeProvider(script) as fake:
+        process = subprocess.Popen(
+            [
+                *TOOLBELT,
+                "run",
+                "wait",
+                "--model",
+                "openai:gpt-test",
+                "--base-url",
+                fake.openai_url,
+                "--root",
+                str(root),
+                "--yes",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HOME": str(tmp_path)},
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not sleeps_running() and process.poll() is None:
+                assert time.monotonic() < deadline, "the command never started"
+                time.sleep(0.02)
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=30)
+        finally:
+            process.kill()
+    assert process.returncode == 130, err
+    assert out == ""
+    assert err.endswith("toolbelt: interrupted\n")
+    assert sleeps_running() == []
