@@ -25,7 +25,8 @@ from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_r
 from toolbelt.agent.context_guard import fit_results, text_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
 from toolbelt.agent.opening import open_client
-from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord
+from toolbelt.agent.reply import stream_reply
+from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord, stop_cause
 from toolbelt.agent.streaming import iterate_events
 from toolbelt.agent.system_prompt import build_system_prompt
 from toolbelt.agent.transcript import Transcript
@@ -37,9 +38,6 @@ from toolbelt.providers.model import (
     Message,
     ModelClient,
     ModelRequest,
-    ProviderError,
-    StopReason,
-    TextDelta,
     ToolResultsMessage,
     TurnComplete,
 )
@@ -175,21 +173,12 @@ class Agent:
             if complete is None:
                 stop = "cancelled"
                 break
-            message, usage = complete.message, complete.usage
-            cost = None if self.pricing is None else self.pricing.cost(usage)
-            turns.append(
-                TurnRecord(
-                    len(turns),
-                    usage,
-                    cost,
-                    complete.stop_reason,
-                    len(message.tool_calls),
-                    len(message.invalid_calls),
-                )
-            )
-            emit(ModelTurn(len(turns) - 1, message, usage, cost, complete.stop_reason))
+            message = complete.message
+            turn = TurnRecord.of(len(turns), complete, self.pricing)
+            turns.append(turn)
+            emit(ModelTurn(turn.index, message, turn.usage, turn.cost, turn.stop_reason))
             if not message.tool_calls and not message.invalid_calls:
-                stop = _stop_cause(complete.stop_reason)
+                stop = stop_cause(complete.stop_reason)
                 break
             await self._answer(len(turns) - 1, message, emit)
             malformed = malformed + 1 if message.invalid_calls else 0
@@ -217,27 +206,11 @@ class Agent:
         partial: list[str] = []
         with anyio.CancelScope() as scope:
             self._stream_scope = scope
-            events = self.model.stream(request)
             try:
-                async for event in events:
-                    if isinstance(event, TurnComplete):
-                        complete = event
-                        break
-                    if isinstance(event, TextDelta):
-                        partial.append(event.text)
-                    emit(event)
+                complete = await stream_reply(self.model, request, emit, partial)
             finally:
                 self._stream_scope = None
-                close = getattr(events, "aclose", None)
-                if close is not None:
-                    await close()
-        if complete is None:
-            if not scope.cancelled_caught:
-                raise ProviderError(
-                    f"The stream from {self.model.model} ended before the turn was complete; "
-                    "try again.",
-                    kind="server",
-                )
+        if complete is None:  # cancelled: what the model said so far stays said
             if "".join(partial):
                 self.transcript.append(AssistantMessage("".join(partial)))
             return None
@@ -303,12 +276,3 @@ class Agent:
             schemas = (json.dumps(neutral_schema(tool)) + tool.description for tool in tools)
             self._fixed = (key, text_tokens(self.system) + sum(map(text_tokens, schemas)))
         return self._fixed[1]
-
-
-def _stop_cause(reason: StopReason) -> StopCause:
-    """Why the loop ends when the model made no call."""
-    if reason == "max_tokens":
-        return "max_tokens"
-    if reason == "refusal":
-        return "refusal"
-    return "end_turn"

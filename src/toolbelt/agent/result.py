@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from toolbelt.providers.model import Message, StopReason, Usage
+from toolbelt.providers.model import Message, StopReason, TurnComplete, Usage
 
-__all__ = ["AgentResult", "ModelPricing", "StopCause", "TurnRecord"]
+__all__ = ["AgentResult", "ModelPricing", "StopCause", "TurnRecord", "stop_cause"]
 
 StopCause = Literal[
     "end_turn", "max_turns", "cancelled", "malformed_calls", "max_tokens", "refusal"
@@ -53,6 +53,27 @@ class TurnRecord:
     stop_reason: StopReason
     tool_calls: int
     invalid_calls: int
+
+    @classmethod
+    def of(cls, index: int, turn: TurnComplete, pricing: ModelPricing | None) -> TurnRecord:
+        """The record of a completed turn, priced when ``pricing`` is known."""
+        return cls(
+            index,
+            turn.usage,
+            None if pricing is None else pricing.cost(turn.usage),
+            turn.stop_reason,
+            len(turn.message.tool_calls),
+            len(turn.message.invalid_calls),
+        )
+
+
+def stop_cause(reason: StopReason) -> StopCause:
+    """Why the loop ends when the model's turn made no call."""
+    if reason == "max_tokens":
+        return "max_tokens"
+    if reason == "refusal":
+        return "refusal"
+    return "end_turn"
 
 
 @dataclass(frozen=True, slots=True)
