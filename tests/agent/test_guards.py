@@ -11,10 +11,17 @@ from tests.agent.scripts import call, open_runtime, reply
 from toolbelt.agent import Agent
 from toolbelt.agent.context_guard import MIN_RESULT_CHARS, fit_results
 from toolbelt.agent.scripted import ScriptedModel
+from toolbelt.agent.transcript import Transcript
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.events import CallState, StateEvent
 from toolbelt.core.executor import ToolCallResult
-from toolbelt.providers.model import InvalidToolCall, ModelRequest, ToolResultsMessage
+from toolbelt.providers.model import (
+    AssistantMessage,
+    InvalidToolCall,
+    ModelRequest,
+    ToolResultsMessage,
+    Usage,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -126,3 +133,18 @@ def test_fair_shares_keep_small_results_whole() -> None:
     # a full context still leaves every cut result a readable start and the note
     starved = fit_results([result("q", "q" * 100_000)], room_tokens=-100)[0].text
     assert starved.count("q") == MIN_RESULT_CHARS and "about 0 tokens" in starved
+
+
+def test_the_provider_count_corrects_a_low_estimate() -> None:
+    transcript = Transcript()
+    transcript.add_prompt("x" * 400)  # 100 tokens by the estimate
+    assert transcript.tokens() == 100
+    transcript.append(AssistantMessage("y" * 40))  # 10 more
+    transcript.report(Usage(input_tokens=900, output_tokens=50, cache_read_tokens=50))
+    assert transcript.tokens() == 1_000  # what the provider counted wins
+    transcript.append(AssistantMessage("z" * 80))  # 20 more, estimated on top of the count
+    assert transcript.tokens() == 1_020
+    low = Transcript()
+    low.add_prompt("x" * 4_000)
+    low.report(Usage(input_tokens=10))
+    assert low.tokens() == 1_000  # a count below the estimate is not trusted
