@@ -38,8 +38,8 @@ def test_unknown_provider_lists_the_valid_ones() -> None:
     with pytest.raises(ProviderError) as caught:
         open_model("mistral:large")
     assert str(caught.value) == (
-        "Unknown model provider 'mistral' in 'mistral:large'; use one of openai, ollama, "
-        "openai-compatible."
+        "Unknown model provider 'mistral' in 'mistral:large'; use one of anthropic, openai, "
+        "openai-responses, gemini, ollama, openai-compatible."
     )
 
 
@@ -51,7 +51,10 @@ def test_a_name_without_provider_says_how_to_write_it() -> None:
 @pytest.mark.parametrize(
     ("spec", "variable"),
     [
+        ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
         ("openai:gpt-5", "OPENAI_API_KEY"),
+        ("openai-responses:gpt-5", "OPENAI_API_KEY"),
+        ("gemini:gemini-2.5-flash", "GEMINI_API_KEY"),
     ],
 )
 def test_a_missing_key_names_the_variable_to_set(spec: str, variable: str) -> None:
@@ -103,6 +106,9 @@ def test_an_unreachable_base_url_names_the_url() -> None:
     ("provider", "label", "url_of"),
     [
         ("openai", "OpenAI", "openai_url"),
+        ("anthropic", "Anthropic", "url"),
+        ("openai-responses", "OpenAI", "openai_url"),
+        ("gemini", "Gemini", "url"),
     ],
 )
 def test_an_unknown_model_reports_the_servers_404(provider: str, label: str, url_of: str) -> None:
@@ -121,10 +127,19 @@ def test_an_unknown_model_reports_the_servers_404(provider: str, label: str, url
     )
 
 
-def test_cancelling_mid_stream_closes_the_connection() -> None:
+@pytest.mark.parametrize(
+    ("spec", "url_of"),
+    [
+        ("openai:gpt-5", "openai_url"),
+        ("anthropic:claude-sonnet-4-6", "url"),
+        ("openai-responses:gpt-5", "openai_url"),
+        ("gemini:gemini-2.5-flash", "url"),
+    ],
+)
+def test_cancelling_mid_stream_closes_the_connection(spec: str, url_of: str) -> None:
     async def scenario(fake: FakeProvider) -> list[object]:
         seen: list[object] = []
-        async with model("openai:gpt-5", base_url=fake.openai_url) as client:
+        async with model(spec, base_url=getattr(fake, url_of), api_key="k") as client:
             with anyio.CancelScope() as scope:
                 async for event in client.stream(request(user("hi"))):
                     seen.append(event)

@@ -92,7 +92,7 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
         {
             "role": "tool",
             "tool_call_id": "call_a",
-            "content": "a picture\n[image/png image omitted: this channel carries text only]",
+            "content": "a picture\n[image/png image: attached after the tool results]",
         },
         {"role": "tool", "tool_call_id": "call_b", "content": "Error: permission denied"},
         {

@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from tests.support import fake_wire, fake_wire_more
+from tests.support import fake_wire, fake_wire_responses_gemini
 from tests.support.fake_script import Reply, ScriptedCall
 
 __all__ = ["FakeProvider", "Recorded", "Reply", "ScriptedCall"]
@@ -123,8 +123,8 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
             render = {
                 "anthropic": fake_wire.anthropic,
                 "chat": fake_wire.chat,
-                "responses": fake_wire_more.responses,
-                "gemini": fake_wire_more.gemini,
+                "responses": fake_wire_responses_gemini.responses,
+                "gemini": fake_wire_responses_gemini.gemini,
             }[protocol]
             rendered = render(reply, model, stream)
             if stream:

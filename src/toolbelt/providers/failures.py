@@ -90,10 +90,17 @@ def failure_from_exception(error: BaseException) -> Failure | None:
     return None
 
 
-def describe(failure: Failure, endpoint: Endpoint, attempts: int) -> ProviderError:
-    """A ``ProviderError`` whose one sentence says what happened and what to do about it."""
+def describe(
+    failure: Failure, endpoint: Endpoint, attempts: int, *, asked_wait: float | None = None
+) -> ProviderError:
+    """A ``ProviderError`` whose one sentence says what happened and what to do about it.
+
+    ``asked_wait``: the server asked for a longer wait than the retry budget allows.
+    """
     where = f"{endpoint.label} at {endpoint.base_url}"
     said = f"{failure.status}: {failure.detail}" if failure.status else failure.detail
+    if asked_wait is not None:
+        said += f"; it asked to wait {asked_wait:g} s, longer than toolbelt waits"
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     match failure.kind:
         case "connection":

@@ -159,9 +159,20 @@ def anthropic_tool_result(result: ToolCallResult) -> dict[str, Any]:
     }
 
 
-def openai_chat_tool_message(result: ToolCallResult) -> dict[str, Any]:
-    """A ``role: tool`` message; Chat Completions tool messages carry text only."""
-    return {"role": "tool", "tool_call_id": result.call_id, "content": _text_only(result)}
+def openai_chat_tool_message(
+    result: ToolCallResult, *, images_follow: bool = False
+) -> dict[str, Any]:
+    """A ``role: tool`` message; Chat Completions tool messages carry text only.
+
+    ``images_follow``: the caller sends the result's images in a message of their own after
+    the tool messages, and the text says so instead of calling them omitted.
+    """
+    text = _plain_text(result, images_follow=images_follow)
+    return {
+        "role": "tool",
+        "tool_call_id": result.call_id,
+        "content": _error_prefixed(result, text),
+    }
 
 
 def openai_responses_output(result: ToolCallResult) -> dict[str, Any]:
@@ -179,24 +190,28 @@ def openai_responses_output(result: ToolCallResult) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": result.call_id, "output": output}
 
 
-def gemini_function_response(result: ToolCallResult) -> dict[str, Any]:
-    """A ``functionResponse`` part: ``{"output": ...}``, or ``{"error": ...}`` on failure."""
+def gemini_function_response(
+    result: ToolCallResult, *, images_follow: bool = False
+) -> dict[str, Any]:
+    """A ``functionResponse`` part: ``{"output": ...}``, or ``{"error": ...}`` on failure.
+
+    ``images_follow``: the caller sends the result's images as parts after the responses.
+    """
     key = "error" if result.is_error else "output"
-    response: dict[str, Any] = {"name": result.tool, "response": {key: _plain_text(result)}}
+    text = _plain_text(result, images_follow=images_follow)
+    response: dict[str, Any] = {"name": result.tool, "response": {key: text}}
     if not result.call_id.startswith(GEMINI_SYNTHETIC_ID_PREFIX):
         response["id"] = result.call_id
     return {"functionResponse": response}
 
 
-def _text_only(result: ToolCallResult) -> str:
-    return _error_prefixed(result, _plain_text(result))
-
-
-def _plain_text(result: ToolCallResult) -> str:
+def _plain_text(result: ToolCallResult, *, images_follow: bool = False) -> str:
     parts = []
     for block in result.output.content:
         if isinstance(block, TextBlock):
             parts.append(block.text)
+        elif images_follow:
+            parts.append(f"[{block.mime_type} image: attached after the tool results]")
         else:
             parts.append(f"[{block.mime_type} image omitted: this channel carries text only]")
     return "\n".join(parts)

@@ -33,7 +33,7 @@ from toolbelt.providers.retry import RetryPolicy
 
 __all__ = ["PROVIDERS", "is_loopback", "open_model"]
 
-PROVIDERS = ("openai", "ollama", "openai-compatible")
+PROVIDERS = ("anthropic", "openai", "openai-responses", "gemini", "ollama", "openai-compatible")
 
 _OLLAMA_URL = "http://localhost:11434/v1"
 _DEFAULT_URLS = {
@@ -121,6 +121,18 @@ def is_loopback(url: str) -> bool:
 
 
 def _client(provider: str, endpoint: Endpoint, key: str, retry: RetryPolicy | None) -> ModelClient:
+    if provider == "anthropic":
+        from toolbelt.providers.anthropic_messages import AnthropicClient
+
+        return AnthropicClient(endpoint, key, retry=retry)
+    if provider == "openai-responses":
+        from toolbelt.providers.openai_responses import OpenAIResponsesClient
+
+        return OpenAIResponsesClient(endpoint, key, retry=retry)
+    if provider == "gemini":
+        from toolbelt.providers.gemini import GeminiClient
+
+        return GeminiClient(endpoint, key, retry=retry)
     from toolbelt.providers.openai_chat import OpenAIChatClient
 
     compatible = provider in ("ollama", "openai-compatible")

@@ -112,7 +112,9 @@ def chat_messages(system: str, transcript: tuple[Message, ...]) -> list[dict[str
         if isinstance(message, AssistantMessage):
             messages.append(_assistant(message))
         elif isinstance(message, ToolResultsMessage):
-            messages.extend(openai_chat_tool_message(result) for result in message.results)
+            messages.extend(
+                openai_chat_tool_message(r, images_follow=True) for r in message.results
+            )
             images: list[ContentBlock] = []
             for result in message.results:
                 shown = [b for b in result.output.content if isinstance(b, ImageBlock)]

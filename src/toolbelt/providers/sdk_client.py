@@ -46,13 +46,10 @@ class SdkModelClient(ModelClient):
                 if failure is None:
                     raise
                 delay = policy.delay(attempt, failure.retry_after)
-                if (
-                    yielded
-                    or not failure.retryable
-                    or attempt >= policy.max_attempts
-                    or waited + delay > policy.max_total_wait
-                ):
-                    raise describe(failure, self.endpoint, attempt) from error
+                too_long = waited + delay > policy.max_total_wait
+                if yielded or not failure.retryable or attempt >= policy.max_attempts or too_long:
+                    asked = failure.retry_after if failure.retryable and too_long else None
+                    raise describe(failure, self.endpoint, attempt, asked_wait=asked) from error
             await policy.sleep(delay)
             waited += delay
             attempt += 1

@@ -1,0 +1,173 @@
+"""OpenAI Responses through the official ``openai`` SDK, streaming.
+
+The transcript is sent whole every turn (no ``previous_response_id``), so a conversation does
+not depend on what the server kept. Reasoning items a turn produced are kept in
+``provider_data["responses_reasoning"]`` and sent back before that turn's calls, which is what
+lets a reasoning model continue its chain of thought across tool calls. A Responses turn has
+no finish reason: it wants tools iff it output ``function_call`` items, and an ``incomplete``
+status with ``max_output_tokens`` is a cut-off turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from toolbelt.core.content import ContentBlock, TextBlock
+from toolbelt.providers.failures import Endpoint, Failure, describe
+from toolbelt.providers.formats import openai_responses_output, tool_definitions
+from toolbelt.providers.model import (
+    AssistantMessage,
+    Message,
+    ModelEvent,
+    ModelRequest,
+    StopReason,
+    ToolResultsMessage,
+    Usage,
+)
+from toolbelt.providers.retry import RetryPolicy
+from toolbelt.providers.sdk_client import SdkModelClient
+from toolbelt.providers.turn import TurnBuilder
+
+__all__ = ["OpenAIResponsesClient", "responses_input"]
+
+
+_INCOMPLETE: dict[str, StopReason] = {
+    "max_output_tokens": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+class OpenAIResponsesClient(SdkModelClient):
+    """OpenAI models over the Responses API."""
+
+    def __init__(self, endpoint: Endpoint, api_key: str, *, retry: RetryPolicy | None = None):
+        import openai  # the SDK costs a second to import: only when this client is used
+
+        super().__init__(endpoint, retry=retry)
+        self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
+
+    async def aclose(self) -> None:
+        await self._sdk.close()
+
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        params: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "input": responses_input(request.messages),
+            "max_output_tokens": request.max_tokens,
+            "stream": True,
+        }
+        if request.system:
+            params["instructions"] = request.system
+        if request.tools:
+            params["tools"] = tool_definitions(request.tools, "openai-responses")
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if "reasoning" in request.options:
+            params["reasoning"] = request.options["reasoning"]
+        turn = TurnBuilder()
+        final: Any = None
+        stream = await self._sdk.responses.create(**params)
+        async with stream:
+            async for event in stream:
+                kind = event.type
+                if kind == "response.output_text.delta":
+                    if (text := turn.text(event.delta)) is not None:
+                        yield text
+                elif kind == "response.output_item.added" and event.item.type == "function_call":
+                    item = event.item
+                    started = turn.start_call(item.id or item.call_id, item.call_id, item.name)
+                    if started is not None:
+                        yield started
+                elif kind == "response.function_call_arguments.delta":
+                    if turn.has_call(event.item_id):
+                        turn.add_arguments(event.item_id, event.delta)
+                elif kind == "response.output_item.done" and event.item.type == "function_call":
+                    item = event.item
+                    key = item.id or item.call_id
+                    if not turn.has_call(key):
+                        turn.start_call(key, item.call_id, item.name)
+                    turn.set_arguments(key, item.arguments)
+                elif kind in ("response.completed", "response.incomplete"):
+                    final = event.response
+                elif kind in ("response.failed", "error"):
+                    raise describe(_stream_failure(event), self.endpoint, 1)
+        if final is None:
+            raise describe(
+                Failure("server", None, "the stream ended before the response was complete"),
+                self.endpoint,
+                1,
+            )
+        reasoning = [
+            item.model_dump(exclude_none=True) for item in final.output if item.type == "reasoning"
+        ]
+        yield turn.finish(
+            _stop(final),
+            _usage(final.usage),
+            {"responses_reasoning": reasoning} if reasoning else None,
+        )
+
+
+def responses_input(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """The transcript as Responses ``input`` items."""
+    items: list[dict[str, Any]] = []
+    for message in transcript:
+        if isinstance(message, AssistantMessage):
+            items.extend(_assistant_items(message))
+        elif isinstance(message, ToolResultsMessage):
+            items.extend(openai_responses_output(result) for result in message.results)
+        else:
+            items.append({"role": "user", "content": _content(message.content)})
+    return items
+
+
+def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    replay = (message.provider_data or {}).get("responses_reasoning")
+    items: list[dict[str, Any]] = list(replay) if isinstance(replay, list) else []
+    if message.text:
+        items.append({"role": "assistant", "content": message.text})
+    for call in message.tool_calls:
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        items.append(_call(call.id, call.name, arguments))
+    for invalid in message.invalid_calls:  # answered with an error; replayed with no arguments
+        items.append(_call(invalid.id, invalid.name, "{}"))
+    return items
+
+
+def _call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
+
+
+def _content(blocks: tuple[ContentBlock, ...]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            parts.append({"type": "input_text", "text": block.text})
+        else:
+            url = f"data:{block.mime_type};base64,{block.data}"
+            parts.append({"type": "input_image", "image_url": url})
+    return parts
+
+
+def _stop(response: Any) -> StopReason:
+    if response.status == "incomplete":
+        reason = getattr(response.incomplete_details, "reason", None)
+        return _INCOMPLETE.get(reason or "", "other")
+    has_calls = any(item.type == "function_call" for item in response.output)
+    return "tool_use" if has_calls else "end_turn"
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "input_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
+    return Usage(usage.input_tokens - cached, usage.output_tokens, cached, 0)
+
+
+def _stream_failure(event: Any) -> Failure:
+    error = getattr(getattr(event, "response", None), "error", None) or event
+    code = str(getattr(error, "code", "") or "")
+    message = str(getattr(error, "message", "") or "the response failed")
+    return Failure("rate_limit" if "rate_limit" in code else "server", None, message)
