@@ -138,6 +138,12 @@ CASES = [
     ),
     Case(
         H,
+        "two-objects-in-one-tag",
+        '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>',
+        TWO,
+    ),
+    Case(
+        H,
         "malformed",
         '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}\n</tool_call>',
         invalid=[("read_file", False, JSON_BAD)],
@@ -267,6 +273,18 @@ def _glm(layout: str) -> list[Case]:
             TYPED,
         ),
         Case(family, "empty", "<tool_call>ls</tool_call>", EMPTY),
+        Case(
+            family,
+            "whitespace-kept-and-dotted-name",
+            call("mcp.git-diff", old_string="    x = 1\n", replace_all="False"),
+            [("mcp.git-diff", {"old_string": "    x = 1\n", "replace_all": "False"})],
+        ),
+        Case(
+            family,
+            "string-values-untouched",
+            call("write_file", path=" keep spaces ", content="false"),
+            [("write_file", {"path": " keep spaces ", "content": "false"})],
+        ),
         Case(
             family,
             "prose",

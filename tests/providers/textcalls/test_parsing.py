@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - fixtures read best as the one line the model wrote
 """Every family's fixtures parse to the expected text and calls, however the stream is split.
 
 A model's output reaches the parser in pieces cut anywhere — inside a marker, between the two
@@ -13,11 +14,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls import TextCallParser, text_call_family
+from toolbelt.providers.textcalls import FAMILY_NAMES, TextCallParser, text_call_family
 
 from .cases import CASES, SCHEMAS, Case
 
@@ -155,3 +156,123 @@ def test_long_call_in_tiny_chunks_is_parsed_whole() -> None:
         parser.feed(source[start : start + 7])
     parser.finish()
     assert parser.calls[0].arguments == {"path": "big.py", "content": content}
+
+
+@pytest.mark.parametrize(
+    ("family", "head", "rest", "announced"),
+    [
+        (
+            "hermes",
+            '<tool_call>\n{"name": "write_file", "arguments": {"content": "lo',
+            'ng"}}</tool_call>',
+            "write_file",
+        ),
+        (
+            "qwen3-coder",
+            "<tool_call>\n<function=write_file>\n<parameter=content>\nlo",
+            "ng\n</parameter>\n</function>\n</tool_call>",
+            "write_file",
+        ),
+        (
+            "glm-4.7",
+            "<tool_call>write_file<arg_key>content</arg_key><arg_value>lo",
+            "ng</arg_value></tool_call>",
+            "write_file",
+        ),
+        (
+            "mistral-v11",
+            '[TOOL_CALLS]write_file[CALL_ID]abcDEF123[ARGS]{"content": "lo',
+            'ng"}',
+            "write_file",
+        ),
+        ("llama3", '{"name": "write_file", "parameters": {"content": "lo', 'ng"}}', "write_file"),
+        (
+            "deepseek-v3",
+            '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_file\n```json\n{"content": "lo',
+            'ng"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+            "write_file",
+        ),
+        (
+            "deepseek-v3.1",
+            '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{"content": "lo',
+            'ng"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+            "write_file",
+        ),
+        (
+            "deepseek-v3.2",
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="content" string="true">lo',
+            "ng</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            "write_file",
+        ),
+        (
+            "kimi-k2",
+            '<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:3<|tool_call_argument_begin|>{"content": "lo',
+            'ng"}<|tool_call_end|><|tool_calls_section_end|>',
+            "write_file",
+        ),
+        (
+            "harmony",
+            '<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{"content": "lo',
+            'ng"}<|call|>',
+            "write_file",
+        ),
+    ],
+)
+def test_a_call_is_announced_while_its_arguments_still_stream(
+    family: str, head: str, rest: str, announced: str
+) -> None:
+    parser = TextCallParser(text_call_family(family), SCHEMAS)
+    early = [e for e in parser.feed(head) if isinstance(e, ToolCallStarted)]
+    assert [e.name for e in early] == [announced]
+    later = parser.feed(rest) + parser.finish()
+    assert not any(isinstance(e, ToolCallStarted) for e in later), "announced once"
+    [call] = [e for e in later if isinstance(e, ModelToolCall)]
+    assert call.id == early[0].id
+    assert call.arguments == {"content": "long"}
+    if family == "kimi-k2":
+        assert call.id == "functions.write_file:3"
+    if family == "mistral-v11":
+        assert call.id == "abcDEF123"
+
+
+def test_an_announced_call_that_is_cut_off_keeps_its_id() -> None:
+    parser = TextCallParser(text_call_family("hermes"), SCHEMAS)
+    [started] = parser.feed('<tool_call>{"name": "write_file", "arguments": {"content": "x')
+    assert isinstance(started, ToolCallStarted)
+    [invalid] = parser.finish()
+    assert isinstance(invalid, InvalidToolCall)
+    assert (invalid.id, invalid.name, invalid.truncated) == (started.id, "write_file", True)
+
+
+def test_harmony_final_text_streams_and_its_terminator_is_not_shown() -> None:
+    parser = TextCallParser(text_call_family("harmony"), SCHEMAS)
+    assert parser.feed("<|channel|>analysis<|message|>The user wants a sum.<|end|>") == []
+    assert parser.feed("<|start|>assistant<|channel|>final<|message|>It is") == [TextDelta("It is")]
+    assert parser.feed(" 4.<|ret") == [TextDelta(" 4.")]
+    assert parser.feed("urn|>") == []
+    assert parser.finish() == []
+    assert parser.text == "It is 4."
+
+
+@given(
+    family=st.sampled_from([n for n in FAMILY_NAMES if n != "llama3"]),
+    text=st.text(alphabet="<>[]{}|/=_:.abcflnotu ｜▁\n", max_size=60),
+    cuts=st.sets(st.integers(1, 59), max_size=8),
+)
+def test_text_without_a_marker_comes_through_exactly(
+    family: str, text: str, cuts: set[int]
+) -> None:
+    """Nothing the model wrote is lost or held back at the end, however the text is split."""
+    markers = [o.marker for o in text_call_family(family).openers]
+    assume(not any(marker in text for marker in markers))
+    bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
+    parser = TextCallParser(text_call_family(family), SCHEMAS)
+    shown = [
+        e
+        for piece in itertools.starmap(lambda a, b: text[a:b], itertools.pairwise(bounds))
+        for e in parser.feed(piece)
+    ]
+    shown += parser.finish()
+    assert "".join(e.text for e in shown if isinstance(e, TextDelta)) == text
+    assert parser.calls == []
+    assert parser.invalid == []

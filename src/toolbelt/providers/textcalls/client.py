@@ -97,7 +97,10 @@ class TextToolCallClient(ModelClient):
     def _complete(self, inner: TurnComplete, parser: TextCallParser, raw: str) -> TurnComplete:
         message = inner.message
         if self.auto and not parser.calls and not parser.invalid:
-            return inner
+            if parser.text == message.text:
+                return inner
+            # only markup was taken out (a Harmony channel header): the text the UI was shown
+            return replace(inner, message=replace(message, text=parser.text))
         calls = (*message.tool_calls, *parser.calls)
         invalid = (*message.invalid_calls, *parser.invalid)
         provider_data: Mapping[str, Any] | None = message.provider_data

@@ -22,7 +22,7 @@ _STRUCTURE = re.compile(r'[\[\]{}"]')
 class Closer(Protocol):
     """Finds the end of one call block; ``final`` says the stream has ended."""
 
-    def scan(self, buf: str, final: bool) -> tuple[int, int] | None: ...
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None: ...
 
 
 class MarkerCloser:
@@ -35,7 +35,7 @@ class MarkerCloser:
         self._searched = 0
         self._ends_at_eos = ends_at_eos
 
-    def scan(self, buf: str, final: bool) -> tuple[int, int] | None:
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
         start = max(0, self._searched - self._overlap)
         best: tuple[int, int] | None = None
         for marker in self._markers:
@@ -64,7 +64,7 @@ class JsonCloser:
         self._started = False
         self._value_end = -1
 
-    def scan(self, buf: str, final: bool) -> tuple[int, int] | None:
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
         i, n = self._pos, len(buf)
         while i < n:
             if self._value_end >= 0:

@@ -44,6 +44,13 @@ _PARAMETER = re.compile(
 )
 
 
+# V3 ``function<sep>NAME\n``, V3.1 ``NAME<sep>``, after an optional call-begin marker.
+_EARLY = re.compile(
+    rf"^\s*(?:{re.escape(CALL_BEGIN)})?\s*(?:function{re.escape(SEP)}(?P<name>[^\n<]+)\n"
+    rf"|(?!function<)(?P<alt>[^<\s]+)\s*{re.escape(SEP)})"
+)
+
+
 def _ascii_to_fullwidth(text: str) -> str:
     return text.replace("<|tool", "<｜tool").replace("|>", "｜>")
 
@@ -107,13 +114,16 @@ def _openers(shape: str) -> tuple[Opener, ...]:
 
     ascii_begin, ascii_end = CALLS_BEGIN.replace("｜", "|"), CALLS_END.replace("｜", "|")
     return (
-        Opener(CALLS_BEGIN, lambda: MarkerCloser(CALLS_END, ascii_end), parse, _name_hint),
+        Opener(
+            CALLS_BEGIN, lambda: MarkerCloser(CALLS_END, ascii_end), parse, _name_hint, early=_EARLY
+        ),
         Opener(ascii_begin, lambda: MarkerCloser(CALLS_END, ascii_end), parse, _name_hint),
         Opener(
             CALL_BEGIN,
             lambda: MarkerCloser(CALL_END),
             lambda body: parse(CALL_BEGIN + body + CALL_END),
             lambda body: _name_hint(CALL_BEGIN + body),
+            early=_EARLY,
         ),
     )
 
@@ -219,7 +229,11 @@ DEEPSEEK_V31 = Family(
 
 def _dsml_opener(block: str) -> Opener:
     return Opener(
-        f"<{DSML}{block}>", lambda: MarkerCloser(f"</{DSML}{block}>"), _parse_v32, _v32_name
+        f"<{DSML}{block}>",
+        lambda: MarkerCloser(f"</{DSML}{block}>"),
+        _parse_v32,
+        _v32_name,
+        early=re.compile(rf'<{DSML}invoke\s+name="(?P<name>[^"]+)"'),
     )
 
 

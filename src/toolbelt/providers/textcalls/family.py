@@ -7,6 +7,7 @@ that family was trained, so a multi-turn transcript replays in the shape the mod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,10 @@ class Opener:
     parse: Callable[[str], list[Item]]
     name_hint: Callable[[str], str] = _no_name
     at_start: bool = False
+    early: re.Pattern[str] | None = None
+    """Matches the start of a body once the first call's tool name is complete (group
+    ``name`` or ``alt``, and ``id`` when the model writes one there), so the call can be
+    announced while its arguments still stream."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,8 @@
 The recipient may sit in the channel header (``<|channel|>commentary to=functions.x
 <|constrain|>json<|message|>``) or in the role header (``<|start|>assistant to=functions.x
 <|channel|>commentary json<|message|>``). ``final`` and ``commentary`` messages are for the
-reader and become visible text; ``analysis`` is the model's reasoning and is not shown. A final
-message needs no terminator (the server stops at ``<|return|>``); a call does.
+reader and stream as visible text; ``analysis`` is the model's reasoning and is not shown. A
+final message needs no terminator (the server stops at ``<|return|>``); a call does.
 """
 
 from __future__ import annotations
@@ -74,13 +74,57 @@ def _is_not_call(body: str) -> bool:
     return "to=functions." not in _header(body)
 
 
+def _shown(header: str) -> bool:
+    """A message for the reader: no recipient but the assistant, and not the analysis."""
+    recipient = _RECIPIENT.search(header)
+    if recipient and recipient.group(1) != "assistant":
+        return False
+    channel = _CHANNEL.search(header)
+    return not (channel and channel.group(1) == "analysis")
+
+
+class _MessageCloser:
+    """A message for the reader ends its block at ``<|message|>``: its text then streams as
+    ordinary text (its terminator is swallowed by ``_TERMINATORS``). A call or the analysis
+    runs on to its terminator; a call cut off at the end of the stream is left open."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._to_end: MarkerCloser | None = None
+
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
+        if self._to_end is None:
+            index = buf.find("<|message|>")
+            if index < 0:
+                if final and _is_not_call(self._prefix + buf):
+                    return len(buf), len(buf)  # a header and nothing after it
+                return None
+            if _shown(self._prefix + buf[:index]):
+                return index, index + len("<|message|>")
+            self._to_end = MarkerCloser(
+                *_ENDS, ends_at_eos=lambda b: _is_not_call(self._prefix + b)
+            )
+        return self._to_end.scan(buf, final=final)
+
+
+class _Swallow:
+    """A terminator outside a call: nothing to read, nothing to show."""
+
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
+        return 0, 0
+
+
 def _opener(marker: str, prefix: str) -> Opener:
     return Opener(
         marker,
-        lambda: MarkerCloser(*_ENDS, ends_at_eos=lambda body: _is_not_call(prefix + body)),
-        lambda body: _parse(prefix + body),
+        lambda: _MessageCloser(prefix),
+        lambda body: _parse(prefix + body) if "<|message|>" in body else [],
         lambda body: _name_hint(prefix + body),
+        early=re.compile(r"^[^<]*(?:<\|channel\|>[^<]*)?to=functions\.(?P<name>[^\s<]+)[\s<]"),
     )
+
+
+_TERMINATORS = tuple(Opener(end, _Swallow, lambda body: []) for end in _ENDS)
 
 
 def _ts_type(schema: dict[str, Any]) -> str:
@@ -112,11 +156,15 @@ def _ts_fields(schema: dict[str, Any]) -> str:
     lines = []
     for name, prop in (schema.get("properties") or {}).items():
         if "description" in prop:
-            lines.append(f"// {prop['description']}")
+            lines.append(_comment(prop["description"]))
         optional = "" if name in required else "?"
         default = f" // default: {dumps(prop['default'])}" if "default" in prop else ""
         lines.append(f"{name}{optional}: {_ts_type(prop)},{default}")
     return "".join(line + "\n" for line in lines)
+
+
+def _comment(text: str) -> str:
+    return "\n".join(f"// {line}" for line in text.splitlines() or [""])
 
 
 def _tools(tools: Sequence[Tool[Any]]) -> str:
@@ -124,7 +172,7 @@ def _tools(tools: Sequence[Tool[Any]]) -> str:
     for tool in tools:
         schema = neutral_schema(tool)
         signature = f"(_: {{\n{_ts_fields(schema)}}})" if schema.get("properties") else "()"
-        blocks.append(f"// {tool.description}\ntype {tool.name} = {signature} => any;\n")
+        blocks.append(f"{_comment(tool.description)}\ntype {tool.name} = {signature} => any;\n")
     return (
         "# Tools\n\n## functions\n\nnamespace functions {\n\n"
         + "\n".join(blocks)
@@ -150,7 +198,7 @@ def _results(results: Sequence[ToolCallResult]) -> str:
 
 HARMONY = Family(
     "harmony",
-    (_opener("<|channel|>", "<|channel|>"), _opener("<|start|>", "")),
+    (_opener("<|channel|>", "<|channel|>"), _opener("<|start|>", ""), *_TERMINATORS),
     SHAPE,
     _tools,
     _calls,

@@ -16,7 +16,7 @@ from typing import Any
 from toolbelt.providers.textcalls.coerce import load_lenient
 from toolbelt.providers.textcalls.family import BadCall, Call, Item
 
-__all__ = ["call_from_object", "load_json", "name_from_json"]
+__all__ = ["call_from_object", "json_values", "load_json", "name_from_json"]
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
 _NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
@@ -87,3 +87,17 @@ def name_from_json(text: str) -> str:
     """The tool name in a call that does not parse (or was cut off), when it got that far."""
     match = _NAME.search(text)
     return match.group(1) if match else ""
+
+
+def json_values(text: str) -> list[Any]:
+    """The JSON values of ``text`` when it is only JSON values one after another, else []."""
+    values, index = [], 0
+    while index < len(text):
+        try:
+            value, index = _DECODER.raw_decode(text, index)
+        except ValueError:
+            return []
+        values.append(value)
+        while index < len(text) and text[index].isspace():
+            index += 1
+    return values

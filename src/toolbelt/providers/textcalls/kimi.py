@@ -42,6 +42,10 @@ _CALL = re.compile(
     re.DOTALL,
 )
 _ID = re.compile(r"(?:functions\.)?(.+):(\d+)")
+_EARLY = re.compile(
+    rf"^\s*(?:{re.escape(CALL_BEGIN)})?\s*(?P<id>(?:functions\.)?(?P<name>[^\s<]+?):\d+)\s*"
+    + re.escape(ARGS)
+)
 
 
 def _parse(body: str) -> list[Item]:
@@ -78,12 +82,11 @@ def _name_hint(body: str) -> str:
     return match.group(1) if match else head.removeprefix("functions.")
 
 
-def kimi_id(call: ModelToolCall | ToolCallResult) -> str:
-    """The ``functions.NAME:INDEX`` id a call (or its result) is replayed under."""
-    call_id, name = (
-        (call.id, call.name) if isinstance(call, ModelToolCall) else (call.call_id, call.tool)
-    )
-    return call_id if _ID.fullmatch(call_id) else f"functions.{name}:{call_id}"
+def kimi_id(call_id: str, name: str, index: int) -> str:
+    """The ``functions.NAME:INDEX`` id a call and its result are replayed under: the model's
+    own, or for a call from elsewhere its position in the turn (results keep the calls' order,
+    which is how Kimi's template pairs them)."""
+    return call_id if _ID.fullmatch(call_id) else f"functions.{name}:{index}"
 
 
 def _tools(tools: Sequence[Tool[Any]]) -> str:
@@ -95,24 +98,29 @@ def _tools(tools: Sequence[Tool[Any]]) -> str:
 
 def _calls(calls: Sequence[ModelToolCall]) -> str:
     inner = "".join(
-        f"{CALL_BEGIN}{kimi_id(c)}{ARGS}{dumps(dict(c.arguments))}{CALL_END}" for c in calls
+        f"{CALL_BEGIN}{kimi_id(c.id, c.name, i)}{ARGS}{dumps(dict(c.arguments))}{CALL_END}"
+        for i, c in enumerate(calls)
     )
     return SECTION_BEGIN + inner + SECTION_END
 
 
 def _results(results: Sequence[ToolCallResult]) -> str:
-    return "\n".join(f"## Return of {kimi_id(r)}\n{result_text(r)}" for r in results)
+    return "\n".join(
+        f"## Return of {kimi_id(r.call_id, r.tool, i)}\n{result_text(r)}"
+        for i, r in enumerate(results)
+    )
 
 
 KIMI_K2 = Family(
     "kimi-k2",
     (
-        Opener(SECTION_BEGIN, lambda: MarkerCloser(SECTION_END), _parse, _name_hint),
+        Opener(SECTION_BEGIN, lambda: MarkerCloser(SECTION_END), _parse, _name_hint, early=_EARLY),
         Opener(
             CALL_BEGIN,
             lambda: MarkerCloser(CALL_END),
             lambda body: _parse(CALL_BEGIN + body + CALL_END),
             lambda body: _name_hint(CALL_BEGIN + body),
+            early=_EARLY,
         ),
     ),
     SHAPE,

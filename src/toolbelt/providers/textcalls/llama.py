@@ -9,6 +9,7 @@ toolbelt and get a correction.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = ["LLAMA3"]
 
 SHAPE = '{"name": "TOOL", "parameters": {"PARAM": VALUE}}'
 _DECODER = json.JSONDecoder()
+_EARLY_NAME = re.compile(r'^\s*\{\s*"name"\s*:\s*"(?P<name>[^"\\]+)"')
 
 
 def _split_calls(body: str) -> list[str]:
@@ -84,6 +86,7 @@ LLAMA3 = Family(
             lambda: JsonCloser("{", separator=";"),
             lambda body: _parse(body, bare=False),
             name_from_json,
+            early=_EARLY_NAME,
         ),
         Opener(
             "{",
@@ -91,6 +94,7 @@ LLAMA3 = Family(
             lambda body: _parse(body, bare=True),
             name_from_json,
             at_start=True,
+            early=_EARLY_NAME,
         ),
     ),
     SHAPE,

@@ -43,13 +43,13 @@ class _EitherCloser:
     def __init__(self) -> None:
         self._closer: JsonCloser | None = None
 
-    def scan(self, buf: str, final: bool) -> tuple[int, int] | None:
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
         if self._closer is None:
             text = buf.lstrip()
             if not text:
                 return None
             self._closer = JsonCloser("[{" if text[0] in "[{" else "{")
-        return self._closer.scan(buf, final)
+        return self._closer.scan(buf, final=final)
 
 
 def _parse_either(body: str) -> list[Item]:
@@ -60,7 +60,15 @@ def _either_name(body: str) -> str:
     return name_from_json(body) if body.lstrip()[:1] in ("[", "{") else _v11_name(body)
 
 
-OPENER = Opener(MARKER, _EitherCloser, _parse_either, _either_name)
+OPENER = Opener(
+    MARKER,
+    _EitherCloser,
+    _parse_either,
+    _either_name,
+    early=re.compile(
+        r"^\s*(?P<name>[^\s\[{\"]+)\s*(?:\[CALL_ID\]\s*(?P<id>[A-Za-z0-9]+)\s*)?(?:\[ARGS\]|\{)"
+    ),
+)
 """Both versions read by either family: a model fine-tuned from another version's base may
 write the other form."""
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from toolbelt.providers.textcalls.deepseek import DEEPSEEK_V3, DEEPSEEK_V31, DEEPSEEK_V32
 from toolbelt.providers.textcalls.family import Family, Opener
+from toolbelt.providers.textcalls.glm import GLM45, GLM47
 from toolbelt.providers.textcalls.harmony import HARMONY
 from toolbelt.providers.textcalls.kimi import KIMI_K2
 from toolbelt.providers.textcalls.llama import LLAMA3
 from toolbelt.providers.textcalls.mistral import MISTRAL, MISTRAL_V11
-from toolbelt.providers.textcalls.tagged import GLM45, GLM47, HERMES, QWEN3_CODER
+from toolbelt.providers.textcalls.tagged import HERMES, QWEN3_CODER
 
 __all__ = ["AUTO", "FAMILY_NAMES", "text_call_family"]
 

@@ -33,9 +33,18 @@ _ID_ALPHABET = string.ascii_letters + string.digits
 _BAD_NAME = re.compile(r"[{}<>\"'\s]")
 
 
+_NAME_WINDOW = 512
+"""A call block's tool name comes within its first characters, or not early at all."""
+
+
 def new_call_id() -> str:
     """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
+    number = secrets.randbits(53)  # 53 random bits: two ids never meet in practice
+    chars = []
+    for _ in range(9):
+        number, digit = divmod(number, 62)
+        chars.append(_ID_ALPHABET[digit])
+    return "".join(chars)
 
 
 class TextCallParser:
@@ -56,12 +65,14 @@ class TextCallParser:
         self._at_start = [o for o in self._openers if o.at_start]
         self._longest = max((len(o.marker) for o in self._floating), default=1)
         self._first_chars = {o.marker[0] for o in self._floating}
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
         self._buf = ""
         self._opener: Opener | None = None
         self._closer: Closer | None = None
         self._blank_so_far = True
         self._ids: set[str] = set()
+        self._pending: str | None = None  # the id announced for the open block's first call
+        self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
         self.calls: list[ModelToolCall] = []
         self.invalid: list[InvalidToolCall] = []
@@ -74,20 +85,41 @@ class TextCallParser:
     def feed(self, chunk: str | bytes) -> list[ParseEvent]:
         """Take the next piece of model output; returns what became known."""
         if isinstance(chunk, bytes):
+            if self._decoder is None:
+                self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             chunk = self._decoder.decode(chunk)
-        buf = self._buf
-        self._buf = ""
-        buf += chunk  # a local with one reference grows in place: linear in the call's size
         events: list[ParseEvent] = []
+        if self._closer is not None and self._opener is not None:
+            buf = self._buf
+            self._buf = ""
+            buf += chunk  # a local with one reference grows in place: linear in the call's size
+            if self._looking:
+                self._announce(buf, events)
+            found = self._closer.scan(buf, final=False)
+            if found is None:  # inside a call, only its closer needs to look
+                self._buf = buf
+                return events
+            buf = self._close(buf, found, events)
+        elif not self._buf and self._plain(chunk):
+            self._show(chunk, events)  # the common case: prose with nothing marker-like
+            return events
+        else:
+            buf = self._buf + chunk
         self._buf = self._drain(buf, events, final=False)
         return events
+
+    def _plain(self, chunk: str) -> bool:
+        if self._blank_so_far and self._at_start:
+            return False
+        return not any(first in chunk for first in self._first_chars)
 
     def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
         """The stream ended. A call left open is truncated, unless the model stopped by itself
         (``natural_stop``: end of sequence or a stop string, not the token limit) and what it
         wrote parses — then the missing closing marker is forgiven."""
         events: list[ParseEvent] = []
-        buf = self._drain(self._buf + self._decoder.decode(b"", final=True), events, final=True)
+        rest = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
+        buf = self._drain(self._buf + rest, events, final=True)
         self._buf = ""
         if self._opener is not None:
             opener, self._opener, self._closer = self._opener, None, None
@@ -97,6 +129,7 @@ class TextCallParser:
                 self._emit(items, raw, events)
             else:
                 self._truncated(opener.name_hint(buf), raw, events)
+            self._pending, self._looking = None, False
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
@@ -113,16 +146,40 @@ class TextCallParser:
                 self._show(buf[:index], events)
                 buf = buf[index:] if opener.at_start else buf[index + len(opener.marker) :]
                 self._opener, self._closer = opener, opener.closer()
+                self._looking = opener.early is not None
                 continue
-            end = self._closer.scan(buf, final)
+            if self._looking:
+                self._announce(buf, events)
+            end = self._closer.scan(buf, final=final)
             if end is None:
                 return buf
-            body_end, consumed = end
-            opener = self._opener
-            self._opener, self._closer = None, None
-            marker = "" if opener.at_start else opener.marker
-            self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
-            buf = buf[consumed:]
+            buf = self._close(buf, end, events)
+
+    def _announce(self, buf: str, events: list[ParseEvent]) -> None:
+        """Announce the block's first call as soon as its name is complete (UIs show it while
+        the arguments stream); give up once the block is longer than any name prefix."""
+        assert self._opener is not None
+        assert self._opener.early is not None
+        match = self._opener.early.search(buf, 0, _NAME_WINDOW)
+        if match is None:
+            self._looking = len(buf) < _NAME_WINDOW
+            return
+        self._looking = False
+        groups = match.groupdict()
+        name = groups.get("name") or groups.get("alt") or ""
+        self._pending = self._id(groups.get("id"))
+        events.append(ToolCallStarted(self._pending, name))
+
+    def _close(self, buf: str, found: tuple[int, int], events: list[ParseEvent]) -> str:
+        """Parse the block that ends at ``found``; returns the text after it."""
+        assert self._opener is not None
+        body_end, consumed = found
+        opener = self._opener
+        self._opener, self._closer = None, None
+        marker = "" if opener.at_start else opener.marker
+        self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
+        self._pending, self._looking = None, False
+        return buf[consumed:]
 
     def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
         best: tuple[int, Opener] | None = None
@@ -156,7 +213,8 @@ class TextCallParser:
     def _show(self, text: str, events: list[ParseEvent]) -> None:
         if text:
             self._text.append(text)
-            self._blank_so_far = self._blank_so_far and not text.strip()
+            if self._blank_so_far:
+                self._blank_so_far = not text.strip()
             events.append(TextDelta(text))
 
     def _emit(self, items: list[Item], raw: str, events: list[ParseEvent]) -> None:
@@ -164,13 +222,15 @@ class TextCallParser:
             if isinstance(item, Visible):
                 self._show(item.text, events)
             elif isinstance(item, BadCall):
-                self._invalid(InvalidToolCall(self._id(None), item.name, raw, item.problem), events)
+                call_id = self._take_id(None, item.name, events)
+                self._invalid(InvalidToolCall(call_id, item.name, raw, item.problem), events)
             elif _BAD_NAME.search(item.name) or not item.name:
                 problem = (
                     f"{item.name!r} is not a tool name; call one of the offered tools by its "
                     f"exact name, in this shape: {self.family.shape}"
                 )
-                self._invalid(InvalidToolCall(self._id(None), item.name, raw, problem), events)
+                call_id = self._take_id(None, item.name, events)
+                self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
             else:
                 self._call(item, events)
 
@@ -181,9 +241,8 @@ class TextCallParser:
             if schema is not None
             else dict(item.arguments)
         )
-        call = ModelToolCall(self._id(item.id), item.name, arguments)
+        call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
         self.calls.append(call)
-        events.append(ToolCallStarted(call.id, call.name))
         events.append(call)
 
     def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
@@ -191,12 +250,21 @@ class TextCallParser:
             "This tool call was cut off by the output limit before it was complete, so it "
             "did not run; make it again with shorter arguments (write a large file in parts)."
         )
-        self._invalid(InvalidToolCall(self._id(None), name, raw, problem, truncated=True), events)
+        call_id = self._take_id(None, name, events)
+        self._invalid(InvalidToolCall(call_id, name, raw, problem, truncated=True), events)
 
     def _invalid(self, call: InvalidToolCall, events: list[ParseEvent]) -> None:
         self.invalid.append(call)
-        events.append(ToolCallStarted(call.id, call.name))
         events.append(call)
+
+    def _take_id(self, proposed: str | None, name: str, events: list[ParseEvent]) -> str:
+        """The id announced for this block's first call, or a new one announced now."""
+        if self._pending is not None:
+            call_id, self._pending = self._pending, None
+            return call_id
+        call_id = self._id(proposed)
+        events.append(ToolCallStarted(call_id, name))
+        return call_id
 
     def _id(self, proposed: str | None) -> str:
         call_id = proposed if proposed and proposed not in self._ids else self._new_id()

@@ -1,4 +1,4 @@
-"""The ``<tool_call>`` families: Hermes/Qwen JSON, Qwen3-Coder XML, GLM-4.5/4.6 and GLM-4.7.
+"""The ``<tool_call>`` families: Hermes/Qwen JSON and Qwen3-Coder XML here, GLM in ``glm``.
 
 They share the tags and the ``<tool_response>`` result shape, and models trained on one often
 write another's body, so every one of them reads all three bodies (told apart by the first
@@ -9,7 +9,8 @@ in the prompt and how they replay history.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from toolbelt.core.executor import ToolCallResult
@@ -18,7 +19,12 @@ from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.family import Family, Item, Opener
-from toolbelt.providers.textcalls.jsoncalls import call_from_object, load_json, name_from_json
+from toolbelt.providers.textcalls.jsoncalls import (
+    call_from_object,
+    json_values,
+    load_json,
+    name_from_json,
+)
 from toolbelt.providers.textcalls.render import dumps, result_text, tools_json_lines
 from toolbelt.providers.textcalls.xmlcalls import (
     glm_name_hint,
@@ -27,7 +33,15 @@ from toolbelt.providers.textcalls.xmlcalls import (
     qwen_name_hint,
 )
 
-__all__ = ["GLM45", "GLM47", "HERMES", "QWEN3_CODER", "tool_call_opener"]
+__all__ = [
+    "GLM45_SHAPE",
+    "GLM47_SHAPE",
+    "HERMES",
+    "QWEN3_CODER",
+    "text_value",
+    "tool_call_opener",
+    "tool_responses",
+]
 
 HERMES_SHAPE = '<tool_call>\n{"name": "TOOL", "arguments": {"PARAM": VALUE}}\n</tool_call>'
 QWEN_SHAPE = (
@@ -46,6 +60,9 @@ def parse_tool_call_body(body: str, shape: str) -> list[Item]:
     if text.startswith("<function="):
         return parse_qwen_xml(text, shape)
     if text.startswith(("{", "[", "```")) or not text:
+        several = json_values(text)
+        if len(several) > 1:  # two calls written into one pair of tags
+            return [call_from_object(v, shape) for v in several]
         value = load_json(text, shape)
         if isinstance(value, list):
             return [call_from_object(v, shape) for v in value] or [call_from_object(None, shape)]
@@ -62,6 +79,12 @@ def _name_hint(body: str) -> str:
     return glm_name_hint(text)
 
 
+# JSON ``{"name": "x"``, XML ``<function=x>`` or GLM ``x\n``/``x<arg_key>``: complete names only.
+_EARLY_NAME = re.compile(
+    r'^\s*(?:\{\s*"name"\s*:\s*"|<function=)?(?P<name>[^\s"\\<>{}\[`]+)["\s<>]'
+)
+
+
 def tool_call_opener(shape: str) -> Opener:
     """``<tool_call>`` ... ``</tool_call>``, any of the three bodies."""
     return Opener(
@@ -69,6 +92,7 @@ def tool_call_opener(shape: str) -> Opener:
         lambda: MarkerCloser("</tool_call>"),
         lambda body: parse_tool_call_body(body, shape),
         _name_hint,
+        early=_EARLY_NAME,
     )
 
 
@@ -79,14 +103,15 @@ def _bare_function_opener() -> Opener:
         lambda: MarkerCloser("</function>"),
         lambda body: parse_qwen_xml(f"<function={body}</function>", QWEN_SHAPE),
         lambda body: qwen_name_hint("<function=" + body),
+        early=re.compile(r"^(?P<name>[^\s\"<>]+)>"),
     )
 
 
-def _tool_responses(results: Sequence[ToolCallResult]) -> str:
+def tool_responses(results: Sequence[ToolCallResult]) -> str:
     return "\n".join(f"<tool_response>\n{result_text(r)}\n</tool_response>" for r in results)
 
 
-def _text_value(value: Any) -> str:
+def text_value(value: Any) -> str:
     return value if isinstance(value, str) else dumps(value)
 
 
@@ -117,7 +142,7 @@ HERMES = Family(
     HERMES_SHAPE,
     _hermes_tools,
     _hermes_calls,
-    _tool_responses,
+    tool_responses,
 )
 
 # Qwen3-Coder / Qwen3.5 ----------------------------------------------------------------------
@@ -170,7 +195,7 @@ def _qwen_calls(calls: Sequence[ModelToolCall]) -> str:
     out = []
     for call in calls:
         params = "".join(
-            f"<parameter={key}>\n{_text_value(value)}\n</parameter>\n"
+            f"<parameter={key}>\n{text_value(value)}\n</parameter>\n"
             for key, value in call.arguments.items()
         )
         out.append(f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>")
@@ -183,62 +208,5 @@ QWEN3_CODER = Family(
     QWEN_SHAPE,
     _qwen_tools,
     _qwen_calls,
-    _tool_responses,
-)
-
-# GLM-4.5 / 4.6 and GLM-4.7 -------------------------------------------------------------------
-
-
-def _glm_tools(layout: str) -> Callable[[Sequence[Tool[Any]]], str]:
-    def render(tools: Sequence[Tool[Any]]) -> str:
-        return (
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-            "You are provided with function signatures within <tools></tools> XML tags:\n"
-            f"<tools>\n{tools_json_lines(tools)}\n</tools>\n\n"
-            "For each function call, output the function name and arguments within the "
-            f"following XML format:\n{layout}"
-        )
-
-    return render
-
-
-def _glm_calls(separator: str) -> Callable[[Sequence[ModelToolCall]], str]:
-    def render(calls: Sequence[ModelToolCall]) -> str:
-        out = []
-        for call in calls:
-            pairs = "".join(
-                f"{separator}<arg_key>{key}</arg_key>{separator}"
-                f"<arg_value>{_text_value(value)}</arg_value>"
-                for key, value in call.arguments.items()
-            )
-            out.append(f"<tool_call>{call.name}{pairs}{separator}</tool_call>")
-        return "\n".join(out)
-
-    return render
-
-
-GLM45 = Family(
-    "glm-4.5",
-    (tool_call_opener(GLM45_SHAPE),),
-    GLM45_SHAPE,
-    _glm_tools(
-        "<tool_call>{function-name}\n<arg_key>{arg-key-1}</arg_key>\n<arg_value>{arg-value-1}"
-        "</arg_value>\n<arg_key>{arg-key-2}</arg_key>\n<arg_value>{arg-value-2}</arg_value>\n"
-        "...\n</tool_call>"
-    ),
-    _glm_calls("\n"),
-    _tool_responses,
-)
-
-GLM47 = Family(
-    "glm-4.7",
-    (tool_call_opener(GLM47_SHAPE),),
-    GLM47_SHAPE,
-    _glm_tools(
-        "<tool_call>{function-name}<arg_key>{arg-key-1}</arg_key><arg_value>{arg-value-1}"
-        "</arg_value><arg_key>{arg-key-2}</arg_key><arg_value>{arg-value-2}</arg_value>..."
-        "</tool_call>"
-    ),
-    _glm_calls(""),
-    _tool_responses,
+    tool_responses,
 )
