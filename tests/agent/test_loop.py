@@ -198,6 +198,17 @@ async def test_usage_and_cost_are_counted_per_turn(tmp_path: Path) -> None:
     assert unpriced.usage == Usage(100, 10)
 
 
+async def test_a_known_model_is_priced_at_its_list_price(tmp_path: Path) -> None:
+    model = ScriptedModel(
+        [reply("hi")],
+        usage=Usage(input_tokens=1_000_000, output_tokens=100_000),
+        model="anthropic:claude-sonnet-4-5-20250929",
+    )
+    async with open_runtime(tmp_path) as runtime:
+        result = await Agent(model, runtime).run("hi")
+    assert result.cost == 3.0 + 1.5  # $3 / M input, $15 / M output
+
+
 async def test_events_arrive_in_order(tmp_path: Path) -> None:
     model = ScriptedModel([reply("Thinking.", call("t", "think", thought="x")), reply("Done.")])
     async with open_runtime(tmp_path) as runtime:

@@ -74,8 +74,9 @@ class Agent:
         ``base_url`` and ``api_key``, else the provider's environment variables) and closes;
         ``tool_format`` is how the model writes calls (``native``: the provider's own);
         ``system`` None builds the default prompt (``build_system_prompt``) on first use;
-        ``pricing`` makes ``cost`` known; ``max_tokens`` bounds each reply. Raises
-        ``UsageError`` for an unknown name or format, ``ProviderError`` for a missing key."""
+        ``pricing`` overrides the list price (``providers.catalog``) used for ``cost``;
+        ``max_tokens`` bounds each reply. Raises ``UsageError`` for an unknown format,
+        ``ProviderError`` for an unknown name or a missing key."""
         self.model = open_client(model, base_url=base_url, api_key=api_key, tool_format=tool_format)
         self._owns_model = isinstance(model, str)
         self.runtime = runtime
@@ -174,7 +175,7 @@ class Agent:
                 stop = "cancelled"
                 break
             message = complete.message
-            turn = TurnRecord.of(len(turns), complete, self.pricing)
+            turn = TurnRecord.of(len(turns), complete, self.model.model, self.pricing)
             turns.append(turn)
             emit(ModelTurn(turn.index, message, turn.usage, turn.cost, turn.stop_reason))
             if not message.tool_calls and not message.invalid_calls:

@@ -1,8 +1,8 @@
 """What an agent run hands back: the final text, why it stopped, tokens and cost per turn.
 
-Cost is known only when the caller gives the model's prices (``ModelPricing``): prices change
-faster than a table in a library could follow, so toolbelt never guesses one; ``cost`` is then
-None, never a made-up zero.
+Cost comes from the caller's prices (``ModelPricing``: a negotiated rate, a model toolbelt does
+not know) or else from the list prices of ``toolbelt.providers.catalog``; a model with neither
+(a local server, an unknown name) has ``cost`` None, never a made-up zero.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from toolbelt.providers import catalog
 from toolbelt.providers.model import Message, StopReason, TurnComplete, Usage
 
 __all__ = ["AgentResult", "ModelPricing", "StopCause", "TurnRecord", "stop_cause"]
@@ -55,12 +56,15 @@ class TurnRecord:
     invalid_calls: int
 
     @classmethod
-    def of(cls, index: int, turn: TurnComplete, pricing: ModelPricing | None) -> TurnRecord:
-        """The record of a completed turn, priced when ``pricing`` is known."""
+    def of(
+        cls, index: int, turn: TurnComplete, model: str, pricing: ModelPricing | None
+    ) -> TurnRecord:
+        """The record of a completed turn of ``model`` (``provider:model``), priced by
+        ``pricing``, else by the list price toolbelt knows for the model, if any."""
         return cls(
             index,
             turn.usage,
-            None if pricing is None else pricing.cost(turn.usage),
+            catalog.cost(model, turn.usage) if pricing is None else pricing.cost(turn.usage),
             turn.stop_reason,
             len(turn.message.tool_calls),
             len(turn.message.invalid_calls),
