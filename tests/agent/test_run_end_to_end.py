@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.agent.test_cancel import TAG, sleeps_running
 from tests.agent.test_run_command import TOOLBELT, toolbelt_run
 from tests.support.fake_provider import FakeProvider
@@ -220,3 +222,33 @@ def test_ctrl_c_mid_command_exits_130_and_leaves_no_process(tmp_path: Path) -> N
     assert out == ""
     assert err.endswith("toolbelt: interrupted\n")
     assert sleeps_running() == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "path"),
+    [
+        ("anthropic:claude-sonnet-4-5", "/v1/messages"),
+        ("openai-responses:gpt-5", "/v1/responses"),
+        ("gemini:gemini-2.5-flash", "/v1/models/gemini-2.5-flash:streamGenerateContent"),
+    ],
+)
+def test_the_same_task_through_every_native_provider(tmp_path: Path, spec: str, path: str) -> None:
+    root = workspace(tmp_path)
+    with FakeProvider(FIX_THE_TYPO) as fake:
+        base = fake.openai_url if spec.startswith("openai") else fake.url
+        done = toolbelt_run(
+            "Fix the typo in app.py",
+            "--model",
+            spec,
+            "--base-url",
+            base,
+            "--root",
+            str(root),
+            "--yes",
+            home=tmp_path,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Fixed the typo; app.py now prints hello.\n"
+    assert (root / "app.py").read_text() == 'GREETING = "hello"\nprint(GREETING)\n'
+    assert [r.path.split("?")[0] for r in fake.requests] == [path] * 4
+    assert "hello" in json.dumps(fake.requests[3].body)
