@@ -14,18 +14,29 @@ and how to ask for less, in the words read_file and bash use for their own trunc
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.tool import Tool
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
     UserMessage,
 )
 
-__all__ = ["BYTES_PER_TOKEN", "IMAGE_TOKENS", "MIN_RESULT_CHARS", "fit_results", "message_tokens"]
+__all__ = [
+    "BYTES_PER_TOKEN",
+    "IMAGE_TOKENS",
+    "MIN_RESULT_CHARS",
+    "fit_results",
+    "message_tokens",
+    "text_tokens",
+    "tool_tokens",
+]
 
 BYTES_PER_TOKEN = 4
 IMAGE_TOKENS = 1_600
@@ -38,6 +49,19 @@ needs the start of the answer and the note to ask for less."""
 def text_tokens(text: str) -> int:
     """Estimated tokens of ``text``: UTF-8 bytes / 4, rounded up."""
     return -(-len(text.encode("utf-8", "surrogatepass")) // BYTES_PER_TOKEN)
+
+
+_TOOL_TOKENS: weakref.WeakKeyDictionary[Tool[Any], int] = weakref.WeakKeyDictionary()
+
+
+def tool_tokens(tool: Tool[Any]) -> int:
+    """Estimated tokens of ``tool``'s definition (name, description, input schema), kept per
+    tool: building a schema costs milliseconds, and the tools rarely change."""
+    known = _TOOL_TOKENS.get(tool)
+    if known is None:
+        known = text_tokens(tool.name + tool.description + json.dumps(tool.input_schema()))
+        _TOOL_TOKENS[tool] = known
+    return known
 
 
 def message_tokens(message: Message) -> int:

@@ -14,7 +14,6 @@ cancelled — so the conversation can go on with the next ``run``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from types import TracebackType
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import anyio
 
 from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_result
-from toolbelt.agent.context_guard import fit_results, text_tokens
+from toolbelt.agent.context_guard import fit_results, text_tokens, tool_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
 from toolbelt.agent.opening import open_client
 from toolbelt.agent.reply import stream_reply
@@ -41,7 +40,6 @@ from toolbelt.providers.model import (
     ToolResultsMessage,
     TurnComplete,
 )
-from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime
 
 __all__ = ["Agent"]
@@ -90,7 +88,7 @@ class Agent:
         self._cancelled = False
         self._stream_scope: anyio.CancelScope | None = None
         self._executing = False
-        self._fixed: tuple[tuple[str, ...], int] = ((), 0)
+        self._turn_tools: tuple[Tool[Any], ...] = ()  # what this turn offers (and is sized by)
 
     @property
     def system(self) -> str:
@@ -197,10 +195,11 @@ class Agent:
 
     async def _model_turn(self, emit: Emit) -> TurnComplete | None:
         """Stream one reply; None when cancelled (its partial text is kept)."""
+        self._turn_tools = self._offered_tools()
         request = ModelRequest(
             system=self.system,
             messages=tuple(self.transcript.messages),
-            tools=self._offered_tools(),
+            tools=self._turn_tools,
             max_tokens=self.max_tokens,
         )
         complete: TurnComplete | None = None
@@ -271,9 +270,4 @@ class Agent:
 
     def _fixed_tokens(self) -> int:
         """Estimated tokens of the system prompt and the offered tools' definitions."""
-        tools = self._offered_tools()
-        key = tuple(tool.name for tool in tools)
-        if self._fixed[0] != key:
-            schemas = (json.dumps(neutral_schema(tool)) + tool.description for tool in tools)
-            self._fixed = (key, text_tokens(self.system) + sum(map(text_tokens, schemas)))
-        return self._fixed[1]
+        return text_tokens(self.system) + sum(map(tool_tokens, self._turn_tools))
