@@ -128,7 +128,9 @@ class Agent:
 
     def cancel(self) -> None:
         """Stop the run in flight: the model's reply is abandoned, running calls end
-        ``aborted`` (their processes killed), and ``run`` returns with stop ``cancelled``."""
+        ``aborted`` (their processes killed), and ``run`` returns with stop ``cancelled``.
+        It cancels the runtime's batches in flight, so an agent sharing the runtime (a
+        subagent) has its running calls aborted too."""
         self._cancelled = True
         if self._stream_scope is not None:
             self._stream_scope.cancel()
@@ -229,7 +231,7 @@ class Agent:
         unsubscribe = self.runtime.events.subscribe(forward)
         try:
             try:
-                if self._cancelled:
+                if self._cancelled or not message.tool_calls:
                     executed = [aborted_result(call) for call in message.tool_calls]
                 else:
                     self._executing = True
