@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.providers.conversation import (
@@ -116,11 +118,13 @@ async def test_thinking_blocks_are_replayed_with_their_signatures() -> None:
     }
     with FakeProvider([thinking, {"text": "ok"}]) as fake:
         async with model(SPEC, base_url=fake.url, api_key="k") as client:
-            first = request(user("list"))
+            budget = {"type": "enabled", "budget_tokens": 2000}
+            first = replace(request(user("list")), options={"thinking": budget})
             _, done = await run_turn(client, first)
             answer = ToolResultsMessage((result("toolu_1", "ls", "a.txt"),))
             await run_turn(client, request(*first.messages, done.message, answer))
     assert done.message.text == ""
+    assert fake.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2000}
     assert fake.requests[1].body["messages"][1] == {
         "role": "assistant",
         "content": [
@@ -198,3 +202,14 @@ async def test_a_wait_longer_than_the_budget_is_not_slept() -> None:
         "600 s, longer than toolbelt waits); wait a minute and try again, or check the rate "
         "limits of your plan."
     )
+
+
+async def test_an_overload_inside_a_started_stream_is_retried() -> None:
+    broken = {"stream_error": "overloaded_error", "error": "Overloaded"}
+    sleeps = Sleeps()
+    with FakeProvider([broken, {"text": "ok"}]) as fake:
+        done = await one_turn(
+            request(user("hi")), SPEC, base_url=fake.url, api_key="k", retry=sleeps.policy()
+        )
+    assert done.message.text == "ok" and len(fake.requests) == 2
+    assert len(sleeps.waits) == 1 and 0.5 <= sleeps.waits[0] <= 1.0  # backoff from 1 s, jittered

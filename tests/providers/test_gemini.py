@@ -157,3 +157,25 @@ async def test_rate_limits_and_overloads_are_retried_then_reported() -> None:
         f"Gemini at {fake.url} is overloaded after 3 attempts (503: The model is overloaded.); "
         "try again in a few minutes."
     )
+
+
+async def test_a_malformed_function_call_is_asked_again_then_reported() -> None:
+    malformed = {"stop": "malformed", "error": "print(default_api.ls(path=.))"}
+    sleeps = Sleeps()
+    with FakeProvider([malformed, {"text": "ok"}, malformed, malformed]) as fake:
+        done = await one_turn(
+            request(user_message("hi")), SPEC, base_url=fake.url, api_key="g", retry=sleeps.policy()
+        )
+        assert done.message.text == "ok" and len(fake.requests) == 2
+        with pytest.raises(ProviderError) as caught:
+            await one_turn(
+                request(user_message("hi")),
+                SPEC,
+                base_url=fake.url,
+                api_key="g",
+                retry=sleeps.policy(max_attempts=2),
+            )
+    assert str(caught.value) == (
+        f"Gemini at {fake.url} failed with an unusable reply after 2 attempts (the model "
+        "produced an unusable function call (MALFORMED_FUNCTION_CALL)); try again later."
+    )

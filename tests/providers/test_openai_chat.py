@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import anyio
 import pytest
 
 from tests.providers.conversation import (
@@ -20,12 +21,15 @@ from tests.providers.conversation import (
 from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import (
     InvalidToolCall,
+    ModelClient,
     ModelToolCall,
+    ProviderError,
     TextDelta,
     ToolCallStarted,
     ToolResultsMessage,
     Usage,
 )
+from toolbelt.providers.retry import RetryPolicy
 
 pytestmark = pytest.mark.anyio
 
@@ -194,3 +198,63 @@ async def test_retry_after_429_waits_what_the_server_asked() -> None:
     assert sleeps.waits == [2.0]
     assert len(fake.requests) == 2
     assert json.dumps(fake.requests[0].body) == json.dumps(fake.requests[1].body)
+
+
+async def test_a_bad_request_reports_the_servers_message() -> None:
+    bad = {"status": 400, "error": "Invalid 'messages[1].content': string too long."}
+    with FakeProvider([bad]) as fake:
+        with pytest.raises(ProviderError) as caught:
+            await one_turn(request(user("hi")), "openai:gpt-5", base_url=fake.openai_url)
+    assert caught.value.kind == "bad_request" and len(fake.requests) == 1
+    assert str(caught.value) == (
+        f"OpenAI at {fake.openai_url} rejected the request (400: Invalid "
+        "'messages[1].content': string too long.)."
+    )
+
+
+async def test_a_rejected_key_names_the_variable_to_fix() -> None:
+    with FakeProvider([{"status": 401, "error": "Incorrect API key provided."}]) as fake:
+        with pytest.raises(ProviderError) as caught:
+            await one_turn(
+                request(user("hi")), "openai:gpt-5", base_url=fake.openai_url, api_key="x"
+            )
+    assert caught.value.kind == "auth"
+    assert str(caught.value) == (
+        f"OpenAI at {fake.openai_url} rejected the API key (401: Incorrect API key provided.); "
+        "set OPENAI_API_KEY to a valid key."
+    )
+
+
+async def test_cancelling_during_a_retry_wait_stops_without_asking_again() -> None:
+    limited = {"status": 429, "error": "Slow down", "headers": {"retry-after": "60"}}
+    waiting = anyio.Event()
+
+    async def sleep(seconds: float) -> None:
+        waiting.set()
+        await anyio.sleep(seconds)
+
+    async def consume(client: ModelClient) -> None:
+        async for _ in client.stream(request(user("hi"))):
+            pass
+
+    with FakeProvider([limited, {"text": "never asked for"}]) as fake:
+        policy = RetryPolicy(sleep=sleep)
+        async with model("openai:gpt-5", base_url=fake.openai_url, retry=policy) as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(consume, client)
+                await waiting.wait()
+                group.cancel_scope.cancel()
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("quirk", ["repeat_id_name", "name_late"])
+async def test_calls_from_quirky_compatible_servers_are_assembled_once(quirk: str) -> None:
+    reply = {
+        "calls": [{"id": "call_q", "name": "read_file", "arguments": {"path": "a.txt"}}],
+        "chat_quirk": quirk,
+    }
+    with FakeProvider([reply]) as fake:
+        async with model("openai-compatible:m", base_url=fake.openai_url) as client:
+            events, done = await run_turn(client, request(user("read")))
+    assert events[:-1] == [ToolCallStarted("call_q", "read_file")]
+    assert done.message.tool_calls == (ModelToolCall("call_q", "read_file", {"path": "a.txt"}),)

@@ -52,6 +52,7 @@ def test_backoff_without_retry_after_doubles_up_to_the_ceiling() -> None:
         ("anthropic:claude-sonnet-4-5-20250929", 200_000),
         ("openai:gpt-5-mini", 400_000),
         ("gemini:gemini-2.5-pro", 1_048_576),
+        ("anthropic:claude-opus-4-7", 200_000),
         ("openai:some-future-model", DEFAULT_CONTEXT_WINDOW),
         ("ollama:qwen3-coder", LOCAL_CONTEXT_WINDOW),
     ],
@@ -65,7 +66,9 @@ def test_cost_weighs_each_kind_of_token_by_its_price() -> None:
     # claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read per million tokens.
     assert cost("anthropic:claude-sonnet-4-5", usage) == pytest.approx(3.0 + 1.5 + 0.6)
     assert cost("openai:gpt-5-mini", Usage(output_tokens=1_000_000)) == pytest.approx(2.0)
+    assert cost("openai:gpt-5-2025-08-07", Usage(input_tokens=1_000_000)) == pytest.approx(1.25)
     assert cost("openai:unknown-model", usage) is None
+    assert cost("anthropic:claude-sonnet-4-6", usage) is None  # a newer model: price not known
     assert cost("ollama:qwen3-coder", usage) is None
 
 

@@ -8,7 +8,8 @@ Example: ``{"text": "Reading it.", "calls": [{"name": "read_file", "arguments": 
 "a.txt"}}]}`` then ``{"text": "Done."}``. A reply with ``status`` (429, 529, 500, 404) is an
 error; ``headers`` go with it (``{"retry-after": "2"}``). ``arguments`` given as a string are
 sent verbatim (to script invalid JSON); ``stop: "max_tokens"`` cuts the turn off; ``hang``
-streams the first text and then holds the connection open until the client drops it.
+streams the first text and then holds the connection open until the client drops it;
+``stream_error`` fails an Anthropic stream after it started.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ class Reply:
     error: str = "scripted failure"
     headers: Mapping[str, str] = field(default_factory=dict)
     hang: bool = False
+    chat_quirk: str | None = None
+    """Chat Completions only, how some compatible servers stream calls: ``repeat_id_name`` (id
+    and name in every fragment) or ``name_late`` (id and arguments before the name)."""
+    stream_error: str | None = None
+    """Anthropic only: an error type (``overloaded_error``) sent as an ``event: error`` frame
+    right after ``message_start``, inside a 200 stream, as the API does under load."""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Reply:

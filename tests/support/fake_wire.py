@@ -94,6 +94,10 @@ def anthropic(reply: Reply, model: str, stream: bool) -> Any:
     start = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"]}}
     start["usage"]["output_tokens"] = 1
     frames = [("message_start", {"type": "message_start", "message": start})]
+    if reply.stream_error is not None:
+        error = {"type": reply.stream_error, "message": reply.error}
+        frames.append(("error", {"type": "error", "error": error}))
+        return [f"event: {name}\ndata: {compact_json(data)}\n\n" for name, data in frames]
     hung = False
     calls = 0
     for index, block in enumerate(message["content"]):
@@ -175,9 +179,23 @@ def chat(reply: Reply, model: str, stream: bool) -> Any:
         if reply.hang and number == 0:
             frames.append(HANG)
     for index, call in enumerate(calls):
-        opening = {**call, "function": {"name": call["function"]["name"], "arguments": ""}}
-        frames.append(chunk({"tool_calls": [{"index": index, **opening}]}))
-        for part in halves(call["function"]["arguments"]):
+        name = call["function"]["name"]
+        parts = halves(call["function"]["arguments"])
+        if reply.chat_quirk == "repeat_id_name":  # every fragment repeats id, type and name
+            for part in parts:
+                fragment = {**call, "function": {"name": name, "arguments": part}}
+                frames.append(chunk({"tool_calls": [{"index": index, **fragment}]}))
+            continue
+        if reply.chat_quirk == "name_late":  # the id and a first fragment come before the name
+            first = {"index": index, "id": call["id"], "function": {"arguments": parts[0]}}
+            frames.append(chunk({"tool_calls": [first]}))
+            named = {"index": index, "type": "function", "function": {"name": name}}
+            frames.append(chunk({"tool_calls": [named]}))
+            parts = parts[1:]
+        else:
+            opening = {**call, "function": {"name": name, "arguments": ""}}
+            frames.append(chunk({"tool_calls": [{"index": index, **opening}]}))
+        for part in parts:
             frames.append(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
             )

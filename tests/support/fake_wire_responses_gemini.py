@@ -1,7 +1,8 @@
 """A scripted ``Reply`` as an OpenAI Responses reply and as a Gemini reply (see ``fake_wire``).
 
 Responses: ``thinking`` becomes a ``reasoning`` item (``encrypted_content`` = the signature),
-``max_tokens`` an ``incomplete`` response (``reason: max_output_tokens``). Gemini:
+``max_tokens`` an ``incomplete`` response (``reason: max_output_tokens``). Gemini: ``stop:
+"malformed"`` is a ``MALFORMED_FUNCTION_CALL`` finish (``finishMessage`` from ``error``);
 ``thinking``'s signature rides on the first ``functionCall`` part as ``thoughtSignature``, as
 Gemini 3 sends it; usage counts cached tokens inside ``promptTokenCount``.
 """
@@ -155,7 +156,8 @@ def responses(reply: Reply, model: str, stream: bool) -> Any:
 
 
 def gemini(reply: Reply, model: str, stream: bool) -> Any:
-    finish = "MAX_TOKENS" if reply.stop_reason == "max_tokens" else "STOP"
+    finishes = {"max_tokens": "MAX_TOKENS", "malformed": "MALFORMED_FUNCTION_CALL"}
+    finish = finishes.get(reply.stop_reason, "STOP")
     calls: list[dict[str, Any]] = []
     for index, call in enumerate(reply.calls):
         arguments = call.arguments
@@ -179,6 +181,8 @@ def gemini(reply: Reply, model: str, stream: bool) -> Any:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         if last:
             candidate["finishReason"] = finish
+            if finish == "MALFORMED_FUNCTION_CALL":
+                candidate["finishMessage"] = f"Malformed function call: {reply.error}"
         return {"candidates": [candidate], "usageMetadata": usage, **envelope}
 
     if not stream:

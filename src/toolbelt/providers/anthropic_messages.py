@@ -4,7 +4,8 @@ Prompt caching: the system prompt and the last tool carry ``cache_control``, and
 the toolset's stable order, so every turn after the first reads the whole prefix from the
 cache. A turn with extended thinking keeps its content blocks (thinking with signatures, text,
 tool uses) in ``provider_data["anthropic_content"]``; they are sent back verbatim, which the API
-requires for thinking that precedes tool use.
+requires for thinking that precedes tool use. ``request.options["thinking"]`` is sent as the
+API's ``thinking`` parameter (``{"type": "enabled", "budget_tokens": 4000}``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,14 @@ from typing import Any
 from toolbelt.providers.model import ProviderError, ProviderErrorKind
 from toolbelt.providers.retry import retry_after_seconds
 
-__all__ = ["Endpoint", "Failure", "classify_status", "describe", "failure_from_exception"]
+__all__ = [
+    "Endpoint",
+    "FailedTurn",
+    "Failure",
+    "classify_status",
+    "describe",
+    "failure_from_exception",
+]
 
 RETRYABLE: frozenset[ProviderErrorKind] = frozenset({"rate_limit", "overloaded", "server"})
 
@@ -48,6 +55,15 @@ class Failure:
         return self.kind in RETRYABLE
 
 
+class FailedTurn(Exception):
+    """A reply the server sent whole but that holds nothing usable (Gemini's
+    ``MALFORMED_FUNCTION_CALL``): a client raises it so the retry loop asks again."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.detail)
+        self.failure = failure
+
+
 def classify_status(status: int, error_type: str | None = None) -> ProviderErrorKind:
     """The kind of an HTTP failure (``error_type`` covers errors sent inside a 200 stream)."""
     if error_type == "overloaded_error" or status in (503, 529):
@@ -65,6 +81,8 @@ def classify_status(status: int, error_type: str | None = None) -> ProviderError
 
 def failure_from_exception(error: BaseException) -> Failure | None:
     """The failure an SDK exception stands for; None for anything else (a bug: re-raised)."""
+    if isinstance(error, FailedTurn):
+        return error.failure
     names = {cls.__name__ for cls in type(error).__mro__}
     status = getattr(error, "status_code", None)
     if "APIStatusError" in names and isinstance(status, int):
@@ -107,6 +125,8 @@ def describe(
             fix = "check that the server is running and that the URL is right"
             if endpoint.url_variable:
                 fix += f" (set {endpoint.url_variable} or pass --base-url)"
+            else:
+                fix += " (pass --base-url)"
             message = f"Cannot reach {where} ({failure.detail}); {fix}."
         case "auth":
             fix = f"set {endpoint.key_variable} to a valid key" if endpoint.key_variable else ""
@@ -126,7 +146,8 @@ def describe(
         case "overloaded":
             message = f"{where} is overloaded{tries} ({said}); try again in a few minutes."
         case "server":
-            message = f"{where} failed with a server error{tries} ({said}); try again later."
+            what = "a server error" if failure.status else "an unusable reply"
+            message = f"{where} failed with {what}{tries} ({said}); try again later."
     return ProviderError(message, kind=failure.kind, status=failure.status)
 
 

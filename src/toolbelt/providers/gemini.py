@@ -7,7 +7,8 @@ protobuf ``Struct``, so whole numbers come as ``3.0`` and are turned back into `
 turn whose parts carry a ``thoughtSignature`` (Gemini 3, thinking 2.5) is kept whole in
 ``provider_data["gemini_parts"]`` and sent back verbatim — Gemini refuses a replayed call
 without its signature. Function results go back in one user turn; images a tool returned follow
-the ``functionResponse`` parts as inline data.
+the ``functionResponse`` parts as inline data. ``request.options["thinking_config"]`` is sent
+as the config's ``thinking_config`` (``{"thinking_budget": 1024}``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock
 from toolbelt.providers.calls import calls_from_gemini
-from toolbelt.providers.failures import Endpoint
+from toolbelt.providers.failures import Endpoint, FailedTurn, Failure
 from toolbelt.providers.formats import (
     GEMINI_SYNTHETIC_ID_PREFIX,
     gemini_function_declaration,
@@ -39,6 +40,7 @@ from toolbelt.providers.turn import TurnBuilder
 
 __all__ = ["GeminiClient", "gemini_contents"]
 
+_BAD_CALL = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 _STOP: dict[str, StopReason] = {
     "STOP": "end_turn",
     "MAX_TOKENS": "max_tokens",
@@ -59,7 +61,7 @@ class GeminiClient(SdkModelClient):
         super().__init__(endpoint, retry=retry)
         self._types = types
         options = types.HttpOptions(base_url=endpoint.base_url)  # no retry_options: no retries
-        self._sdk = genai.Client(api_key=api_key, http_options=options)
+        self._sdk = genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
     async def aclose(self) -> None:
         await self._sdk.aio.aclose()
@@ -106,7 +108,10 @@ class GeminiClient(SdkModelClient):
                             if started := turn.start_call(position, call_id, call.name or ""):
                                 yield started
                     if candidate.finish_reason is not None:
-                        stop = _STOP.get(str(candidate.finish_reason.value), "other")
+                        finish = str(candidate.finish_reason.value)
+                        if finish in _BAD_CALL and not any(p.function_call for p in parts):
+                            raise FailedTurn(_bad_call(finish, candidate.finish_message))
+                        stop = _STOP.get(finish, "other")
         finally:
             close = getattr(stream, "aclose", None)  # an async generator holding the response
             if close is not None:
@@ -123,6 +128,12 @@ class GeminiClient(SdkModelClient):
                 )
             }
         yield turn.finish(stop, usage, replay)
+
+
+def _bad_call(finish: str, message: str | None) -> Failure:
+    detail = f"the model produced an unusable function call ({finish}"
+    detail += f": {message})" if message else ")"
+    return Failure("server", None, detail)
 
 
 def gemini_contents(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:

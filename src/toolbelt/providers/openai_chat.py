@@ -5,6 +5,7 @@ Tool calls stream as fragments keyed by ``index``: the id and name come once (ke
 first fragment even when a server repeats them), the arguments are concatenated. Chat
 Completions tool messages carry text only, so images a tool returned follow the tool messages
 in one user message, each introduced by the call it came from.
+``request.options["reasoning_effort"]`` is sent as is (``"low"``, ``"medium"``, ``"high"``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from toolbelt.providers.model import (
     ModelEvent,
     ModelRequest,
     StopReason,
+    ToolCallStarted,
     ToolResultsMessage,
     Usage,
 )
@@ -76,6 +78,7 @@ class OpenAIChatClient(SdkModelClient):
         if "reasoning_effort" in request.options:
             params["reasoning_effort"] = request.options["reasoning_effort"]
         turn = TurnBuilder()
+        early = _EarlyFragments()
         usage = Usage()
         stop: StopReason = "other"
         stream = await self._sdk.chat.completions.create(**params)
@@ -90,19 +93,55 @@ class OpenAIChatClient(SdkModelClient):
                             yield event
                     for position, call in enumerate(delta.tool_calls or ()):
                         key = call.index if call.index is not None else position
-                        function = call.function
-                        if not turn.has_call(key):
-                            call_id = call.id or f"call_{key}"
-                            name = (function.name if function else None) or ""
-                            if (started := turn.start_call(key, call_id, name)) is not None:
-                                yield started
-                        if function is not None and function.arguments:
-                            turn.add_arguments(key, function.arguments)
+                        started = early.fragment(turn, key, call)
+                        if started is not None:
+                            yield started
                     if choice.finish_reason is not None:
                         stop = _STOP.get(choice.finish_reason, "other")
                         if delta.refusal:
                             stop = "refusal"
+        early.flush(turn)
         yield turn.finish(stop, usage)
+
+
+class _EarlyFragments:
+    """Call fragments that came before the call's name (some servers send the id first).
+
+    A call opens in the ``TurnBuilder`` — and ``ToolCallStarted`` is announced — once its name
+    is known; what arrived earlier is kept here and handed over then.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[int, str] = {}
+        self._arguments: dict[int, list[str]] = {}
+
+    def fragment(self, turn: TurnBuilder, key: int, call: Any) -> ToolCallStarted | None:
+        function = call.function
+        arguments = (function.arguments if function is not None else None) or ""
+        started = None
+        if not turn.has_call(key):
+            if call.id:
+                self._ids.setdefault(key, call.id)
+            name = function.name if function is not None else None
+            if not name:
+                self._arguments.setdefault(key, []).append(arguments)
+                return None
+            started = self._open(turn, key, name)
+        if arguments:
+            turn.add_arguments(key, arguments)
+        return started
+
+    def flush(self, turn: TurnBuilder) -> None:
+        """Open the calls whose name never came (they fail as an unknown tool, visibly)."""
+        for key in list(self._arguments):
+            self._open(turn, key, "")
+
+    def _open(self, turn: TurnBuilder, key: int, name: str) -> ToolCallStarted | None:
+        started = turn.start_call(key, self._ids.pop(key, f"call_{key}"), name)
+        for earlier in self._arguments.pop(key, []):
+            if earlier:
+                turn.add_arguments(key, earlier)
+        return started
 
 
 def chat_messages(system: str, transcript: tuple[Message, ...]) -> list[dict[str, Any]]:

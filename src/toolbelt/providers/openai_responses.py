@@ -5,7 +5,8 @@ not depend on what the server kept. Reasoning items a turn produced are kept in
 ``provider_data["responses_reasoning"]`` and sent back before that turn's calls, which is what
 lets a reasoning model continue its chain of thought across tool calls. A Responses turn has
 no finish reason: it wants tools iff it output ``function_call`` items, and an ``incomplete``
-status with ``max_output_tokens`` is a cut-off turn.
+status with ``max_output_tokens`` is a cut-off turn. ``request.options["reasoning"]`` is sent
+as the API's ``reasoning`` parameter (``{"effort": "low"}``).
 """
 
 from __future__ import annotations

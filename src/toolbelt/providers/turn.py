@@ -97,9 +97,12 @@ class TurnBuilder:
         for position, call in enumerate(pending):
             cut = stop_reason == "max_tokens" and position == len(pending) - 1
             parsed = parse_call(call.id, call.name, "".join(call.fragments), truncated=cut)
-            if call.parsed is not None and isinstance(parsed, ModelToolCall):
-                parsed = ModelToolCall(call.id, call.name, call.parsed)
-            (calls if isinstance(parsed, ModelToolCall) else invalid).append(parsed)  # type: ignore[arg-type]
+            if isinstance(parsed, InvalidToolCall):
+                invalid.append(parsed)
+            elif call.parsed is not None:  # keep the provider's own object (no JSON round trip)
+                calls.append(ModelToolCall(call.id, call.name, call.parsed))
+            else:
+                calls.append(parsed)
         if stop_reason == "tool_use" and not pending:
             stop_reason = "end_turn"
         elif stop_reason == "end_turn" and pending:
