@@ -119,7 +119,7 @@ def batch_floor(turns: list[str]) -> int:
     return sum(1 for text in turns for body in _CALL.findall(text) if json.loads(body))
 
 
-def main(rounds: int = 7) -> None:
+def main(rounds: int = 11) -> None:
     texts = [make_turn(i) for i in range(TURNS)]
     size = sum(len(t.encode()) for t in texts)
     rng = random.Random(14)

@@ -437,6 +437,7 @@ CASES += [
         r'<|python_tag|>{"name": "write_file", "parameters": {"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}}',
         ESCAPED,
     ),
+    Case(L, "end-token-left-in", '{"name": "ls", "parameters": {}}<|eot_id|>', EMPTY, text=""),
     Case(L, "json-answer", '{"answer": 42}', text='{"answer": 42}'),
     Case(
         L,
@@ -496,6 +497,7 @@ for family, one in (("deepseek-v3", _v3), ("deepseek-v3.1", _v31)):
             "Let me look first.\n\nBack soon.",
         ),
         Case(family, "escapes", BEGIN + one("write_file", ESCAPED_JSON) + END, ESCAPED),
+        Case(family, "end-of-sentence-left-in", "Done.<｜end▁of▁sentence｜>", text="Done."),
         Case(family, "ascii-bars", (BEGIN + one("ls", "{}") + END).replace("｜", "|"), EMPTY),
         Case(family, "no-outer-begin", one("ls", "{}"), EMPTY),
         Case(

@@ -110,13 +110,27 @@ def test_missing_closing_tag_is_forgiven_only_when_the_model_stopped_by_itself()
     assert run(case, [source], natural_stop=False) == ("", [], [("read_file", True)])
 
 
-def test_a_truncated_call_is_never_runnable_even_at_a_natural_stop_when_it_does_not_parse() -> None:
+def test_an_unclosed_call_that_does_not_parse_at_a_natural_stop_gets_a_correction() -> None:
     source = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.p'
     assert run(Case("hermes", "cut", source), [source], natural_stop=True) == (
         "",
         [],
-        [("read_file", True)],
+        [("read_file", False)],
     )
+    parser = TextCallParser(text_call_family("hermes"), SCHEMAS)
+    parser.feed(source)
+    parser.finish(natural_stop=True)
+    assert "is not valid JSON" in parser.invalid[0].problem
+
+
+def test_llama_builtin_tool_call_gets_a_correction() -> None:
+    parser = TextCallParser(text_call_family("llama3"), SCHEMAS)
+    parser.feed('<|python_tag|>brave_search.call(query="weather")')
+    parser.finish(natural_stop=True)
+    [invalid] = parser.invalid
+    assert invalid.name == "brave_search.call"
+    assert invalid.problem.startswith("There is no built-in tool brave_search.call;")
+    assert not invalid.truncated
 
 
 def test_harmony_call_without_call_token_is_accepted_at_a_natural_stop() -> None:

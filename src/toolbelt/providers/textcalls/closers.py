@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Closer", "JsonCloser", "MarkerCloser"]
+__all__ = ["Closer", "JsonCloser", "MarkerCloser", "Swallow"]
 
 _STRING_STOP = re.compile(r'["\\]')
 _STRUCTURE = re.compile(r'[\[\]{}"]')
@@ -36,7 +36,9 @@ class MarkerCloser:
         self._ends_at_eos = ends_at_eos
 
     def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
-        start = max(0, self._searched - self._overlap)
+        start = self._searched - self._overlap
+        if start < 0:
+            start = 0
         best: tuple[int, int] | None = None
         for marker in self._markers:
             index = buf.find(marker, start)
@@ -121,3 +123,10 @@ class JsonCloser:
 def _first_of(text: str, chars: str, start: int) -> int:
     found = [i for i in (text.find(c, start) for c in chars) if i >= 0]
     return min(found) if found else -1
+
+
+class Swallow:
+    """A block that ends where it starts: its marker is all there is."""
+
+    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
+        return 0, 0

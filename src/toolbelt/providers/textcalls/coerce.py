@@ -56,7 +56,7 @@ def coerce_arguments(
 
 def coerce_value(value: Any, schema: JsonSchema | None, *, raw_text: bool = False) -> Any:
     """One value coerced by its schema; ``schema`` None (an unknown key) leaves it alone."""
-    if schema is None:
+    if schema is None or (isinstance(value, str) and schema.get("type") == "string"):
         return value
     types = _types(schema)
     if isinstance(value, str):

@@ -18,7 +18,7 @@ from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.coerce import load_lenient
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener
+from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, swallowed
 from toolbelt.providers.textcalls.jsoncalls import load_json
 from toolbelt.providers.textcalls.render import dumps, function_definition, result_text
 
@@ -108,6 +108,9 @@ def _v32_name(body: str) -> str:
     return match.group(1) if match else ""
 
 
+_END_OF_SENTENCE = swallowed("<｜end▁of▁sentence｜>")
+
+
 def _openers(shape: str) -> tuple[Opener, ...]:
     def parse(body: str) -> list[Item]:
         return _parse_v3(body, shape)
@@ -125,6 +128,7 @@ def _openers(shape: str) -> tuple[Opener, ...]:
             lambda body: _name_hint(CALL_BEGIN + body),
             early=_EARLY,
         ),
+        *_END_OF_SENTENCE,
     )
 
 
@@ -233,13 +237,13 @@ def _dsml_opener(block: str) -> Opener:
         lambda: MarkerCloser(f"</{DSML}{block}>"),
         _parse_v32,
         _v32_name,
-        early=re.compile(rf'<{DSML}invoke\s+name="(?P<name>[^"]+)"'),
+        early=re.compile(rf'\s*<{DSML}invoke\s+name="(?P<name>[^"]+)"'),
     )
 
 
 DEEPSEEK_V32 = Family(
     "deepseek-v3.2",
-    (_dsml_opener("function_calls"), _dsml_opener("tool_calls")),
+    (_dsml_opener("function_calls"), _dsml_opener("tool_calls"), *_END_OF_SENTENCE),
     V32_SHAPE,
     _tools_v32,
     _calls_v32,

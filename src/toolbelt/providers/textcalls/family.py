@@ -15,9 +15,9 @@ from typing import Any
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
-from toolbelt.providers.textcalls.closers import Closer
+from toolbelt.providers.textcalls.closers import Closer, Swallow
 
-__all__ = ["BadCall", "Call", "Family", "Item", "Opener", "Visible"]
+__all__ = ["BadCall", "Call", "Family", "Item", "Opener", "Visible", "swallowed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class Opener:
     name_hint: Callable[[str], str] = _no_name
     at_start: bool = False
     early: re.Pattern[str] | None = None
-    """Matches the start of a body once the first call's tool name is complete (group
+    """Matches (at its start) a body once the first call's tool name is complete (group
     ``name`` or ``alt``, and ``id`` when the model writes one there), so the call can be
     announced while its arguments still stream."""
 
@@ -82,3 +82,9 @@ class Family:
     render_tools: Callable[[Sequence[Tool[Any]]], str]
     render_calls: Callable[[Sequence[ModelToolCall]], str]
     render_results: Callable[[Sequence[ToolCallResult]], str]
+
+
+def swallowed(*markers: str) -> tuple[Opener, ...]:
+    """Openers that take ``markers`` out of the visible text: end-of-turn tokens a server left
+    in (``<|eot_id|>``, ``<|return|>``) are not for the reader."""
+    return tuple(Opener(marker, Swallow, lambda body: []) for marker in markers)

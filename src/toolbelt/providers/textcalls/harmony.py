@@ -19,7 +19,15 @@ from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.closers import MarkerCloser
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.family import (
+    BadCall,
+    Call,
+    Family,
+    Item,
+    Opener,
+    Visible,
+    swallowed,
+)
 from toolbelt.providers.textcalls.jsoncalls import load_json
 from toolbelt.providers.textcalls.render import dumps, result_text
 
@@ -107,13 +115,6 @@ class _MessageCloser:
         return self._to_end.scan(buf, final=final)
 
 
-class _Swallow:
-    """A terminator outside a call: nothing to read, nothing to show."""
-
-    def scan(self, buf: str, *, final: bool) -> tuple[int, int] | None:
-        return 0, 0
-
-
 def _opener(marker: str, prefix: str) -> Opener:
     return Opener(
         marker,
@@ -124,7 +125,7 @@ def _opener(marker: str, prefix: str) -> Opener:
     )
 
 
-_TERMINATORS = tuple(Opener(end, _Swallow, lambda body: []) for end in _ENDS)
+_TERMINATORS = swallowed(*_ENDS)
 
 
 def _ts_type(schema: dict[str, Any]) -> str:

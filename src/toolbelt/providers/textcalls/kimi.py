@@ -91,7 +91,7 @@ def kimi_id(call_id: str, name: str, index: int) -> str:
 
 def _tools(tools: Sequence[Tool[Any]]) -> str:
     return (
-        "# Tools\n\ntool_declare\n" + dumps([function_definition(t) for t in tools]) + "\n\n"
+        "# Tools\n\n" + dumps([function_definition(t) for t in tools]) + "\n\n"
         f"To call tools, write: {SHAPE}"
     )
 

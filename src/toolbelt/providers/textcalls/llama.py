@@ -17,7 +17,7 @@ from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.closers import JsonCloser
-from toolbelt.providers.textcalls.family import BadCall, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.family import BadCall, Family, Item, Opener, Visible, swallowed
 from toolbelt.providers.textcalls.jsoncalls import call_from_object, load_json, name_from_json
 from toolbelt.providers.textcalls.render import dumps, function_definition, result_text
 
@@ -48,6 +48,15 @@ def _split_calls(body: str) -> list[str]:
 
 def _parse(body: str, *, bare: bool) -> list[Item]:
     items: list[Item] = []
+    if not bare and not body.lstrip().startswith("{"):
+        builtin = body.strip().partition("(")[0] or "code"
+        return [
+            BadCall(
+                builtin,
+                f"There is no built-in tool {builtin}; call one of the offered "
+                f"functions with JSON: {SHAPE}",
+            )
+        ]
     for piece in _split_calls(body) or [body]:
         value = load_json(piece, SHAPE)
         if bare and not (isinstance(value, dict) and "name" in value):
@@ -96,6 +105,7 @@ LLAMA3 = Family(
             at_start=True,
             early=_EARLY_NAME,
         ),
+        *swallowed("<|eot_id|>", "<|eom_id|>"),
     ),
     SHAPE,
     _tools,

@@ -12,6 +12,7 @@ it is never returned as a runnable call.
 from __future__ import annotations
 
 import codecs
+import random
 import re
 import secrets
 import string
@@ -29,6 +30,9 @@ __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
 ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
 
 _ID_ALPHABET = string.ascii_letters + string.digits
+# Ids need to be unique, not secret: a generator seeded once from the OS costs no system call
+# per id (``secrets`` reads the OS for every one).
+_ID_RANDOM = random.Random(secrets.randbits(128))
 # Template leaks (``{{ tc.name }}``), quotes, tags and spaces never belong in a tool name.
 _BAD_NAME = re.compile(r"[{}<>\"'\s]")
 
@@ -39,7 +43,7 @@ _NAME_WINDOW = 512
 
 def new_call_id() -> str:
     """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    number = secrets.randbits(53)  # 53 random bits: two ids never meet in practice
+    number = _ID_RANDOM.getrandbits(53)  # two ids never meet in practice
     chars = []
     for _ in range(9):
         number, digit = divmod(number, 62)
@@ -65,6 +69,8 @@ class TextCallParser:
         self._at_start = [o for o in self._openers if o.at_start]
         self._longest = max((len(o.marker) for o in self._floating), default=1)
         self._first_chars = {o.marker[0] for o in self._floating}
+        # one scan in C says whether a chunk could hold (the start of) any marker
+        self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
         self._buf = ""
         self._opener: Opener | None = None
@@ -101,7 +107,9 @@ class TextCallParser:
                 return events
             buf = self._close(buf, found, events)
         elif not self._buf and self._plain(chunk):
-            self._show(chunk, events)  # the common case: prose with nothing marker-like
+            if chunk:  # the common case: prose with nothing marker-like
+                self._text.append(chunk)
+                events.append(TextDelta(chunk))
             return events
         else:
             buf = self._buf + chunk
@@ -109,14 +117,17 @@ class TextCallParser:
         return events
 
     def _plain(self, chunk: str) -> bool:
-        if self._blank_so_far and self._at_start:
-            return False
-        return not any(first in chunk for first in self._first_chars)
+        if self._blank_so_far:
+            if self._at_start or not chunk.strip():
+                return False
+            self._blank_so_far = False
+        return self._marker_char.search(chunk) is None
 
     def finish(self, *, natural_stop: bool = False) -> list[ParseEvent]:
-        """The stream ended. A call left open is truncated, unless the model stopped by itself
-        (``natural_stop``: end of sequence or a stop string, not the token limit) and what it
-        wrote parses — then the missing closing marker is forgiven."""
+        """The stream ended. A call left open was cut off by the token limit — unless the
+        model stopped by itself (``natural_stop``: end of sequence or a stop string): then the
+        missing closing marker is forgiven, and what it wrote is read as a call or, when it
+        does not parse, answered with the correction for a malformed call."""
         events: list[ParseEvent] = []
         rest = self._decoder.decode(b"", final=True) if self._decoder is not None else ""
         buf = self._drain(self._buf + rest, events, final=True)
@@ -125,7 +136,7 @@ class TextCallParser:
             opener, self._opener, self._closer = self._opener, None, None
             raw = buf if opener.at_start else opener.marker + buf
             items = opener.parse(buf) if natural_stop else []
-            if items and not any(isinstance(item, BadCall) for item in items):
+            if items:
                 self._emit(items, raw, events)
             else:
                 self._truncated(opener.name_hint(buf), raw, events)
@@ -160,7 +171,7 @@ class TextCallParser:
         the arguments stream); give up once the block is longer than any name prefix."""
         assert self._opener is not None
         assert self._opener.early is not None
-        match = self._opener.early.search(buf, 0, _NAME_WINDOW)
+        match = self._opener.early.match(buf, 0, _NAME_WINDOW)
         if match is None:
             self._looking = len(buf) < _NAME_WINDOW
             return

@@ -60,9 +60,9 @@ def parse_tool_call_body(body: str, shape: str) -> list[Item]:
     if text.startswith("<function="):
         return parse_qwen_xml(text, shape)
     if text.startswith(("{", "[", "```")) or not text:
-        several = json_values(text)
-        if len(several) > 1:  # two calls written into one pair of tags
-            return [call_from_object(v, shape) for v in several]
+        values = json_values(text)  # two calls are sometimes written into one pair of tags
+        if values and not isinstance(values[0], list):
+            return [call_from_object(v, shape) for v in values]
         value = load_json(text, shape)
         if isinstance(value, list):
             return [call_from_object(v, shape) for v in value] or [call_from_object(None, shape)]
