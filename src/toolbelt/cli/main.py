@@ -1,4 +1,5 @@
-"""The ``toolbelt`` command: list tools, run one call by hand, run the demo, serve MCP.
+"""The ``toolbelt`` command: list tools, run one call by hand, run an agent task, run the demo,
+serve MCP.
 
 Exit status of ``toolbelt call`` (a contract outside checks rely on): 0 success, 1 tool error,
 2 invalid input (bad JSON, unknown tool, arguments that do not validate), 3 permission denied.
