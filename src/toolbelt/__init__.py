@@ -24,6 +24,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolbelt.agent import (
+        Agent,
+        AgentEvent,
+        AgentFinished,
+        AgentResult,
+        ModelPricing,
+        ModelTurn,
+        ToolResults,
+    )
     from toolbelt.config.factory import build_hooks, build_policy
     from toolbelt.config.settings import load_settings
     from toolbelt.core.access import Access, AccessKind, Protection
@@ -94,6 +103,10 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Access": "toolbelt.core.access",
     "AccessKind": "toolbelt.core.access",
+    "Agent": "toolbelt.agent",
+    "AgentEvent": "toolbelt.agent",
+    "AgentFinished": "toolbelt.agent",
+    "AgentResult": "toolbelt.agent",
     "Allow": "toolbelt.permissions.decision",
     "Answer": "toolbelt.permissions.decision",
     "Approval": "toolbelt.permissions.decision",
@@ -115,6 +128,8 @@ _EXPORTS = {
     "InvalidInputError": "toolbelt.core.errors",
     "MODES": "toolbelt.permissions.modes",
     "Mode": "toolbelt.permissions.modes",
+    "ModelPricing": "toolbelt.agent",
+    "ModelTurn": "toolbelt.agent",
     "NeedsInput": "toolbelt.permissions.decision",
     "NoUser": "toolbelt.core.user",
     "PathError": "toolbelt.core.errors",
@@ -147,6 +162,7 @@ _EXPORTS = {
     "ToolInput": "toolbelt.core.tool",
     "ToolOutput": "toolbelt.core.content",
     "ToolRegistry": "toolbelt.core.registry",
+    "ToolResults": "toolbelt.agent",
     "ToolbeltError": "toolbelt.core.errors",
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",

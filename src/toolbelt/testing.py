@@ -11,6 +11,9 @@ person replaced by a script::
         assert result.error_kind == "permission_denied"
         assert [request.tool for request, _ in requester.asked] == ["deploy"]
 
+An agent built on toolbelt is tested the same way with ``ScriptedModel``, a model client that
+plays back replies written in advance and keeps every request it was sent.
+
 ``run_call`` ignores the settings files of the machine it runs on (its own and the user's),
 so a test does not depend on who runs it; pass ``settings`` to test rules and hooks.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 import anyio
 
+from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import Event, EventBus, StateEvent
@@ -42,6 +46,7 @@ from toolbelt.runtime import Runtime
 __all__ = [
     "EventLog",
     "NeverAnswers",
+    "ScriptedModel",
     "ScriptedRequester",
     "ScriptedUser",
     "run_call",

@@ -21,7 +21,15 @@ from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime
 
-__all__ = ["EXIT_CODES", "call_tool", "exit_code", "list_tools"]
+__all__ = [
+    "EXIT_CODES",
+    "call_tool",
+    "exit_code",
+    "list_tools",
+    "terminal_requester",
+    "terminal_user",
+    "toolset_from_spec",
+]
 
 EXIT_CODES = {
     None: 0,
@@ -49,7 +57,7 @@ def list_tools(
     """Print every tool: a table for people, or JSON with the full input schemas. With
     ``root``, the tools of that workspace's configured MCP servers too (their servers start)."""
     try:
-        toolset = _toolset(toolset_spec)
+        toolset = toolset_from_spec(toolset_spec)
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
             if runtime.notice:
@@ -98,12 +106,12 @@ def call_tool(
         arguments = sys.stdin.read() if raw_arguments == "-" else raw_arguments
         runtime = Runtime(
             root,
-            toolset=_toolset(toolset_spec),
+            toolset=toolset_from_spec(toolset_spec),
             mode=mode,
             add_dirs=add_dirs,
             trusted=True if trust_workspace else None,
-            requester=_requester(renderer, yes=yes),
-            user=_user(),
+            requester=terminal_requester(renderer, yes=yes),
+            user=terminal_user(),
             config=SessionConfig(require_read_before_write=False),
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
@@ -156,12 +164,12 @@ async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
         return await runtime.run_one(call)
 
 
-def _toolset(spec: str | None) -> Toolset | None:
+def toolset_from_spec(spec: str | None) -> Toolset | None:
     """The toolset ``--toolset`` names, or None for the built-ins."""
     return None if spec is None else load_toolset_factory(spec)()
 
 
-def _user() -> UserChannel | None:
+def terminal_user() -> UserChannel | None:
     """The person at the terminal, when there is one (tools' own questions)."""
     if sys.stdin.isatty() and sys.stderr.isatty():
         from toolbelt.cli.user_prompt import TerminalUser
@@ -170,7 +178,9 @@ def _user() -> UserChannel | None:
     return None
 
 
-def _requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
+def terminal_requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
+    """Who answers permission prompts: ``--yes`` approves all, a person at a terminal is
+    asked, and without one every prompt is denied with a hint on how to allow it."""
     if yes:
         return AutoApprove()
     if sys.stdin.isatty() and sys.stderr.isatty():

@@ -1,4 +1,5 @@
-"""The ``toolbelt`` command: list tools, run one call by hand, run the demo, serve MCP.
+"""The ``toolbelt`` command: list tools, run one call by hand, run an agent task, run the demo,
+serve MCP.
 
 Exit status of ``toolbelt call`` (a contract outside checks rely on): 0 success, 1 tool error,
 2 invalid input (bad JSON, unknown tool, arguments that do not validate), 3 permission denied.
@@ -27,6 +28,14 @@ apply here; it applies everywhere else (library, MCP, chat).
 
 Pass '-' instead of the JSON to read the arguments from standard input (a single argument is
 limited to 128 KiB by the operating system)."""
+
+RUN_EPILOG = """\
+exit status: 0 the loop ended (stderr notes a stop short of an answer), 1 provider error,
+2 invalid usage, 130 interrupted.
+
+Keys and base URLs come from the providers' usual environment variables (ANTHROPIC_API_KEY,
+OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY, ...); a local --base-url needs no key.
+Without a person at the terminal, calls that would ask are denied unless --yes is given."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,6 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             trust_workspace=args.trust_workspace,
             no_auth=args.no_auth,
             limits=mcp_limits(args),
+            toolset_spec=args.toolset,
+            sandbox=args.sandbox,
+        )
+    if args.command == "run":
+        from toolbelt.cli.run_command import run_task
+
+        return run_task(
+            args.prompt,
+            model=args.model,
+            base_url=args.base_url,
+            tool_format=args.tool_format,
+            root=args.root,
+            mode=args.mode,
+            add_dirs=args.add_dir,
+            yes=args.yes,
+            max_turns=args.max_turns,
+            as_json=args.json,
+            trust_workspace=args.trust_workspace,
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
         )
@@ -173,6 +200,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_http_limits(mcp)
 
+    _add_run_command(sub)
+
     trusted = sub.add_parser(
         "trust",
         help="let a workspace's own settings loosen the policy (hooks, allow rules)",
@@ -201,6 +230,38 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")
     return parser
+
+
+def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run one task with a model that uses the tools (answer on stdout)",
+        epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("prompt", help="the task, or - to read it from standard input")
+    run.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="e.g. anthropic:claude-sonnet-4-5, openai:gpt-5, ollama:qwen3-coder "
+        "(default: $TOOLBELT_MODEL)",
+    )
+    run.add_argument("--base-url", metavar="URL", help="the provider's API at another address")
+    run.add_argument(
+        "--tool-format",
+        default="native",
+        metavar="FORMAT",
+        help="how the model writes tool calls: native (the provider's own; default), auto "
+        "(native, and calls written as text are recognised), or a text format for models "
+        "served without a tool parser: hermes, qwen3-coder, glm-4.5, glm-4.7, mistral, "
+        "mistral-v11, llama3, deepseek-v3, deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony",
+    )
+    _add_workspace_options(run)
+    run.add_argument("--yes", action="store_true", help="approve every permission prompt")
+    run.add_argument("--max-turns", type=int, default=50, metavar="N", help="default 50")
+    run.add_argument(
+        "--json", action="store_true", help="print the whole transcript with usage as JSON"
+    )
 
 
 def add_http_limits(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,275 @@
+"""``Agent``: a model in front of a runtime's tools, turn after turn, until the task is done.
+
+One turn: send the system prompt, the transcript and the offered tools to the model; stream
+its reply; run the calls it made through the runtime's executor (the same permissions, hooks,
+parallel read-only batches and events as every other door); put the answers, cut to fit the
+context (``context_guard``), into the transcript; ask the model again. The loop ends when the
+model answers without calling a tool, at ``max_turns``, after ``max_malformed_turns``
+consecutive turns whose calls could not run, or on cancellation.
+
+The transcript is always well formed: every call the model made gets exactly one answer —
+its result, an error naming the problem of a malformed call, or ``aborted`` when the run was
+cancelled — so the conversation can go on with the next ``run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from types import TracebackType
+from typing import Any
+
+import anyio
+
+from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_result
+from toolbelt.agent.context_guard import fit_results, text_tokens, tool_tokens
+from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
+from toolbelt.agent.opening import open_client
+from toolbelt.agent.reply import stream_reply
+from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord, stop_cause
+from toolbelt.agent.streaming import iterate_events
+from toolbelt.agent.system_prompt import build_system_prompt
+from toolbelt.agent.transcript import Transcript
+from toolbelt.core.content import ContentBlock
+from toolbelt.core.events import CallState, Event, StateEvent
+from toolbelt.core.tool import Tool
+from toolbelt.providers.model import (
+    AssistantMessage,
+    Message,
+    ModelClient,
+    ModelRequest,
+    ToolResultsMessage,
+    TurnComplete,
+)
+from toolbelt.runtime import Runtime
+
+__all__ = ["Agent"]
+
+Emit = Callable[[AgentEvent], None]
+
+
+def _ignore(_event: AgentEvent) -> None:
+    return None
+
+
+class Agent:
+    """Drives ``model`` with ``runtime``'s tools; ``run`` a prompt, or ``stream`` its events."""
+
+    def __init__(
+        self,
+        model: ModelClient | str,
+        runtime: Runtime,
+        *,
+        system: str | None = None,
+        tool_format: str = "native",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_turns: int = 50,
+        max_tokens: int = 8192,
+        max_malformed_turns: int = 3,
+        pricing: ModelPricing | None = None,
+    ) -> None:
+        """``model`` is a client, or a ``provider:model`` name the agent opens (with
+        ``base_url`` and ``api_key``, else the provider's environment variables) and closes;
+        ``tool_format`` is how the model writes calls (``native``: the provider's own);
+        ``system`` None builds the default prompt (``build_system_prompt``) on first use;
+        ``pricing`` overrides the list price (``providers.catalog``) used for ``cost``;
+        ``max_tokens`` bounds each reply. Raises ``UsageError`` for an unknown format,
+        ``ProviderError`` for an unknown name or a missing key."""
+        self.model = open_client(model, base_url=base_url, api_key=api_key, tool_format=tool_format)
+        self._owns_model = isinstance(model, str)
+        self.runtime = runtime
+        self.max_turns = max_turns
+        self.max_tokens = max_tokens
+        self.max_malformed_turns = max_malformed_turns
+        self.pricing = pricing
+        self.transcript = Transcript()
+        """The conversation so far; each ``run`` continues it."""
+        self._system = system
+        self._cancelled = False
+        self._stream_scope: anyio.CancelScope | None = None
+        self._executing = False
+        self._turn_tools: tuple[Tool[Any], ...] = ()  # what this turn offers (and is sized by)
+
+    @property
+    def system(self) -> str:
+        """The system prompt sent with every turn."""
+        if self._system is None:
+            self._system = build_system_prompt(
+                self.runtime.session.root,
+                mode=self.runtime.mode,
+                tools=self._offered_tools(),
+                policy=self.runtime.policy,
+            )
+        return self._system
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation so far (``transcript.messages``)."""
+        return self.transcript.messages
+
+    def _offered_tools(self) -> tuple[Tool[Any], ...]:
+        """The tools offered to the model this turn — the one place that decides it."""
+        return self.runtime.toolset.tools()
+
+    async def run(self, prompt: str | Sequence[ContentBlock]) -> AgentResult:
+        """Send ``prompt`` and loop until the model is done; raises ``ProviderError``."""
+        return await self._drive(prompt, _ignore)
+
+    def stream(self, prompt: str | Sequence[ContentBlock]) -> AsyncGenerator[AgentEvent, None]:
+        """``run``, yielding its events as they happen (``toolbelt.agent.events``); the
+        last is ``AgentFinished``, and a ``ProviderError`` is raised after the events before
+        it. Closing the iterator early (``contextlib.aclosing``) cancels the run and returns
+        once its calls are answered and their processes gone."""
+
+        def start(emit: Emit) -> Awaitable[AgentResult]:
+            return self._drive(prompt, emit)
+
+        return iterate_events(start)
+
+    def cancel(self) -> None:
+        """Stop the run in flight: the model's reply is abandoned, running calls end
+        ``aborted`` (their processes killed), and ``run`` returns with stop ``cancelled``.
+        It cancels the runtime's batches in flight, so an agent sharing the runtime (a
+        subagent) has its running calls aborted too."""
+        self._cancelled = True
+        if self._stream_scope is not None:
+            self._stream_scope.cancel()
+        if self._executing:
+            self.runtime.executor.cancel()
+
+    async def aclose(self) -> None:
+        """Close the model client if the agent opened it (the runtime, and a client passed
+        in, belong to the caller)."""
+        if self._owns_model:
+            await self.model.aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- the loop ------------------------------------------------------------------------
+
+    async def _drive(self, prompt: str | Sequence[ContentBlock], emit: Emit) -> AgentResult:
+        self._cancelled = False
+        self.transcript.add_prompt(prompt)
+        start = len(self.transcript.messages)
+        turns: list[TurnRecord] = []
+        malformed = 0
+        stop: StopCause = "end_turn"
+        while True:
+            if self._cancelled:
+                stop = "cancelled"
+                break
+            if len(turns) >= self.max_turns:
+                stop = "max_turns"
+                break
+            complete = await self._model_turn(emit)
+            if complete is None:
+                stop = "cancelled"
+                break
+            message = complete.message
+            turn = TurnRecord.of(len(turns), complete, self.model.model, self.pricing)
+            turns.append(turn)
+            emit(ModelTurn(turn.index, message, turn.usage, turn.cost, turn.stop_reason))
+            if not message.tool_calls and not message.invalid_calls:
+                stop = stop_cause(complete.stop_reason)
+                break
+            await self._answer(len(turns) - 1, message, emit)
+            malformed = malformed + 1 if message.invalid_calls else 0
+            if self._cancelled:
+                stop = "cancelled"
+                break
+            if malformed >= self.max_malformed_turns:
+                stop = "malformed_calls"
+                break
+        replies = [m for m in self.transcript.messages[start:] if isinstance(m, AssistantMessage)]
+        text = replies[-1].text if replies else ""
+        result = AgentResult(text, stop, tuple(turns), tuple(self.transcript.messages))
+        emit(AgentFinished(result))
+        return result
+
+    async def _model_turn(self, emit: Emit) -> TurnComplete | None:
+        """Stream one reply; None when cancelled (its partial text is kept)."""
+        self._turn_tools = self._offered_tools()
+        request = ModelRequest(
+            system=self.system,
+            messages=tuple(self.transcript.messages),
+            tools=self._turn_tools,
+            max_tokens=self.max_tokens,
+        )
+        complete: TurnComplete | None = None
+        partial: list[str] = []
+        with anyio.CancelScope() as scope:
+            self._stream_scope = scope
+            try:
+                complete = await stream_reply(self.model, request, emit, partial)
+            finally:
+                self._stream_scope = None
+        if complete is None:  # cancelled: what the model said so far stays said
+            if "".join(partial):
+                self.transcript.append(AssistantMessage("".join(partial)))
+            return None
+        self.transcript.append(complete.message)
+        self.transcript.report(complete.usage)
+        return complete
+
+    async def _answer(self, index: int, message: AssistantMessage, emit: Emit) -> None:
+        """Run the turn's calls and put one answer per call into the transcript."""
+        ids = {call.id for call in message.tool_calls} | {c.id for c in message.invalid_calls}
+
+        def forward(event: Event) -> None:
+            if event.call_id in ids:
+                emit(event)
+
+        unsubscribe = self.runtime.events.subscribe(forward)
+        try:
+            try:
+                if self._cancelled or not message.tool_calls:
+                    executed = [aborted_result(call) for call in message.tool_calls]
+                else:
+                    self._executing = True
+                    executed = await self.runtime.run(
+                        [executor_call(call) for call in message.tool_calls]
+                    )
+            except anyio.get_cancelled_exc_class():
+                self.transcript.append(
+                    ToolResultsMessage(
+                        tuple(aborted_result(call) for call in message.tool_calls)
+                        + tuple(invalid_call_result(c) for c in message.invalid_calls)
+                    )
+                )
+                raise
+            finally:
+                self._executing = False
+            invalid = []
+            for call in message.invalid_calls:
+                result = invalid_call_result(call)
+                self.runtime.events.emit(
+                    StateEvent(call.id, call.name, CallState.ERROR, result.ended_at, call.problem)
+                )
+                invalid.append(result)
+        finally:
+            unsubscribe()
+        results = fit_results([*executed, *invalid], self._room())
+        self.transcript.append(ToolResultsMessage(results))
+        emit(ToolResults(index, results))
+
+    def _room(self) -> int:
+        """Tokens left for this turn's results: the window, minus the system prompt, the
+        tools, the transcript (or what the provider reported, if more) and the next reply."""
+        window = getattr(self.model, "context_window", 0)
+        if window <= 0:
+            return 1 << 62  # the client does not know its window: nothing to guard
+        used = self.transcript.tokens() + self._fixed_tokens()
+        return window - used - self.max_tokens
+
+    def _fixed_tokens(self) -> int:
+        """Estimated tokens of the system prompt and the offered tools' definitions."""
+        return text_tokens(self.system) + sum(map(tool_tokens, self._turn_tools))

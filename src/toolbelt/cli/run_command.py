@@ -1,0 +1,120 @@
+"""``toolbelt run PROMPT``: one agent task, non-interactive.
+
+The final answer goes to standard output; one line per tool call (name, target, final state,
+time) to standard error. Exit status: 0 when the loop ended (a note on standard error says
+when that was short of an answer: the turn limit, malformed calls, a cut-off reply), 1 when
+the model provider failed (the message says what to fix: a missing key, an unreachable base
+URL, an unknown model), 2 for invalid usage, 130 when interrupted.
+
+The model is ``--model PROVIDER:MODEL``, else the ``TOOLBELT_MODEL`` environment variable —
+an environment variable rather than a settings key, because a workspace's settings would let
+a repository pick which provider its contents are sent to. Provider SDKs are imported only
+here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+
+from toolbelt.agent import Agent, AgentFinished, AgentResult
+from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
+from toolbelt.cli.render import Renderer
+from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
+from toolbelt.cli.sandbox_option import sandbox_settings
+from toolbelt.core.errors import UsageError
+from toolbelt.providers.model import ProviderError
+from toolbelt.runtime import Runtime
+
+__all__ = ["MODEL_ENV", "run_task"]
+
+MODEL_ENV = "TOOLBELT_MODEL"
+
+
+def run_task(
+    prompt: str,
+    *,
+    model: str | None,
+    base_url: str | None,
+    tool_format: str,
+    root: str,
+    mode: str | None,
+    add_dirs: list[str],
+    yes: bool,
+    max_turns: int,
+    as_json: bool,
+    trust_workspace: bool = False,
+    toolset_spec: str | None = None,
+    sandbox: str | None = None,
+) -> int:
+    """Run the task and print its answer; returns the documented exit status."""
+    try:
+        text = _prompt(prompt)
+        spec = model or os.environ.get(MODEL_ENV, "").strip()
+        if not spec:
+            raise UsageError(
+                f"No model given: pass --model PROVIDER:MODEL (e.g. anthropic:claude-sonnet-4-5 "
+                f"or ollama:qwen3-coder) or set {MODEL_ENV}."
+            )
+        if max_turns < 1:
+            raise UsageError(f"--max-turns must be at least 1, not {max_turns}.")
+        runtime = Runtime(
+            root,
+            toolset=toolset_from_spec(toolset_spec),
+            mode=mode,
+            add_dirs=add_dirs,
+            trusted=True if trust_workspace else None,
+            requester=terminal_requester(Renderer.for_stderr(), yes=yes),
+            user=terminal_user(),
+        )
+        runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
+        agent = Agent(
+            spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
+        )
+    except UsageError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 2
+    except ProviderError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 1
+    if runtime.notice:
+        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+    try:
+        result = anyio.run(_run, runtime, agent, text)
+    except ProviderError as exc:
+        print(f"toolbelt: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("toolbelt: interrupted", file=sys.stderr)
+        return 130
+    if as_json:
+        print(json.dumps(transcript_json(result, model=spec), indent=2, ensure_ascii=False))
+    elif result.text:
+        print(result.text)
+    note = stop_note(result, max_turns=max_turns)
+    if note:
+        print(f"toolbelt: {note}", file=sys.stderr)
+    return 0
+
+
+def _prompt(argument: str) -> str:
+    text = sys.stdin.read() if argument == "-" else argument
+    if not text.strip():
+        where = "standard input" if argument == "-" else "the PROMPT argument"
+        raise UsageError(f"The prompt from {where} is empty; say what the task is.")
+    return text
+
+
+async def _run(runtime: Runtime, agent: Agent, prompt: str) -> AgentResult:
+    activity = ActivityLog(sys.stderr)
+    result: AgentResult | None = None
+    async with runtime, agent:
+        async for event in agent.stream(prompt):
+            activity.handle(event)
+            if isinstance(event, AgentFinished):
+                result = event.result
+    assert result is not None  # every stream that does not raise ends with AgentFinished
+    return result
