@@ -24,6 +24,7 @@ from toolbelt.shell.output import spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
 from toolbelt.shell.sandbox import Sandbox
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["Job", "JobManager", "JobStatus"]
 
@@ -77,7 +78,7 @@ class JobManager:
         """Start ``command`` in the background (confined unless ``sandboxed`` is False, which
         the user approved); returns at once."""
         job_id = f"bg-{secrets.token_hex(4)}"
-        run_id = secrets.token_hex(8)
+        run_id = new_run_id()
         path = spill_dir(self._session_id) / f"{job_id}.out"
         argv = ["bash", "-c", command]
         if (
