@@ -70,6 +70,21 @@ def _still_running(tree: dict[int, bytes]) -> list[str]:
     return left
 
 
+def _watchdog_of(pid: int) -> int:
+    """The watchdog covering ``pid``: its argument is the prefix of ``pid``'s run id."""
+    with open(f"/proc/{pid}/environ", "rb") as handle:
+        run_id = dict(v.split(b"=", 1) for v in handle.read().split(b"\0") if b"=" in v)[
+            b"TOOLBELT_RUN_ID"
+        ].decode()
+    prefix = run_id.split("-")[0] + "-"
+    (watchdog,) = [
+        p
+        for p in _processes()
+        if "toolbelt.shell.watchdog" in _cmdline(p) and _cmdline(p).endswith(f" {prefix} ")
+    ]
+    return watchdog
+
+
 async def _call_ignoring_the_end(client: ClientSession, command: str) -> None:
     try:
         await client.call_tool("bash", {"command": command})
@@ -112,7 +127,9 @@ async def test_sigkill_of_the_server_ends_every_process_it_started(
             # the setsid escapee belongs to the tree, re-parented or not
             marked = _processes().items()
             tree.update({p: f[19] for p, f in marked if any(s in _cmdline(p) for s in sleeps)})
-            assert len(tree) >= 6, tree  # server, watchdog, shell, job, three sleeps
+            watchdog = _watchdog_of(next(p for p, _ in marked if f"sleep {job}" in _cmdline(p)))
+            tree[watchdog] = _processes()[watchdog][19]
+            assert len(tree) >= 7, tree  # server, watchdog, shell, job, three sleeps
             os.kill(server, signal.SIGKILL)
             try:
                 with anyio.fail_after(20):

@@ -32,6 +32,7 @@ from toolbelt.shell.procs import RUN_ID_VAR, processes_marked_with
 __all__ = ["main", "new_run_id", "run_id_prefix"]
 
 _BOOT = (
+    "import os; os.fork() and os._exit(0); "  # not our child: nothing to reap or wait for
     "import sys; M = type(sys); P = M('toolbelt'); S = M('toolbelt.shell'); "
     "P.__path__ = [{pkg!r}]; S.__path__ = [{pkg!r} + '/shell']; "
     "sys.modules.update({{'toolbelt': P, 'toolbelt.shell': S}}); "
@@ -41,7 +42,7 @@ _ROUNDS = 200
 """Sweeps before the watchdog gives up (each waits 10 ms for the killed to die): a process
 that forks faster than it is killed is still caught, a stuck one never keeps it forever."""
 
-_current: tuple[int, str, subprocess.Popen[bytes]] | None = None  # (our pid, prefix, watchdog)
+_current: tuple[int, str, int] | None = None  # (our pid, prefix, the pipe's write end)
 _start_lock = threading.Lock()
 
 
@@ -53,33 +54,52 @@ def new_run_id() -> str:
 def run_id_prefix() -> str:
     """This process's run-id prefix; starts the watchdog (again, if it was killed) first."""
     current = _current
-    if current is not None and current[0] == os.getpid() and current[2].poll() is None:
+    if current is not None and current[0] == os.getpid() and _alive(current[2]):
         return current[1]
     with _start_lock:
         return _start()
+
+
+def _alive(pipe: int) -> bool:
+    """Whether the watchdog still reads its pipe (it discards what it reads; a full pipe
+    means it is alive but slow)."""
+    try:
+        os.write(pipe, b"\n")
+    except BlockingIOError:
+        return True
+    except OSError:  # EPIPE: the watchdog is gone
+        os.close(pipe)
+        return False
+    return True
 
 
 def _start() -> str:
     global _current
     pid = os.getpid()
     current = _current
-    if current is not None and current[0] == pid and current[2].poll() is None:
+    if current is not None and current[0] == pid and _alive(current[2]):
         return current[1]  # another thread started it meanwhile
     # the same prefix again after a restart: what already runs stays covered
-    prefix = current[1] if current is not None and current[0] == pid else secrets.token_hex(6)
+    prefix = current[1] if current is not None and current[0] == pid else secrets.token_hex(6) + "-"
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     environment = {k: v for k, v in os.environ.items() if k != RUN_ID_VAR}
-    watchdog = subprocess.Popen(
-        [sys.executable, "-S", "-E", "-s", "-c", _BOOT.format(pkg=package), prefix],
-        stdin=subprocess.PIPE,  # our end is close-on-exec: no other child holds it open
-        stdout=subprocess.DEVNULL,  # never a pipe a caller waits to see closed
-        stderr=subprocess.DEVNULL,
-        cwd="/",
-        env=environment,  # not swept with a command of a toolbelt that started this one
-        start_new_session=True,  # a terminal's Ctrl-C or hang-up must not end it first
-    )
-    _current = (pid, f"{prefix}-", watchdog)
-    return _current[1]
+    read_end, write_end = os.pipe()  # close-on-exec: no other child ever holds the write end
+    os.set_blocking(write_end, False)
+    try:
+        subprocess.run(
+            [sys.executable, "-S", "-E", "-s", "-c", _BOOT.format(pkg=package), prefix],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,  # never a pipe a caller waits to see closed
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=environment,  # not swept with a command of a toolbelt that started this one
+            start_new_session=True,  # a terminal's Ctrl-C or hang-up must not end it first
+            check=False,
+        )
+    finally:
+        os.close(read_end)
+    _current = (pid, prefix, write_end)
+    return prefix
 
 
 def main() -> None:
@@ -87,7 +107,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a sweep of the toolbelt's group
-    prefix = sys.argv[1] + "-"
+    prefix = sys.argv[1]
+    os.set_blocking(0, True)
     while os.read(0, 4096):
         pass
     mine = os.getpgid(0)
