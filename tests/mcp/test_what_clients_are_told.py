@@ -178,3 +178,17 @@ async def test_modern_http_client_gets_logs_in_its_call_stream(
     finally:
         server.stop()
     assert logs.seen == [("warning", notice(untrusted)), ("info", MISSING_LOG)]
+
+
+def test_a_protected_path_refusal_offers_no_rule_or_mode(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    hook = ("write_file", {"path": ".git/hooks/pre-commit", "content": "x\n"})
+    told = refusals(root, hook, mode="bypass")
+    assert told == [
+        "create .git/hooks/pre-commit (+1 -0) touches a protected path (.git/ holds repository "
+        "configuration and hooks that git runs later). This MCP client cannot ask the user (it "
+        "does not support elicitation); leave this step to the user, who can do it by hand (no "
+        "allow rule or mode skips the question for a protected path)."
+    ]
+    assert not (root / ".git").exists()
