@@ -67,9 +67,8 @@ def _alive(pipe: int) -> bool:
         os.write(pipe, b"\n")
     except BlockingIOError:
         return True
-    except OSError:  # EPIPE: the watchdog is gone
-        os.close(pipe)
-        return False
+    except OSError:  # EPIPE: the watchdog is gone. The descriptor stays open (one per
+        return False  # restart): closed, its number could be reused and written to.
     return True
 
 
