@@ -143,17 +143,20 @@ class JobManager:
     def read_new(self, job: Job, *, limit: int = 30_000) -> tuple[str, bool]:
         """Output written since the last read (at most ``limit`` bytes; True if more is left),
         with the output's notice where its head ends, if output past its limit was dropped."""
+        ended = job.output.ended.is_set()  # before reading: the tail may land meanwhile
+        notice, head_end = job.output.notice(), job.output.limit
         with open(job.output_path, "rb") as handle:
             handle.seek(job.read_offset)
             data = handle.read(limit + 1)
         more = len(data) > limit
         data = data[:limit]
+        if not ended and job.read_offset + len(data) > head_end:  # the tail, written just now:
+            data = data[: max(0, head_end - job.read_offset)]  # read with its notice next time
+            more = True
         start, job.read_offset = job.read_offset, job.read_offset + len(data)
-        notice = job.output.notice()
-        head_end = job.output.limit
         if notice is None or job.noticed or not start <= head_end <= job.read_offset:
             return job.decoder.decode(data), more
-        job.noticed = job.output.ended.is_set()  # a running job's notice is repeated, updated
+        job.noticed = ended  # a running job's notice is repeated, updated
         cut = head_end - start
         head = job.decoder.decode(data[:cut], final=True)
         separator = "\n" if head and not head.endswith("\n") else ""
