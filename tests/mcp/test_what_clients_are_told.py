@@ -60,7 +60,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     reasons = [
         "create src/new file.txt (+1 -0) changes files.",
         "`make && npm test` runs a command.",
-        f"create {tmp_path}/out.txt (+1 -0) changes files outside the workspace.",
+        # outside, reading asks: the summary tells nothing of the file, not even if it exists
+        f"write {tmp_path}/out.txt changes files outside the workspace.",
     ]
     modes = ["accept_edits or bypass", "bypass", "bypass"]
     for text, reason, allow, mode in zip(told, reasons, rules, modes, strict=True):
@@ -72,7 +73,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     (root / ".toolbelt" / "settings.json").write_text(json.dumps(settings))
     assert refusals(root, write, outside, trust=True) == [
         "Created src/new file.txt (2 bytes, 1 line).",
-        f"Created {tmp_path}/out.txt (2 bytes, 1 line).",
+        f"Wrote {tmp_path}/out.txt (2 bytes); what it held before, if anything, is not "
+        f"described because reading {tmp_path}/out.txt is not allowed without asking.",
     ]
     assert (root / "src" / "new file.txt").read_text() == "n\n"
 
