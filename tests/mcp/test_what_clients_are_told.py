@@ -60,7 +60,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     reasons = [
         "create src/new file.txt (+1 -0) changes files.",
         "`make && npm test` runs a command.",
-        f"create {tmp_path}/out.txt (+1 -0) changes files outside the workspace.",
+        # outside, reading asks: the summary tells nothing of the file, not even if it exists
+        f"write {tmp_path}/out.txt changes files outside the workspace.",
     ]
     modes = ["accept_edits or bypass", "bypass", "bypass"]
     for text, reason, allow, mode in zip(told, reasons, rules, modes, strict=True):
@@ -72,7 +73,8 @@ async def test_a_refusal_names_the_rule_that_allows_this_very_call(tmp_path: Pat
     (root / ".toolbelt" / "settings.json").write_text(json.dumps(settings))
     assert refusals(root, write, outside, trust=True) == [
         "Created src/new file.txt (2 bytes, 1 line).",
-        f"Created {tmp_path}/out.txt (2 bytes, 1 line).",
+        f"Wrote {tmp_path}/out.txt (2 bytes); what it held before, if anything, is not "
+        f"described because reading {tmp_path}/out.txt is not allowed without asking.",
     ]
     assert (root / "src" / "new file.txt").read_text() == "n\n"
 
@@ -178,3 +180,17 @@ async def test_modern_http_client_gets_logs_in_its_call_stream(
     finally:
         server.stop()
     assert logs.seen == [("warning", notice(untrusted)), ("info", MISSING_LOG)]
+
+
+def test_a_protected_path_refusal_offers_no_rule_or_mode(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    hook = ("write_file", {"path": ".git/hooks/pre-commit", "content": "x\n"})
+    told = refusals(root, hook, mode="bypass")
+    assert told == [
+        "create .git/hooks/pre-commit (+1 -0) touches a protected path (.git/ holds repository "
+        "configuration and hooks that git runs later). This MCP client cannot ask the user (it "
+        "does not support elicitation); leave this step to the user, who can do it by hand (no "
+        "allow rule or mode skips the question for a protected path)."
+    ]
+    assert not (root / ".git").exists()

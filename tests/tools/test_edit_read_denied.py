@@ -140,8 +140,8 @@ def test_cli_overwrite_of_a_read_denied_file_shows_no_diff(tmp_path: Path) -> No
     out = toolbelt("call", "write_file", args, "--mode", "accept_edits", cwd=work, home=home)
     assert (out.returncode, out.stdout) == (
         0,
-        "Wrote keys.py (15 bytes); what it held before is not described because reading "
-        "keys.py is not allowed without asking.\n",
+        "Wrote keys.py (15 bytes); what it held before, if anything, is not described "
+        "because reading keys.py is not allowed without asking.\n",
     )
     assert (work / "keys.py").read_text() == "API_TOKEN = ''\n"
     again = toolbelt("call", "write_file", args, "--mode", "accept_edits", cwd=work, home=home)
@@ -155,6 +155,33 @@ def test_cli_refused_overwrite_of_a_dotenv_file_does_not_count_its_lines(tmp_pat
     args = json.dumps({"path": ".env", "content": "A=1\n"})
     out = toolbelt("call", "write_file", args, "--mode", "dont_ask", cwd=work, home=home)
     assert out.returncode == 3
-    assert out.stdout.startswith("overwrite .env touches a protected path"), out.stdout
+    # not "overwrite": whether it exists is not said either
+    assert out.stdout.startswith("write .env touches a protected path"), out.stdout
     assert "-2" not in out.stdout + out.stderr
     assert (work / ".env").read_text() == SECRET
+
+
+@pytest.mark.anyio
+async def test_an_unread_outside_file_gets_one_refusal_whatever_it_holds(tmp_path: Path) -> None:
+    """Where writes need a read first, write_file refuses an unseen file the session may not
+    read with the same words whether it is text, binary or too large to change."""
+    from toolbelt.tools._files import MAX_EDIT_BYTES
+
+    root = tmp_path / "work"
+    root.mkdir()
+    h = Harness(root)  # the write outside is asked about and approved
+    texts = set()
+    for name, data in (("t", b"hello\n"), ("b", b"\0\1\2" * 50), ("l", b"hello\n")):
+        target = tmp_path / f"{name}.txt"
+        target.write_bytes(data)
+        if name == "l":
+            with target.open("r+b") as handle:  # sparse: too large, without the disk
+                handle.truncate(MAX_EDIT_BYTES + 1)
+        result = await h.call("write_file", path=str(target), content="x\n")
+        assert result.state is CallState.ERROR
+        texts.add(result.text.replace(str(target), "FILE"))
+        assert target.read_bytes()[:6] == data[:6]
+    assert texts == {
+        "FILE has not been read in this session. Read it with read_file first (which will "
+        "ask), so the change is based on its current content."
+    }

@@ -45,6 +45,11 @@ DENY_HINT = (
     "re-run with --yes to approve it, choose another --mode, or add an allow rule to "
     ".toolbelt/settings.json"
 )
+FORCED_HINT = (
+    "re-run with --yes to approve it, or add an allow rule to .toolbelt/settings.json (no "
+    "--mode skips this question)"
+)
+ONCE_HINT = "re-run with --yes to approve it"
 
 
 def list_tools(
@@ -187,7 +192,7 @@ def terminal_requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
         from toolbelt.cli.prompt import TerminalRequester
 
         return TerminalRequester()
-    return DenyRequests(DENY_HINT)
+    return DenyRequests(DENY_HINT, forced_hint=FORCED_HINT, once_hint=ONCE_HINT)
 
 
 def result_as_json(result: ToolCallResult) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
 import anyio
 
@@ -137,11 +138,25 @@ def mcp_limits(args: argparse.Namespace) -> Limits:
 def _run(options: HttpOptions, listener: socket.socket) -> None:
     import uvicorn
 
-    from toolbelt.mcp.http import build_app
+    from toolbelt.mcp.http import Stopping, build_app
     from toolbelt.mcp.http_protocol import with_head_timeout
 
+    stopping = Stopping()
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, telling the application at once that it is stopping, and
+        letting the calls in flight finish before the port closes (see ``Stopping``)."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            stopping.began = True
+            super().handle_exit(sig, frame)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await stopping.drain(forced=lambda: self.force_exit)
+            await super().shutdown(sockets)
+
     config = uvicorn.Config(
-        build_app(options),
+        build_app(options, stopping),
         http=with_head_timeout(options.limits.request_timeout),
         log_level="warning",
         lifespan="on",
@@ -151,7 +166,7 @@ def _run(options: HttpOptions, listener: socket.socket) -> None:
     # the defaults the process would die there, before the token file is removed.
     for stop in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop, lambda *_: None)
-    uvicorn.Server(config).run(sockets=[listener])
+    Server(config).run(sockets=[listener])
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -79,7 +79,12 @@ def with_hook(decision: Decision, hook: str | None, reason: str) -> Decision:
     if isinstance(decision, Deny):
         return decision
     if hook == "ask" and isinstance(decision, Allow):
-        return Ask(reason or "A PreToolUse hook asks for approval of this call.", forced=True)
+        return Ask(
+            reason or "A PreToolUse hook asks for approval of this call.",
+            forced=True,
+            remedy="leave this step to the user (a PreToolUse hook asks for it, whatever the "
+            "rules and the mode say)",
+        )
     if hook == "allow" and isinstance(decision, Ask) and not decision.forced:
         return Allow(reason or "allowed by a PreToolUse hook")
     return decision

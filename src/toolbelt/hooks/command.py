@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import signal
 import subprocess
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 
@@ -94,7 +94,7 @@ async def run_command_hook(
 ) -> HookOutcome:
     """Run one hook command with ``payload`` on stdin and interpret its answer."""
     data = json.dumps(payload, ensure_ascii=False, default=str).encode()
-    run_id = secrets.token_hex(8)
+    run_id = new_run_id()
     try:
         # Shielded: cancelled mid-spawn, asyncio would kill the shell but not the group it
         # may already have started; past this point the ``finally`` below kills the group.

@@ -11,8 +11,10 @@ session and every process it started.
 
 Safety (``http_guard``): Host, Origin, Content-Type and a bearer token are checked before a
 body is read; bodies are capped in size and time, headers in time (``http_protocol``).
-``/livez`` and ``/readyz`` report health; on SIGTERM uvicorn stops accepting, in-flight calls
-finish, then every session is closed.
+``/livez`` and ``/readyz`` report health. On SIGTERM (``Stopping``) both answer 503 at once and
+new requests are refused while the calls in flight finish, the port still open so a health
+check sees the stop rather than a refused connection; then uvicorn closes the port and every
+session is closed.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 
     from toolbelt.mcp_client.shared import SharedServers
 
-__all__ = ["HttpOptions", "build_app"]
+__all__ = ["HttpOptions", "Stopping", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE = 1.0
@@ -111,8 +113,29 @@ class _BodyError(Exception):
         self.status = status
 
 
-def build_app(options: HttpOptions) -> Any:
-    """The ASGI application (starlette), imported only when HTTP is asked for."""
+class Stopping:
+    """The server's stop, shared by the application and the uvicorn server running it: once
+    ``began``, health checks answer 503 and new requests are refused; ``drain`` returns when
+    no call is in flight."""
+
+    def __init__(self) -> None:
+        self.began = False
+        self.inflight: Callable[[], int] = lambda: 0
+        """Calls in flight (set by ``build_app``)."""
+
+    async def drain(self, *, forced: Callable[[], bool], poll: float = 0.05) -> None:
+        """Mark the stop, then wait for the calls in flight to finish (or ``forced()``: a
+        second Ctrl-C)."""
+        self.began = True
+        # polled, as uvicorn waits for its own tasks: both conditions are plain values (a
+        # signal handler sets uvicorn's flag)
+        while self.inflight() and not forced():  # noqa: ASYNC110
+            await anyio.sleep(poll)
+
+
+def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
+    """The ASGI application (starlette), imported only when HTTP is asked for; ``stopping``
+    is how the server running it says it began to stop."""
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
@@ -154,18 +177,22 @@ def build_app(options: HttpOptions) -> Any:
         refused = guard.refusal(request.method, request.headers)
         return None if refused is None else PlainTextResponse(refused[1], refused[0])
 
+    stopping = stopping if stopping is not None else Stopping()
+    stopping.inflight = lambda: tables[0].inflight if tables else 0
+
     async def livez(request: Request) -> Response:
-        return PlainTextResponse("ok")
+        up = bool(tables) and not stopping.began
+        return PlainTextResponse("ok" if up else "stopping", 200 if up else 503)
 
     async def readyz(request: Request) -> Response:
-        ready = bool(tables)
+        ready = bool(tables) and not stopping.began
         return PlainTextResponse("ready" if ready else "stopping", 200 if ready else 503)
 
     async def mcp_post(request: Request) -> Response:
         refused = refuse(request)
         if refused is not None:
             return refused
-        if not tables:
+        if not tables or stopping.began:
             return _error_response(None, -32000, "The server is stopping.", 503)
         table = tables[0]
         try:

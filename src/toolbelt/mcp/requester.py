@@ -104,14 +104,17 @@ class ElicitationRequester(PermissionRequester):
         """The settings entry that would allow this very call, and the modes that would.
 
         A command run outside the sandbox is asked about every time, whatever the rules and
-        the mode say, so the model is told to stay in the sandbox instead; no mode skips a
-        forced question (a dangerous command, a protected path), so none is offered for it."""
+        the mode say, so the model is told to stay in the sandbox instead; a question no allow
+        rule skips (a protected path, an ask rule) gets the policy's ``remedy`` alone; no mode
+        skips a forced question (a dangerous command), so none is offered for it."""
         cannot = "This MCP client cannot ask the user (it does not support elicitation)"
         if request.access.outside_sandbox is not None:
             return (
                 f"{cannot}, and no rule or mode allows running outside the sandbox; retry "
                 'without "sandbox": false, or leave this step to the user.'
             )
+        if decision.remedy:  # no allow rule skips it (a protected path, an ask rule...)
+            return f"{cannot}; {decision.remedy}."
         # `./x` rules are anchored where the session started: the workspace root
         rules = allow_rules(request, cwd=self._server.session.root)
         entry = json.dumps({"permissions": {"allow": rules}})

@@ -57,12 +57,23 @@ class AutoApprove(PermissionRequester):
 
 
 class DenyRequests(PermissionRequester):
-    """Denies every request, telling the model how a person could allow it."""
+    """Denies every request, telling the model how a person could allow it: ``hint`` for an
+    ordinary question, ``forced_hint`` for one no mode skips (a dangerous command), and for
+    one no allow rule skips either (``Ask.remedy``: a protected path...) ``once_hint``
+    followed by that remedy — never a rule or a mode that would not work."""
 
-    def __init__(self, hint: str = "") -> None:
+    def __init__(
+        self, hint: str = "", *, forced_hint: str | None = None, once_hint: str = ""
+    ) -> None:
         self._hint = hint
+        self._forced_hint = hint if forced_hint is None else forced_hint
+        self._once_hint = once_hint
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        hint = self._forced_hint if decision.forced else self._hint
+        if decision.remedy:
+            once = self._once_hint
+            hint = f"{once}, or {decision.remedy}" if once else decision.remedy
         reason = f"{decision.reason} No one could be asked"
-        reason += f"; {self._hint}" if self._hint else "."
+        reason += f"; {hint}." if hint else "."
         return Answer(Approval.DENY, reason)

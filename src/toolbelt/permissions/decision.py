@@ -64,12 +64,17 @@ class Ask:
 
     ``reason`` says why in one sentence. ``remember`` says whether an "allow for the session"
     or "always" answer may be remembered (never for dangerous commands). ``forced`` marks an
-    ask that a hook's "allow" cannot skip (an ask rule, a protected path, a dangerous command).
+    ask that a hook's "allow" cannot skip (an ask rule, a protected path, a dangerous command)
+    and no mode skips either. ``remedy`` is set when no allow rule skips it either (a protected
+    path, an ask rule, a command outside the sandbox, a hook's ask): what can be done instead
+    of approving, which a refusal says in place of suggesting a rule or a mode that would not
+    work.
     """
 
     reason: str
     remember: bool = True
     forced: bool = False
+    remedy: str = ""
 
 
 @dataclass(frozen=True, slots=True)

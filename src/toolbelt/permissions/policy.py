@@ -52,6 +52,10 @@ from toolbelt.permissions.rules import RuleMatch, rule_for_approval
 __all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy", "allow_rules"]
 
 SETTINGS_HINT = ".toolbelt/settings.json"
+PROTECTED_REMEDY = (
+    "leave this step to the user, who can do it by hand (no allow rule or mode skips the "
+    "question for a protected path)"
+)
 
 
 class RuleMatcher(Protocol):
@@ -170,6 +174,11 @@ class ToolbeltPolicy(PermissionPolicy):
                 "plan mode before making changes."
             )
         decision = self._decide_ask_or_allow(request, match)
+        if isinstance(decision, Ask) and self.mode == "dont_ask" and decision.remedy:
+            return Deny(
+                f"{decision.reason} The permission mode is dont_ask, so anything that would ask "
+                f"is denied; run with another --mode to be asked, or {decision.remedy}."
+            )
         if isinstance(decision, Ask) and self.mode == "dont_ask":
             return Deny(
                 f"{decision.reason} The permission mode is dont_ask, so anything that would ask "
@@ -187,13 +196,23 @@ class ToolbeltPolicy(PermissionPolicy):
                 f"network) because: {access.outside_sandbox}",
                 remember=False,
                 forced=True,
+                remedy='retry without "sandbox": false, or leave this step to the user (no '
+                "allow rule or mode skips the question for a command outside the sandbox)",
             )
         if match is not None and match.verdict == "ask":
-            return Ask(f"{match.describe()} asks before {what}.", forced=True)
+            return Ask(
+                f"{match.describe()} asks before {what}.",
+                forced=True,
+                remedy=f"leave this step to the user ({match.describe()} asks in every mode, "
+                "whatever the allow rules say)",
+            )
         protected = self._protected_reason(access)
         if protected:  # before allow rules: a rule for `echo` is no rule for `.git/hooks`
             return Ask(
-                f"{what} touches a protected path ({protected}).", remember=False, forced=True
+                f"{what} touches a protected path ({protected}).",
+                remember=False,
+                forced=True,
+                remedy=PROTECTED_REMEDY,
             )
         if match is not None and match.verdict == "allow":
             outside = [p for p in access.paths if not self._inside(p)]

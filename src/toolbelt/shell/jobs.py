@@ -2,7 +2,8 @@
 
 Each job is its own ``bash -c`` (confined like the persistent shell when the session has a
 sandbox) in a new session, marked with its own run id, writing its
-output to a 0600 file in the session's spill directory. ``bash_output`` reads what is new
+output through a pipe into a 0600 file in the session's spill directory, held to 64 MiB
+(``job_output``). ``bash_output`` reads what is new
 since the last read; ``kill_shell`` ends the job's whole tree (group kill plus the run-id
 sweep); closing the manager ends every job, so nothing outlives the toolbelt session.
 """
@@ -20,12 +21,17 @@ from pathlib import Path
 import anyio
 
 from toolbelt.core.errors import ToolError
-from toolbelt.shell.output import spill_dir
+from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
+from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
 from toolbelt.shell.sandbox import Sandbox
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["Job", "JobManager", "JobStatus"]
+
+SETTLE = 2.0
+"""Seconds bash_output waits for an ended job's last output to reach its file."""
 
 
 @dataclass
@@ -50,8 +56,13 @@ class Job:
     process: subprocess.Popen[bytes]
     run_id: str
     output_path: Path
+    output: CappedOutput
     read_offset: int = 0
     killed: bool = False
+    noticed: bool = False
+    """The model was told what was dropped past the output's limit (told once it ended)."""
+    settled: bool = False
+    """bash_output waited, once, for the output of the ended job to be copied whole."""
     decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
     )
@@ -66,8 +77,16 @@ class Job:
 class JobManager:
     """The background jobs of one toolbelt session."""
 
-    def __init__(self, session_id: str, *, sandbox: Sandbox | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        sandbox: Sandbox | None = None,
+        output_limit: int = MAX_SPILL_BYTES,
+        output_tail: int = TAIL_BYTES,
+    ) -> None:
         self._session_id = session_id
+        self._output_limit, self._output_tail = output_limit, output_tail
         self._sandbox = sandbox if sandbox is not None and sandbox.active else None
         self._jobs: dict[str, Job] = {}
 
@@ -77,7 +96,7 @@ class JobManager:
         """Start ``command`` in the background (confined unless ``sandboxed`` is False, which
         the user approved); returns at once."""
         job_id = f"bg-{secrets.token_hex(4)}"
-        run_id = secrets.token_hex(8)
+        run_id = new_run_id()
         path = spill_dir(self._session_id) / f"{job_id}.out"
         argv = ["bash", "-c", command]
         if (
@@ -85,7 +104,8 @@ class JobManager:
         ):  # the workspace profile, as in the persistent shell
             argv = self._sandbox.wrap(argv, "workspace", cwd=cwd)
             env = self._sandbox.environment(env)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        output = CappedOutput(path, limit=self._output_limit, tail=self._output_tail)
+        fd = output.start()
         try:
             process = subprocess.Popen(
                 argv,
@@ -100,7 +120,7 @@ class JobManager:
             os.close(fd)
         if self._sandbox is not None and sandboxed:
             self._sandbox.watch_job(process.poll)
-        job = Job(job_id, command, process, run_id, path)
+        job = Job(job_id, command, process, run_id, path, output)
         self._jobs[job_id] = job
         remember(process.pid, run_id)
         return job
@@ -113,15 +133,34 @@ class JobManager:
             raise ToolError(f"There is no background job {job_id!r}; known jobs: {known}.")
         return job
 
+    async def settle(self, job: Job) -> None:
+        """Once the job has ended, wait (once, at most ``SETTLE`` seconds) for its output to be
+        copied whole: a leftover process may hold the pipe open longer."""
+        if job.process.poll() is not None and not job.settled:
+            job.settled = True
+            await anyio.to_thread.run_sync(job.output.ended.wait, SETTLE)
+
     def read_new(self, job: Job, *, limit: int = 30_000) -> tuple[str, bool]:
-        """Output written since the last read (at most ``limit`` bytes; True if more is left)."""
+        """Output written since the last read (at most ``limit`` bytes; True if more is left),
+        with the output's notice where its head ends, if output past its limit was dropped."""
+        ended = job.output.ended.is_set()  # before reading: the tail may land meanwhile
+        notice, head_end = job.output.notice(), job.output.limit
         with open(job.output_path, "rb") as handle:
             handle.seek(job.read_offset)
             data = handle.read(limit + 1)
         more = len(data) > limit
         data = data[:limit]
-        job.read_offset += len(data)
-        return job.decoder.decode(data), more
+        if not ended and job.read_offset + len(data) > head_end:  # the tail, written just now:
+            data = data[: max(0, head_end - job.read_offset)]  # read with its notice next time
+            more = True
+        start, job.read_offset = job.read_offset, job.read_offset + len(data)
+        if notice is None or job.noticed or not start <= head_end <= job.read_offset:
+            return job.decoder.decode(data), more
+        job.noticed = ended  # a running job's notice is repeated, updated
+        cut = head_end - start
+        head = job.decoder.decode(data[:cut], final=True)
+        separator = "\n" if head and not head.endswith("\n") else ""
+        return f"{head}{separator}{notice}\n{job.decoder.decode(data[cut:])}", more
 
     async def kill(self, job: Job) -> int:
         """End the job's process tree; returns how many processes were ended."""

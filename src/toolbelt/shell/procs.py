@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Iterable
 
-__all__ = ["RUN_ID_VAR", "last_pid", "marked_processes", "sweep"]
+__all__ = ["RUN_ID_VAR", "last_pid", "marked_processes", "processes_marked_with", "sweep"]
 
 RUN_ID_VAR = "TOOLBELT_RUN_ID"
 
@@ -53,6 +53,26 @@ def marked_processes(
             continue
         if needle in environ:
             found.append(pid)
+    return found
+
+
+def processes_marked_with(prefix: str) -> list[tuple[int, int, int]]:
+    """(pid, process group, session) of every live process whose run id starts with
+    ``prefix`` (every run id of one toolbelt process does: see ``watchdog``)."""
+    needle = f"\0{RUN_ID_VAR}={prefix}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = b"\0" + handle.read()
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if needle in environ and fields[0] != b"Z":
+            found.append((int(entry), int(fields[2]), int(fields[3])))
     return found
 
 

@@ -4,8 +4,8 @@ Background jobs and the persistent shell run in their own sessions, so they woul
 interpreter that exits (or crashes into ``sys.exit``) before ``Session.aclose``. Every group
 and run id toolbelt starts is registered here, and an ``atexit`` hook ends them: SIGKILL to
 each process group and the run-id sweep for anything that left it. A process killed with
-SIGKILL runs no hooks, which is why the MCP server and the CLI also close sessions on their
-normal paths and on SIGTERM.
+SIGKILL runs no hooks: ``watchdog`` covers that (and the MCP server and the CLI also close
+sessions on their normal paths and on SIGTERM).
 """
 
 from __future__ import annotations

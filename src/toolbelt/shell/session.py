@@ -32,6 +32,7 @@ from toolbelt.shell.output import OutputBuffer, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, last_pid, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
 from toolbelt.shell.sandbox import Profile, Sandbox
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["CommandResult", "ShellSession"]
 
@@ -97,7 +98,7 @@ class ShellSession:
                 await self._kill(process, "")  # new entries in a root: grant them afresh
                 process = await self._ensure_started()
             self._count += 1
-            run_id = secrets.token_hex(8)
+            run_id = new_run_id()
             marker = f"__toolbelt_end_{secrets.token_hex(8)}__".encode()
             buffer = OutputBuffer(self._dir / f"command-{self._count}.out")
             save = ""
@@ -219,7 +220,7 @@ class ShellSession:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=self.cwd,
-            env=self._env,
+            env={**self._env, RUN_ID_VAR: new_run_id()},  # for the watchdog; commands get their own
             start_new_session=True,
         )
         remember(self._process.pid, "")

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.errors import ToolError
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["GitResult", "GitRunner"]
 
@@ -114,7 +114,7 @@ class GitRunner:
         return list(dict.fromkeys(overrides))
 
     async def _spawn(self, args: list[str], stdin: str | None, command: str) -> GitResult:
-        run_id = uuid.uuid4().hex
+        run_id = new_run_id()
         env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARIABLES}
         env.update(
             GIT_EDITOR=":",

@@ -51,6 +51,7 @@ class BashOutputTool(Tool[BashOutputInput]):
         jobs = job_manager(ctx)
         job = jobs.get(args.id)
         status = job.status()
+        await jobs.settle(job)
         text, more = jobs.read_new(job)
         header = f"[{job.id}: {status.describe()}]"
         body = text.rstrip("\n") if text else "(no new output)"

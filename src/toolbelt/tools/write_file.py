@@ -29,6 +29,7 @@ from toolbelt.tools._files import (
     encode_like,
     file_guard,
     load_for_change,
+    read_tracker,
     resolve,
     save_text,
 )
@@ -89,8 +90,8 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
     change = describe_change(shown, old, args.content.replace("\r\n", "\n"))
     verb = "overwrite" if resolved.exists else "create"
     summary = f"{verb} {shown} (+{change.added} -{change.removed})"
-    if resolved.exists and not ctx.may_quote(resolved.path):
-        summary = f"{verb} {shown}"  # a refusal quotes the summary: no count of its lines
+    if not ctx.may_quote(resolved.path):  # a refusal quotes the summary: nothing of the file,
+        summary = f"write {shown}"  # not its line count, nor whether it exists
     return Access(
         AccessKind.WRITE,
         paths=(resolved.path,),
@@ -113,10 +114,27 @@ def _current_text(ctx: ToolContext, resolved: ResolvedPath) -> str:
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
+def _refuse_unseen(ctx: ToolContext, resolved: ResolvedPath, shown: str) -> None:
+    """A file this session may not read and has not seen is written without looking at it:
+    whether it is binary, too large, or in another encoding must not show through an error
+    (and none of it matters to a content the model gives whole). Where writes require a read
+    first, every such file gets the same refusal, whatever it holds."""
+    if resolved.exists and ctx.session.config.require_read_before_write:
+        raise ToolError(
+            f"{shown} has not been read in this session. Read it with read_file first (which "
+            "will ask), so the change is based on its current content."
+        )
+
+
 def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     resolved = resolve(ctx, args.path)
     shown = file_guard(ctx).display(resolved.path)
-    loaded = load_for_change(ctx, resolved, must_exist=False)
+    quote = ctx.may_quote(resolved.path)
+    loaded = None
+    if not quote and read_tracker(ctx).get(resolved.path) is None:
+        _refuse_unseen(ctx, resolved, shown)
+    else:
+        loaded = load_for_change(ctx, resolved, must_exist=False)
     if loaded is not None and loaded.freshness is Freshness.CHANGED:
         raise ToolError(
             f"{shown} has changed since you read it (another program or the user edited it). "
@@ -135,11 +153,10 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         text = f"{shown} already had exactly this content; nothing changed."
     else:
         text = f"Updated {shown}: +{change.added} -{change.removed} lines.\n{change.unified}"
-    quote = created or ctx.may_quote(resolved.path)
-    if not quote:  # the diff, its counts, "nothing changed": what only a read could show
+    if not quote:  # the diff, its counts, "nothing changed", "created": what a read shows
         text = (
-            f"Wrote {shown} ({counted(len(data), 'byte')}); what it held before is not "
-            f"described because reading {shown} is not allowed without asking."
+            f"Wrote {shown} ({counted(len(data), 'byte')}); what it held before, if anything, "
+            f"is not described because reading {shown} is not allowed without asking."
         )
     structured = {
         "path": shown,

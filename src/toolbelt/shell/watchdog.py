@@ -1,0 +1,126 @@
+"""The watchdog: ends what this toolbelt process started when it dies, ``kill -9`` included.
+
+``atexit`` (``reaper``) runs on every exit but SIGKILL or the OOM killer. Shells and jobs run
+in sessions of their own, so they would live on re-parented to init: under Landlock there is
+no PID namespace to take them down, and without a sandbox there is nothing at all.
+
+Every run id this process hands out (``new_run_id``) starts with a prefix of its own, and
+every command, job, shell, hook and git process carries its run id in its environment (see
+``procs``), which its descendants inherit whatever session or parent they move to. The first
+time a run id is needed, a small watchdog is started (unconfined, in a session of its own,
+~15 ms once) holding the read end of a pipe whose write end only this process holds. Nothing
+is ever written to it: when the pipe reaches end of file this process is gone, however it
+went, and the watchdog kills every process whose run id carries the prefix, and their
+process groups (a child that cleared its environment but stayed in its job's group), until
+none is left; then it exits. There is nothing to register, so nothing to lock, tell or wait
+for at exit: a normal exit has ended everything already and the watchdog finds nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from toolbelt.shell.procs import RUN_ID_VAR, processes_marked_with
+
+__all__ = ["main", "new_run_id", "run_id_prefix"]
+
+_BOOT = (
+    "import os; os.fork() and os._exit(0); "  # not our child: nothing to reap or wait for
+    "import sys; M = type(sys); P = M('toolbelt'); S = M('toolbelt.shell'); "
+    "P.__path__ = [{pkg!r}]; S.__path__ = [{pkg!r} + '/shell']; "
+    "sys.modules.update({{'toolbelt': P, 'toolbelt.shell': S}}); "
+    "from toolbelt.shell.watchdog import main; main()"
+)
+_ROUNDS = 200
+"""Sweeps before the watchdog gives up (each waits 10 ms for the killed to die): a process
+that forks faster than it is killed is still caught, a stuck one never keeps it forever."""
+
+_current: tuple[int, str, int] | None = None  # (our pid, prefix, the pipe's write end)
+_start_lock = threading.Lock()
+
+
+def new_run_id() -> str:
+    """A fresh run id for a process toolbelt starts, covered by this process's watchdog."""
+    return run_id_prefix() + secrets.token_hex(8)
+
+
+def run_id_prefix() -> str:
+    """This process's run-id prefix; starts the watchdog (again, if it was killed) first."""
+    current = _current
+    if current is not None and current[0] == os.getpid() and _alive(current[2]):
+        return current[1]
+    with _start_lock:
+        return _start()
+
+
+def _alive(pipe: int) -> bool:
+    """Whether the watchdog still reads its pipe (it discards what it reads; a full pipe
+    means it is alive but slow)."""
+    try:
+        os.write(pipe, b"\n")
+    except BlockingIOError:
+        return True
+    except OSError:  # EPIPE: the watchdog is gone. The descriptor stays open (one per
+        return False  # restart): closed, its number could be reused and written to.
+    return True
+
+
+def _start() -> str:
+    global _current
+    pid = os.getpid()
+    current = _current
+    if current is not None and current[0] == pid and _alive(current[2]):
+        return current[1]  # another thread started it meanwhile
+    # the same prefix again after a restart: what already runs stays covered
+    prefix = current[1] if current is not None and current[0] == pid else secrets.token_hex(6) + "-"
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    environment = {k: v for k, v in os.environ.items() if k != RUN_ID_VAR}
+    read_end, write_end = os.pipe()  # close-on-exec: no other child ever holds the write end
+    os.set_blocking(write_end, False)
+    try:
+        subprocess.run(
+            [sys.executable, "-S", "-E", "-s", "-c", _BOOT.format(pkg=package), prefix],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,  # never a pipe a caller waits to see closed
+            stderr=subprocess.DEVNULL,
+            cwd="/",
+            env=environment,  # not swept with a command of a toolbelt that started this one
+            start_new_session=True,  # a terminal's Ctrl-C or hang-up must not end it first
+            check=False,
+        )
+    finally:
+        os.close(read_end)
+    _current = (pid, prefix, write_end)
+    return prefix
+
+
+def main() -> None:
+    """Wait for end of file on stdin, then end every process marked with the prefix."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a sweep of the toolbelt's group
+    prefix = sys.argv[1]
+    os.set_blocking(0, True)
+    while os.read(0, 4096):
+        pass
+    mine = os.getpgid(0)
+    for _ in range(_ROUNDS):
+        found = processes_marked_with(prefix)
+        if not found:
+            return
+        for pid, group, session in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            # only a group that leads its own session: one toolbelt started (never a group
+            # of the terminal's, such as a pipeline toolbelt ran in)
+            if group == session and group not in (1, mine):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
+        time.sleep(0.01)
