@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from toolbelt.config.factory import build_hooks, build_policy
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
-from toolbelt.core.context import Session, SessionConfig
+from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.registry import CombinedToolset, Toolset
@@ -139,6 +139,16 @@ class Runtime:
     def events(self) -> EventBus:
         """State, progress and diff events of every call."""
         return self.executor.events
+
+    @property
+    def small_model(self) -> ToolModel | None:
+        """The model tools use for their own small jobs (``ToolContext.model``), if any."""
+        return self.executor.model
+
+    def use_small_model(self, model: ModelClient) -> None:
+        """Let tools use ``model`` for their own small jobs (an agent lends its model to a
+        runtime that has none, so web_fetch can answer its ``prompt`` from the page)."""
+        self.executor.model = model
 
     def use_requester(self, requester: PermissionRequester) -> None:
         """Ask the user through ``requester`` from now on (a door that can only build its

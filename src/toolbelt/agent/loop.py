@@ -41,6 +41,7 @@ from toolbelt.providers.model import (
     TurnComplete,
 )
 from toolbelt.runtime import Runtime
+from toolbelt.toolsearch.deferral import DeferralSettings, offered_tools, session_state
 
 __all__ = ["Agent"]
 
@@ -78,6 +79,9 @@ class Agent:
         self.model = open_client(model, base_url=base_url, api_key=api_key, tool_format=tool_format)
         self._owns_model = isinstance(model, str)
         self.runtime = runtime
+        if runtime.small_model is None:  # web_fetch's prompt is answered by this model then
+            runtime.use_small_model(self.model)
+        self._listed = False
         self.max_turns = max_turns
         self.max_tokens = max_tokens
         self.max_malformed_turns = max_malformed_turns
@@ -108,8 +112,15 @@ class Agent:
         return self.transcript.messages
 
     def _offered_tools(self) -> tuple[Tool[Any], ...]:
-        """The tools offered to the model this turn — the one place that decides it."""
-        return self.runtime.toolset.tools()
+        """The tools offered to the model this turn — the one place that decides it: every
+        tool, unless a large MCP catalog is deferred behind ``tool_search`` (then the
+        built-ins, ``tool_search`` and the tools a search has loaded, in a stable order)."""
+        state = session_state(
+            self.runtime.session,
+            DeferralSettings.from_settings(self.runtime.settings),
+            context_window=self.model.context_window,
+        )
+        return offered_tools(self.runtime.toolset.tools(), state)
 
     async def run(self, prompt: str | Sequence[ContentBlock]) -> AgentResult:
         """Send ``prompt`` and loop until the model is done; raises ``ProviderError``."""
@@ -158,6 +169,9 @@ class Agent:
 
     async def _drive(self, prompt: str | Sequence[ContentBlock], emit: Emit) -> AgentResult:
         self._cancelled = False
+        if not self._listed:  # MCP servers start on first listing: their tools join the offer
+            await self.runtime.toolset.list_tools()
+            self._listed = True
         self.transcript.add_prompt(prompt)
         start = len(self.transcript.messages)
         turns: list[TurnRecord] = []
