@@ -60,7 +60,8 @@ async def test_every_call_asks_and_the_answer_is_forwarded(fake: Path) -> None:
     ((request, decision),) = requester.asked
     assert request.tool == "mcp__fake__read_only_echo"  # read-only hint or not, it asks
     assert decision.reason == (
-        "`mcp__fake__read_only_echo` (tool `readOnlyEcho` of the MCP server `fake`) runs a command."
+        "`mcp__fake__read_only_echo` (tool `readOnlyEcho` of the MCP server `fake`) has effects "
+        "toolbelt cannot check."
     )
 
 

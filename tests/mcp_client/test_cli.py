@@ -48,8 +48,8 @@ def test_call_without_approval_is_denied_with_exit_3(
     )
     assert done.returncode == 3
     assert done.stdout.startswith(
-        "`mcp__fake__echo` (tool `echo` of the MCP server `fake`) runs a command. No one could "
-        "be asked;"
+        "`mcp__fake__echo` (tool `echo` of the MCP server `fake`) has effects toolbelt cannot "
+        "check. No one could be asked;"
     )
 
 

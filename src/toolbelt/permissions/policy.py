@@ -258,6 +258,8 @@ class ToolbeltPolicy(PermissionPolicy):
                     and not self._rules.denies_reads_by_pattern
                 ):
                     return Allow("sandboxed command: it can write only inside the workspace")
+                if access.command is None:  # a custom or MCP tool: its effects are its own
+                    return Ask(f"{what} has effects toolbelt cannot check.")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:
                 if self.mode == "accept_edits" and inside:
