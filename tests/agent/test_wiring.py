@@ -4,17 +4,19 @@ model lent to tools (web_fetch's ``prompt``) when the runtime has no small model
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from tests.agent.scripts import call, open_runtime, reply
 from tests.toolsearch.fake_catalog import fake_tools, searchable_toolset
 from toolbelt.agent import Agent
+from toolbelt.core.tool import Tool
 from toolbelt.testing import ScriptedModel
 
 
-def _names(tools: tuple[object, ...]) -> set[str]:
-    return {getattr(tool, "name") for tool in tools}
+def _names(tools: tuple[Tool[Any], ...]) -> set[str]:
+    return {tool.name for tool in tools}
 
 
 def test_a_large_catalog_is_offered_only_once_searched(tmp_path: Path) -> None:
