@@ -53,8 +53,8 @@ async def test_run_call_goes_through_the_policy_and_the_scripted_answers(tmp_pat
     assert (denied.error_kind, denied.text) == ("permission_denied", "not today")
     assert (allowed.is_error, allowed.text) == (False, "deployed to prod")
     assert [(request.tool, ask.reason) for request, ask in requester.asked] == [
-        ("deploy", "deploy has effects toolbelt cannot check."),
-        ("deploy", "deploy has effects toolbelt cannot check."),
+        ("deploy", "deploy runs a command."),
+        ("deploy", "deploy runs a command."),
     ]
 
 
