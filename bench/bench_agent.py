@@ -8,6 +8,8 @@ call`` start-up does not pay for the agent or any provider SDK.
   request, the events, the context guard, the transcript.
 - Start-up: wall time of ``toolbelt call read_file`` from this checkout and from main's
   sources (``git archive main``), interleaved, plus the provider SDK modules each loaded.
+- Request building: the tools' share of one request per provider format, this checkout
+  against main's sources in the same run (``request_cost``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from io import BytesIO
 from pathlib import Path
 
 from harness import Case, fmt_time, interleave, table, write_section
+from request_cost import REPEATS, request_cost
+from request_cost import rows as request_rows
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.config.settings import Settings
@@ -155,9 +159,14 @@ def main() -> None:
             "goal: unchanged, no SDK imported",
         ]
     )
+    requests = request_rows(request_cost())
     body = (
         f"Command: `.venv/bin/python bench/run.py agent` ({TURNS} turns per sample, per-turn "
-        "medians)\n\n" + table(rows, ["case", "median", "p90 / notes"])
+        "medians)\n\n"
+        + table(rows, ["case", "median", "p90 / notes"])
+        + "\n\nThe tools' share of one request, as each client builds it (medians of "
+        f"{REPEATS} requests × 4 processes per side, main and this branch alternating):\n\n"
+        + table(requests, ["format, tools", "main", "this branch", "main / branch"])
     )
     print(body)
     write_section("agent", body)
