@@ -6,14 +6,19 @@ call`` start-up does not pay for the agent or any provider SDK.
   the same rounds with the same 3 calls through ``Runtime.run`` alone (the executor's share)
   and with the scripted model's stream alone, so that what is left is the loop: building the
   request, the events, the context guard, the transcript.
-- Start-up: wall time of ``toolbelt call read_file`` from this checkout and from main's
-  sources (``git archive main``), interleaved, plus the provider SDK modules each loaded.
+- Start-up: wall time of ``toolbelt call read_file`` from this checkout's sources and from
+  main's (``git archive main``), interleaved, plus the provider SDK modules each loaded. Both
+  run from copies in the temporary folder: the same sources read from the worktree measured
+  2-3 % slower than from there, which would pass for a regression.
+- Request building: the tools' share of one request per provider format, this checkout
+  against main's sources in the same run (``request_cost``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -22,6 +27,8 @@ from io import BytesIO
 from pathlib import Path
 
 from harness import Case, fmt_time, interleave, table, write_section
+from request_cost import REPEATS, request_cost
+from request_cost import rows as request_rows
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.config.settings import Settings
@@ -96,6 +103,8 @@ def startup(rounds: int = 15) -> tuple[list[Case], dict[str, str]]:
     ).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(main_src, filter="data")
+    branch_src = Path(tempfile.mkdtemp())
+    shutil.copytree(REPO / "src", branch_src / "src", ignore=shutil.ignore_patterns("__pycache__"))
     root = tempfile.mkdtemp()
     (Path(root) / "x.py").write_text("x = 1\n")
     probe = f"import json\nSDKS = {SDKS!r}\n{PROBE}"
@@ -106,7 +115,7 @@ def startup(rounds: int = 15) -> tuple[list[Case], dict[str, str]]:
     }
     paths = {
         "toolbelt call read_file (main)": str(main_src / "src"),
-        "toolbelt call read_file (this branch)": str(REPO / "src"),
+        "toolbelt call read_file (this branch)": str(branch_src / "src"),
     }
     loaded: dict[str, str] = {}
 
@@ -155,9 +164,14 @@ def main() -> None:
             "goal: unchanged, no SDK imported",
         ]
     )
+    requests = request_rows(request_cost())
     body = (
         f"Command: `.venv/bin/python bench/run.py agent` ({TURNS} turns per sample, per-turn "
-        "medians)\n\n" + table(rows, ["case", "median", "p90 / notes"])
+        "medians)\n\n"
+        + table(rows, ["case", "median", "p90 / notes"])
+        + "\n\nThe tools' share of one request, as each client builds it (medians of "
+        f"{REPEATS} requests × 4 processes per side, main and this branch alternating):\n\n"
+        + table(requests, ["format, tools", "main", "this branch", "main / branch"])
     )
     print(body)
     write_section("agent", body)

@@ -3,13 +3,14 @@ overflow the model's context is cut with a note saying how to ask for less."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.agent.scripts import call, open_runtime, reply
 from toolbelt.agent import Agent
-from toolbelt.agent.context_guard import MIN_RESULT_CHARS, fit_results
+from toolbelt.agent.context_guard import MIN_RESULT_CHARS, fit_results, tool_tokens
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.agent.transcript import Transcript
 from toolbelt.core.content import ToolOutput
@@ -22,6 +23,8 @@ from toolbelt.providers.model import (
     ToolResultsMessage,
     Usage,
 )
+from toolbelt.providers.schema import neutral_schema
+from toolbelt.tools import builtin_toolset
 
 pytestmark = pytest.mark.anyio
 
@@ -148,3 +151,15 @@ def test_the_provider_count_corrects_a_low_estimate() -> None:
     low.add_prompt("x" * 4_000)
     low.report(Usage(input_tokens=10))
     assert low.tokens() == 1_000  # a count below the estimate is not trusted
+
+
+def test_a_tool_estimate_follows_its_description() -> None:
+    """``tool_search`` rewrites its description when the catalog changes; the room left for
+    results must shrink with it, not keep the first description's size."""
+    tool = builtin_toolset().get("think")
+    assert tool is not None
+    schema = json.dumps(neutral_schema(tool))
+    tool.description = "d" * 400
+    assert tool_tokens(tool) == -(-len(f"think{'d' * 400}{schema}".encode()) // 4)
+    tool.description = "d" * 4_000
+    assert tool_tokens(tool) == -(-len(f"think{'d' * 4_000}{schema}".encode()) // 4)

@@ -27,6 +27,7 @@ from toolbelt.providers.model import (
     Message,
     UserMessage,
 )
+from toolbelt.providers.schema import neutral_schema
 
 __all__ = [
     "BYTES_PER_TOKEN",
@@ -51,17 +52,19 @@ def text_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8", "surrogatepass")) // BYTES_PER_TOKEN)
 
 
-_TOOL_TOKENS: weakref.WeakKeyDictionary[Tool[Any], int] = weakref.WeakKeyDictionary()
+_TOOL_TOKENS: weakref.WeakKeyDictionary[Tool[Any], tuple[str, int]] = weakref.WeakKeyDictionary()
 
 
 def tool_tokens(tool: Tool[Any]) -> int:
     """Estimated tokens of ``tool``'s definition (name, description, input schema), kept per
-    tool: building a schema costs milliseconds, and the tools rarely change."""
+    tool and description: the schema is fixed for a tool object, but a description may change
+    (``tool_search`` describes its current catalog), and the estimate follows it."""
     known = _TOOL_TOKENS.get(tool)
-    if known is None:
-        known = text_tokens(tool.name + tool.description + json.dumps(tool.input_schema()))
+    if known is None or known[0] != tool.description:
+        schema = json.dumps(neutral_schema(tool))  # shared with the request's definitions
+        known = (tool.description, text_tokens(tool.name + tool.description + schema))
         _TOOL_TOKENS[tool] = known
-    return known
+    return known[1]
 
 
 def message_tokens(message: Message) -> int:

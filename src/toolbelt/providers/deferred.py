@@ -35,6 +35,7 @@ from toolbelt.providers.formats import (
     openai_responses_tool,
     tool_definitions,
 )
+from toolbelt.providers.schema import neutral_schema
 from toolbelt.toolsearch.deferral import (
     TOOL_SEARCH,
     ToolSearchState,
@@ -114,7 +115,7 @@ def _responses(
                 "type": "tool_search",
                 "execution": "client",
                 "description": ours.description,
-                "parameters": ours.input_schema(),
+                "parameters": neutral_schema(ours),
             }
         )
     return definitions

@@ -6,7 +6,9 @@ Completions ``tools`` (optionally ``strict``), OpenAI Responses ``tools``, Gemin
 matching result message: Anthropic ``tool_result`` (with ``is_error``), an OpenAI ``role:
 tool`` message, a Responses ``function_call_output``, a Gemini ``functionResponse``.
 
-These functions build plain dicts and import no provider SDK.
+These functions build plain dicts and import no provider SDK. The schemas in them are built
+once per tool (``providers.schema``); a definition is assembled around a fresh copy on each
+call, with the tool's current name and description, so a request costs only the assembly.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.mcp.results import output_schema
-from toolbelt.providers.gemini_schema import gemini_schema
-from toolbelt.providers.schema import neutral_schema, strict_schema
+from toolbelt.providers.schema import neutral_schema, per_tool, tool_schema
 
 __all__ = [
     "GEMINI_SYNTHETIC_ID_PREFIX",
@@ -55,13 +56,12 @@ def anthropic_tool(tool: Tool[Any], *, cache_control: bool = False) -> dict[str,
 
 def openai_chat_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
     """OpenAI Chat Completions function tool; ``strict`` uses the strict-mode schema."""
-    schema = neutral_schema(tool)
     return {
         "type": "function",
         "function": {
             "name": tool.name,
             "description": tool.description,
-            "parameters": strict_schema(schema) if strict else schema,
+            "parameters": tool_schema(tool, "strict" if strict else "neutral"),
             "strict": strict,
         },
     }
@@ -69,12 +69,11 @@ def openai_chat_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]
 
 def openai_responses_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
     """OpenAI Responses function tool: flat, with ``strict`` always present."""
-    schema = neutral_schema(tool)
     return {
         "type": "function",
         "name": tool.name,
         "description": tool.description,
-        "parameters": strict_schema(schema) if strict else schema,
+        "parameters": tool_schema(tool, "strict" if strict else "neutral"),
         "strict": strict,
     }
 
@@ -84,7 +83,7 @@ def gemini_function_declaration(tool: Tool[Any]) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "parameters": gemini_schema(neutral_schema(tool)),
+        "parameters": tool_schema(tool, "gemini"),
     }
 
 
@@ -107,10 +106,15 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
             "openWorldHint": tool.open_world,
         },
     }
-    structured = tool.output_schema()
+    structured = per_tool(tool, "mcp-output", lambda: _mcp_output_schema(tool))
     if structured is not None:
-        definition["outputSchema"] = output_schema(structured)
+        definition["outputSchema"] = structured
     return definition
+
+
+def _mcp_output_schema(tool: Tool[Any]) -> dict[str, Any] | None:
+    structured = tool.output_schema()
+    return None if structured is None else output_schema(structured)
 
 
 def tool_definitions(

@@ -3,18 +3,37 @@
 Every provider format starts here. The neutral schema (``core.schema``) has its ``$ref``s
 inlined, no titles, and ``additionalProperties: false`` on every object, so the model is told
 up front what the validator will enforce.
+
+Building a schema costs milliseconds (pydantic rebuilds it, ``SchemaTool`` deep-copies it), and
+every request lists every tool, so each form is built once per tool object (``per_tool``) and
+each caller gets a fresh copy. A tool's input schema is fixed for the object's life: built-in
+tools take it from a class-level model, ``SchemaTool`` from its constructor, and an MCP
+server's ``list_changed`` builds new ``McpTool`` objects. Names and descriptions are not cached
+here: they may change on the same object (``tool_search`` describes its current catalog).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+import weakref
+from collections.abc import Callable
+from typing import Any, Literal, cast
 
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
+from toolbelt.providers.gemini_schema import gemini_schema
 
-__all__ = ["neutral_schema", "strict_schema"]
+__all__ = ["SchemaForm", "neutral_schema", "per_tool", "strict_schema", "tool_schema"]
+
+SchemaForm = Literal["neutral", "strict", "gemini"]
+"""The input schema as sent: neutral (Anthropic, OpenAI, MCP), OpenAI strict, Gemini's."""
+
+# Keyed by the tool object itself (Tool defines no __eq__, so by identity), weakly: an entry
+# goes with its tool, e.g. the McpTools an MCP server's list_changed replaced. A weak map rather
+# than an attribute on the tool keeps this cache out of every Tool subclass's namespace. Values
+# are JSON text: json.loads hands each caller its own tree in C, faster than copy.deepcopy.
+_FORMS: weakref.WeakKeyDictionary[Tool[Any], dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 # Keywords OpenAI's strict mode accepts beside structure; anything else is moved into prose.
@@ -40,9 +59,35 @@ _STRICT_KEEP = {
 }
 
 
+def per_tool(tool: Tool[Any], key: str, build: Callable[[], Any]) -> Any:
+    """``build()`` for ``tool``, computed once per tool object and ``key``; every call returns a
+    fresh copy, so a caller that edits what it got cannot change what the next one gets.
+
+    ``build`` must depend only on what is fixed for the tool object (its schemas) and return a
+    JSON value.
+    """
+    try:
+        forms = _FORMS.get(tool)
+        if forms is None:
+            forms = _FORMS[tool] = {}
+    except TypeError:  # a tool that cannot be weakly referenced or hashed: built every time
+        return build()
+    text = forms.get(key)
+    if text is None:
+        text = forms[key] = json.dumps(build())
+    return json.loads(text)
+
+
+def tool_schema(tool: Tool[Any], form: SchemaForm) -> JsonSchema:
+    """The tool's input schema in ``form`` (a fresh copy, built once per tool)."""
+    convert = _CONVERSIONS[form]
+    return cast(JsonSchema, per_tool(tool, form, lambda: convert(tool.input_schema())))
+
+
 def neutral_schema(tool: Tool[Any]) -> JsonSchema:
-    """The tool's input schema, self-contained and closed (``additionalProperties: false``)."""
-    return tool.input_schema()
+    """The tool's input schema, self-contained and closed (``additionalProperties: false``);
+    a fresh copy, built once per tool."""
+    return tool_schema(tool, "neutral")
 
 
 def strict_schema(schema: JsonSchema) -> JsonSchema:
@@ -94,3 +139,10 @@ def _nullable(prop: JsonSchema) -> JsonSchema:
     if description:
         wrapped["description"] = description
     return wrapped
+
+
+_CONVERSIONS: dict[SchemaForm, Callable[[JsonSchema], JsonSchema]] = {
+    "neutral": lambda schema: schema,
+    "strict": strict_schema,
+    "gemini": gemini_schema,
+}
