@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.protected import protected_entry_reason
 from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.created import CreatedWatch
@@ -142,7 +142,10 @@ class Sandbox:
             return None
         listings = [_entries(root) for root in self._roots]
         if namespaces_work():  # the roots are granted whole: only protected names matter
-            return tuple(frozenset(n for n in names if protected_reason(n)) for names in listings)
+            return tuple(
+                frozenset(n for n in names if protected_entry_reason(root, n))
+                for root, names in zip(self._roots, listings, strict=True)
+            )
         return tuple(listings)
 
     def protected_names(self) -> frozenset[Path]:
@@ -150,7 +153,9 @@ class Sandbox:
         ``.git/`` makes git run programs, which the git profile leaves read-only)."""
         found: set[Path] = set()
         for root in self._roots:
-            found.update(root / name for name in _entries(root) if protected_reason(name))
+            found.update(
+                root / name for name in _entries(root) if protected_entry_reason(root, name)
+            )
             found.update(
                 root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
             )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.protected import protected_entry_reason
 
 __all__ = [
     "HOME_SECRETS",
@@ -111,7 +111,7 @@ def workspace_grants(
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
-        protected += kept
+        protected += kept + _virtualenv_startup_files(root)
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
@@ -173,8 +173,29 @@ def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
         return [], []
     for name in names:
         path = str(root / name)
-        (protected if protected_reason(name) else writable).append(path)
+        (protected if protected_entry_reason(root, name) else writable).append(path)
     return writable, protected
+
+
+def _virtualenv_startup_files(root: Path) -> list[str]:
+    """The start-up files (``pyvenv.cfg``, ``site-packages/*.pth``, ``sitecustomize``…) that
+    exist in the virtualenvs at the top of ``root``: beneath a writable entry, they are kept
+    read-only by a mount of their own (``_virtualenv.pth`` is in every virtualenv, and a line
+    appended to it runs at every start of that Python); a new one is caught by ``created``."""
+    found: list[str] = []
+    for venv in (p.parent for p in root.glob("*/pyvenv.cfg")):
+        if venv.is_symlink():
+            continue
+        found.append(str(venv / "pyvenv.cfg"))
+        for site in (*venv.glob("lib*/python*/site-packages"), *venv.glob("lib*/site-packages")):
+            if site.is_symlink() or site.parent.is_symlink() or site.parent.parent.is_symlink():
+                continue  # lib64 -> lib: the same directory once
+            found += (
+                str(site / name)
+                for name in sorted(os.listdir(site))
+                if protected_entry_reason(site, name)
+            )
+    return found
 
 
 def _real(path: Path) -> Path:
