@@ -20,12 +20,20 @@ yarn and pnpm run from the workspace (``.npmrc``, ``.yarnrc.yml``, ``.pnpmfile.c
 ``setup.py``, a package's own code, ``.venv/bin`` scripts) are the workspace's code, which
 the person runs by choice: left to the mode, like ``Makefile``.
 
+A sandboxed command may still create a ``pyvenv.cfg`` (``VIRTUALENV_MADE``): making a new
+virtualenv is ordinary work, and it is new code the person chooses to run; changing the
+configuration of one they already use is what is dangerous, and there the existing file is
+read-only (``sandbox_rules``) and write tools ask.
+
 Names arrive already folded by ``protected`` (lower case, trailing dots and spaces dropped).
 """
 
 from __future__ import annotations
 
-__all__ = ["startup_directory_reason", "startup_file_reason"]
+__all__ = ["VIRTUALENV_MADE", "startup_directory_reason", "startup_file_reason"]
+
+VIRTUALENV_MADE = frozenset({"pyvenv.cfg"})
+"""Start-up files that making a new virtualenv creates: not undone when a command makes them."""
 
 _SITE_DIRECTORIES = frozenset({"site-packages", "dist-packages"})
 _CUSTOMIZE = frozenset({"sitecustomize", "usercustomize"})
