@@ -1,7 +1,7 @@
 """A user's own toolset — the built-ins minus bash, plus a tool of theirs — served by every door.
 
 The toolset lives in a module beside the project (``my_tools.py``), as a user would write it,
-and is named with ``--toolset my_tools:toolset``: the real ``toolbelt call`` and ``toolbelt
+and is named by path, ``--toolset ./my_tools.py:toolset``: the real ``toolbelt call`` and ``toolbelt
 mcp`` (driven by the MCP SDK's stdio client) run in a subprocess, and the library opens the
 same ``Runtime``.
 """
@@ -108,13 +108,15 @@ def toolbelt_cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_toolbelt_call_runs_a_tool_of_the_users_toolset(project: Path) -> None:
-    done = toolbelt_cli(project, "call", "shout", '{"text": "hi"}', "--toolset", "my_tools:toolset")
+    done = toolbelt_cli(
+        project, "call", "shout", '{"text": "hi"}', "--toolset", "./my_tools.py:toolset"
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "HI")
 
 
 def test_toolbelt_call_refuses_a_tool_the_toolset_dropped(project: Path) -> None:
     done = toolbelt_cli(
-        project, "call", "bash", '{"command": "true"}', "--toolset", "my_tools:toolset"
+        project, "call", "bash", '{"command": "true"}', "--toolset", "./my_tools.py:toolset"
     )
     assert done.returncode == 2
     assert "There is no tool named `bash`" in done.stdout
@@ -122,15 +124,15 @@ def test_toolbelt_call_refuses_a_tool_the_toolset_dropped(project: Path) -> None
 
 
 def test_a_toolset_that_cannot_be_loaded_is_a_usage_error(project: Path) -> None:
-    done = toolbelt_cli(project, "call", "think", "{}", "--toolset", "my_tools:missing")
+    done = toolbelt_cli(project, "call", "think", "{}", "--toolset", "./my_tools.py:missing")
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "toolbelt: --toolset: module 'my_tools' has no attribute 'missing'."
+        "toolbelt: --toolset: module './my_tools.py' has no attribute 'missing'."
     )
 
 
 def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
-    done = toolbelt_cli(project, "tools", "--json", "--toolset", "my_tools:toolset")
+    done = toolbelt_cli(project, "tools", "--json", "--toolset", "./my_tools.py:toolset")
     names = [tool["name"] for tool in json.loads(done.stdout)]
     assert names[-3:] == ["shout", "count_words", "pick"]
     assert "bash" not in names
@@ -140,7 +142,7 @@ def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
 async def test_toolbelt_mcp_serves_the_users_toolset(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
@@ -202,7 +204,7 @@ async def test_a_tools_question_reaches_the_mcp_clients_user_by_elicitation(
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with (
@@ -229,7 +231,7 @@ async def test_a_tools_question_reaches_the_mcp_clients_user_by_elicitation(
 async def test_a_client_without_elicitation_tells_the_model_to_carry_on(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "my_tools:toolset"],
+        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
@@ -252,7 +254,7 @@ async def test_toolbelt_mcp_over_http_serves_the_users_toolset_and_routes_its_qu
     async def elicit(context: Any, params: Any) -> Any:
         return ElicitResult(action="accept", content={"answer": "red"})
 
-    server = start(project, "--toolset", "my_tools:toolset", env={"PYTHONPATH": str(project)})
+    server = start(project, "--toolset", f"{project / 'my_tools.py'}:toolset")
     try:
         async with (
             server.transport() as (read, write, *_),

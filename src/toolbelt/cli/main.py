@@ -295,7 +295,8 @@ def _add_toolset_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--toolset",
         metavar="MODULE:ATTR",
-        help="use this Toolset (or function returning one) instead of the built-in tools",
+        help="use this Toolset (or function returning one) instead of the built-in tools: an "
+        "installed MODULE (never imported from the current directory) or a FILE.py by path",
     )
 
 

@@ -13,10 +13,13 @@ macOS and Windows), Unicode is NFC-normalised with the code points HFS+ ignores 
 Directory names protect everything beneath them and are matched on every component; file
 names are matched on the last component only, so a virtualenv that happens to be called
 ``.env/`` is protected as a file would be only at its own name, not for every module inside.
+Files an interpreter runs by itself at start-up (a ``.pth`` in ``site-packages``,
+``sitecustomize.py``, ``pyvenv.cfg``… see ``startup_files``) are code in the same way.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from pathlib import Path, PurePath
@@ -24,8 +27,9 @@ from typing import Literal
 
 from toolbelt.core.access import Protection
 from toolbelt.core.secret_paths import secret_location
+from toolbelt.permissions.startup_files import startup_directory_reason, startup_file_reason
 
-__all__ = ["protected_file_name", "protected_reason", "protection_of"]
+__all__ = ["protected_entry_reason", "protected_file_name", "protected_reason", "protection_of"]
 
 _DIRECTORIES = {
     ".git": ".git/ holds repository configuration and hooks that git runs later",
@@ -106,24 +110,38 @@ def _protected(path: PurePath | str) -> tuple[Literal["secret", "code"], str] | 
     last = len(parts) - 1
     while last > 0 and not parts[last]:
         last -= 1  # "dir/" names dir
+    parent = ""
     for index, part in enumerate(parts[: last + 1]):
         name = _comparable(part)
-        reason = _DIRECTORIES.get(name)
+        reason = _DIRECTORIES.get(name) or startup_directory_reason(name)
         if reason is not None:
             return "code", reason
         if index == last:
-            return _file_reason(name)
+            return _file_reason(name, parent)
+        parent = name
     return None
+
+
+def protected_entry_reason(directory: str | PurePath, name: str) -> str | None:
+    """Why the entry ``name`` of ``directory`` is protected, by its own name and the name of
+    the directory holding it (a ``.pth`` in ``site-packages``), or None. For walks that look
+    at one directory's entries: the directory's own path is not considered."""
+    folded = _comparable(name)
+    reason = _DIRECTORIES.get(folded) or startup_directory_reason(folded)
+    if reason is not None:
+        return reason
+    found = _file_reason(folded, _comparable(os.path.basename(directory)))
+    return None if found is None else found[1]
 
 
 def protected_file_name(name: str) -> str | None:
     """Why the file name ``name`` itself is protected (``.env``, ``.bashrc``...), or None;
     protected directories (``.git/``...) are not considered."""
-    found = _file_reason(_comparable(name))
+    found = _file_reason(_comparable(name), "")
     return None if found is None else found[1]
 
 
-def _file_reason(name: str) -> tuple[Literal["secret", "code"], str] | None:
+def _file_reason(name: str, parent: str) -> tuple[Literal["secret", "code"], str] | None:
     reason = _FILES.get(name)
     if reason is not None:
         return "code", reason
@@ -131,12 +149,12 @@ def _file_reason(name: str) -> tuple[Literal["secret", "code"], str] | None:
         return "secret", _SECRETS
     if name in _SHELL_START_UP:
         return "code", f"{name} is a shell start-up file that runs in every new shell"
-    return None
+    reason = startup_file_reason(name, parent)
+    return None if reason is None else ("code", reason)
 
 
 def _comparable(part: str) -> str:
     """``part`` as a lenient file system would see it; cheap for the usual ASCII names."""
     if part.isascii():
-        return part.lower().rstrip(" .") if part.startswith(".") else ""
-    folded = _IGNORED.sub("", unicodedata.normalize("NFC", part)).casefold()
-    return folded.rstrip(" .") if folded.startswith(".") else ""
+        return part.lower().rstrip(" .")
+    return _IGNORED.sub("", unicodedata.normalize("NFC", part)).casefold().rstrip(" .")

@@ -12,10 +12,10 @@ import functools
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
+from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.landlock import abi_version
 
 __all__ = ["Backend", "choose_backend", "namespaces_work"]
@@ -28,11 +28,10 @@ _warned = False
 @functools.cache
 def namespaces_work() -> bool:
     """Whether the launcher can make its private mount namespace here (see ``mounts``)."""
-    probe = "import sys; sys.path.insert(0, {src!r}); from toolbelt.shell import mounts; "
-    probe += "mounts.readonly_binds([])"
-    src = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-S", "-E", "-s", "-c", probe.format(src=src)]
-    return subprocess.run(argv, capture_output=True, check=False).returncode == 0
+    argv = helper_argv(
+        helper_code("from toolbelt.shell.mounts import readonly_binds; readonly_binds([])")
+    )
+    return subprocess.run(argv, capture_output=True, cwd="/", check=False).returncode == 0
 
 
 @functools.cache

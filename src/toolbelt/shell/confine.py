@@ -2,7 +2,8 @@
 
 Restricting a child with ``preexec_fn`` runs Python between fork and exec, which is unsafe in
 a threaded process (the MCP server is one). So the shell is started as
-``python -S -E -s -c BOOT SPEC -- bash …``: a fresh single-threaded interpreter (no ``site``,
+``python -I -S -c BOOT SPEC -- bash …`` (``helper_python``): a fresh single-threaded
+interpreter (isolated: nothing of the workspace it starts in is importable; no ``site``;
 ~15 ms once per shell) that applies the Landlock ruleset and the seccomp filter to itself and
 then replaces itself with bash, which inherits both for good. Where user namespaces work it
 first enters a private mount namespace in which the workspace's protected entries are
@@ -20,6 +21,7 @@ import sys
 import zlib
 
 # imported before anything is applied: once confined, their files may be unreadable
+from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.landlock import Ruleset
 from toolbelt.shell.mounts import readonly_binds
 from toolbelt.shell.seccomp import install_filter
@@ -29,14 +31,7 @@ __all__ = ["EXIT_UNCONFINED", "launcher_argv", "main"]
 EXIT_UNCONFINED = 125
 _SIGPIPE, _SIGXFSZ, _SIG_DFL = 13, 25, 0  # the same numbers on x86-64 and arm64
 
-# Imports this module without running toolbelt/__init__ (typing alone costs ~20 ms): the
-# two packages are made as empty modules. With -S -E -s the launcher starts in ~15 ms.
-_BOOT = (
-    "import sys; M = type(sys); P = M('toolbelt'); S = M('toolbelt.shell'); "
-    "P.__path__ = [{pkg!r}]; S.__path__ = [{pkg!r} + '/shell']; "
-    "sys.modules.update({{'toolbelt': P, 'toolbelt.shell': S}}); "
-    "from toolbelt.shell.confine import main; main()"
-)
+_BOOT = helper_code("from toolbelt.shell.confine import main; main()")
 
 
 def launcher_argv(spec: dict[str, object], argv: list[str] | tuple[str, ...]) -> list[str]:
@@ -44,11 +39,9 @@ def launcher_argv(spec: dict[str, object], argv: list[str] | tuple[str, ...]) ->
     as zlib-compressed ``marshal`` data, hex-encoded (it loads without importing ``json`` and
     ``re``), split into pieces: one argument may hold at most 128 KiB, and a home or ``/tmp``
     with thousands of entries makes a ruleset larger than that."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    boot = _BOOT.format(pkg=package)
     encoded = zlib.compress(marshal.dumps(spec), 6).hex()
     pieces = [encoded[at : at + _PIECE] for at in range(0, len(encoded), _PIECE)] or [""]
-    return [sys.executable, "-S", "-E", "-s", "-c", boot, *pieces, "--", *argv]
+    return helper_argv(_BOOT, *pieces, "--", *argv)
 
 
 _PIECE = 64 * 1024

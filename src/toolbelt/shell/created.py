@@ -2,9 +2,9 @@
 
 Mounts and Landlock keep *existing* protected entries read-only, but nothing stops a confined
 command from creating a missing one (``sub/.git/hooks/pre-commit``, ``sub/.toolbelt/
-settings.json``, ``pkg/.env``): code or secrets that would be used later, outside any
-sandbox. So the workspace's directories are watched by their modification time, which
-changes whenever an entry is added to (or removed from) a directory:
+settings.json``, ``pkg/.env``, a ``.pth`` in ``.venv``'s ``site-packages``): code or secrets
+that would be used later, outside any sandbox. So the workspace's directories are watched by
+their modification time, which changes whenever an entry is added to (or removed from) a directory:
 
 - ``baseline()`` (before a command) brings a cache of every directory of the roots up to
   date: one ``stat`` per known directory, a ``scandir`` only of those whose mtime changed.
@@ -13,6 +13,7 @@ changes whenever an entry is added to (or removed from) a directory:
   not in the cache: those the command made. Pre-existing ones (a nested repository's
   ``.git``) are never reported.
 
+A new ``pyvenv.cfg`` is not reported: ``python -m venv`` makes one (see ``startup_files``).
 Protected directories are not descended into (everything under a new one goes with it; a
 pre-existing one is left alone), nor are symlinks followed. A directory whose mtime lies
 within ``_TICK`` of the moment it was scanned is rescanned next time whatever its mtime says:
@@ -28,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.protected import protected_entry_reason
+from toolbelt.permissions.startup_files import VIRTUALENV_MADE
 
 __all__ = ["CreatedWatch"]
 
@@ -106,7 +108,9 @@ def _scan(directory: str, mtime: int) -> _Listing | None:
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
-                if protected_reason(entry.name):
+                if entry.name not in VIRTUALENV_MADE and protected_entry_reason(
+                    directory, entry.name
+                ):
                     protected.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)

@@ -29,12 +29,18 @@ from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.protected import protected_entry_reason
 from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
-from toolbelt.shell.sandbox_rules import GIT_CODE, Grants, readonly_grants, workspace_grants
+from toolbelt.shell.sandbox_rules import (
+    GIT_CODE,
+    Grants,
+    readonly_grants,
+    virtualenv_sites,
+    workspace_grants,
+)
 
 __all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
@@ -137,12 +143,21 @@ class Sandbox:
     def layout(self, profile: Profile) -> object:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
         entries of the roots, granted one by one under Landlock. A shell whose layout
-        changed is restarted, so a directory created by write_file is writable in it."""
+        changed is restarted, so a directory created by write_file is writable in it. With
+        mounts, the protected names and the virtualenvs' ``site-packages`` (by mtime: a
+        ``.pth`` an approved ``pip install`` added between commands is mounted read-only for
+        the next one, see ``virtualenv_startup_files``)."""
         if self.backend != "landlock" or profile == "readonly":
             return None
         listings = [_entries(root) for root in self._roots]
         if namespaces_work():  # the roots are granted whole: only protected names matter
-            return tuple(frozenset(n for n in names if protected_reason(n)) for names in listings)
+            return tuple(
+                (
+                    frozenset(n for n in names if protected_entry_reason(root, n)),
+                    tuple((str(site), _mtime(site)) for _, site in virtualenv_sites(root)),
+                )
+                for root, names in zip(self._roots, listings, strict=True)
+            )
         return tuple(listings)
 
     def protected_names(self) -> frozenset[Path]:
@@ -150,7 +165,9 @@ class Sandbox:
         ``.git/`` makes git run programs, which the git profile leaves read-only)."""
         found: set[Path] = set()
         for root in self._roots:
-            found.update(root / name for name in _entries(root) if protected_reason(name))
+            found.update(
+                root / name for name in _entries(root) if protected_entry_reason(root, name)
+            )
             found.update(
                 root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
             )
@@ -263,6 +280,13 @@ def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:
             continue
         found.append((git_dir / common).resolve())
     return tuple(path for path in found if path.is_dir())
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _entries(root: Path) -> frozenset[str]:

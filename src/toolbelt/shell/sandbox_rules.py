@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
-from toolbelt.permissions.protected import protected_reason
+from toolbelt.permissions.protected import protected_entry_reason
 
 __all__ = [
     "HOME_SECRETS",
@@ -37,6 +37,8 @@ __all__ = [
     "cover",
     "readonly_grants",
     "secrets_for",
+    "virtualenv_sites",
+    "virtualenv_startup_files",
     "workspace_grants",
 ]
 
@@ -111,7 +113,7 @@ def workspace_grants(
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
-        protected += kept
+        protected += kept + virtualenv_startup_files(root)
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
@@ -173,8 +175,39 @@ def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
         return [], []
     for name in names:
         path = str(root / name)
-        (protected if protected_reason(name) else writable).append(path)
+        (protected if protected_entry_reason(root, name) else writable).append(path)
     return writable, protected
+
+
+def virtualenv_sites(root: Path) -> list[tuple[Path, Path]]:
+    """(virtualenv, its ``site-packages``) for the virtualenvs at the top of ``root`` (a
+    directory holding ``pyvenv.cfg``; symlinks are not followed: ``lib64 -> lib`` once)."""
+    found: list[tuple[Path, Path]] = []
+    try:
+        tops = [Path(e.path) for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    for venv in (top for top in tops if os.path.isfile(top / "pyvenv.cfg")):
+        for site in (*venv.glob("lib*/python*/site-packages"), *venv.glob("lib*/site-packages")):
+            if not any(p.is_symlink() for p in (site, site.parent, site.parent.parent)):
+                found.append((venv, site))
+    return found
+
+
+def virtualenv_startup_files(root: Path) -> list[str]:
+    """The start-up files (``pyvenv.cfg``, ``site-packages/*.pth``, ``sitecustomize``…) that
+    exist in the virtualenvs at the top of ``root``: beneath a writable entry, they are kept
+    read-only by a mount of their own (``_virtualenv.pth`` is in most virtualenvs, and a line
+    appended to it runs at every start of that Python); a new one is caught by ``created``."""
+    found: list[str] = []
+    for venv, site in virtualenv_sites(root):
+        found.append(str(venv / "pyvenv.cfg"))
+        try:
+            names = sorted(os.listdir(site))
+        except OSError:
+            continue
+        found += (str(site / name) for name in names if protected_entry_reason(site, name))
+    return list(dict.fromkeys(found))
 
 
 def _real(path: Path) -> Path:

@@ -27,16 +27,14 @@ import sys
 import threading
 import time
 
+from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.procs import RUN_ID_VAR, processes_marked_with
 
 __all__ = ["main", "new_run_id", "run_id_prefix"]
 
-_BOOT = (
-    "import os; os.fork() and os._exit(0); "  # not our child: nothing to reap or wait for
-    "import sys; M = type(sys); P = M('toolbelt'); S = M('toolbelt.shell'); "
-    "P.__path__ = [{pkg!r}]; S.__path__ = [{pkg!r} + '/shell']; "
-    "sys.modules.update({{'toolbelt': P, 'toolbelt.shell': S}}); "
-    "from toolbelt.shell.watchdog import main; main()"
+_BOOT = helper_code(
+    "from toolbelt.shell.watchdog import main; main()",
+    before="import os; os.fork() and os._exit(0); ",  # not our child: nothing to reap or wait for
 )
 _ROUNDS = 200
 """Sweeps before the watchdog gives up (each waits 10 ms for the killed to die): a process
@@ -80,13 +78,12 @@ def _start() -> str:
         return current[1]  # another thread started it meanwhile
     # the same prefix again after a restart: what already runs stays covered
     prefix = current[1] if current is not None and current[0] == pid else secrets.token_hex(6) + "-"
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     environment = {k: v for k, v in os.environ.items() if k != RUN_ID_VAR}
     read_end, write_end = os.pipe()  # close-on-exec: no other child ever holds the write end
     os.set_blocking(write_end, False)
     try:
         subprocess.run(
-            [sys.executable, "-S", "-E", "-s", "-c", _BOOT.format(pkg=package), prefix],
+            helper_argv(_BOOT, prefix),
             stdin=read_end,
             stdout=subprocess.DEVNULL,  # never a pipe a caller waits to see closed
             stderr=subprocess.DEVNULL,

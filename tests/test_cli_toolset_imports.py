@@ -1,0 +1,107 @@
+"""``--toolset`` never imports from the current directory: a repository's ``openai.py``,
+``concurrent.py`` or ``difflib.py`` must not replace the modules toolbelt (or the toolset)
+imports, even for an installed toolset such as ``toolbelt:build_toolset``; a toolset file is
+named by path and loaded alone. The real console script runs in a planted repository."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TOOLBELT = Path(sys.executable).with_name("toolbelt")
+SHADOWS = ["openai", "anthropic", "httpx", "concurrent", "difflib", "json", "toolbelt_toolset_file"]
+
+MY_TOOLS = """
+import difflib
+
+import toolbelt
+
+
+class EchoInput(toolbelt.ToolInput):
+    text: str
+
+
+class EchoTool(toolbelt.Tool[EchoInput]):
+    name = "echo"
+    title = "Echo"
+    description = "Say the text back with difflib's ratio to itself."
+    input_model = EchoInput
+    example = {"text": "hi"}
+    readonly = True
+
+    async def run(self, args: EchoInput, ctx: toolbelt.ToolContext) -> toolbelt.ToolOutput:
+        ratio = difflib.SequenceMatcher(None, args.text, args.text).ratio()
+        return toolbelt.ToolOutput.text(f"{args.text} {ratio}")
+
+
+def toolset() -> toolbelt.Toolset:
+    return toolbelt.build_toolset(extra=[EchoTool()])
+"""
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A cloned repository whose modules of common names each leave a mark when imported."""
+    repo, marks = tmp_path / "repo", tmp_path / "marks"
+    repo.mkdir()
+    marks.mkdir()
+    for name in SHADOWS:
+        (repo / f"{name}.py").write_text(f"open({str(marks / name)!r}, 'w').write('ran')\n")
+    (repo / "my_tools.py").write_text(MY_TOOLS)
+    return repo
+
+
+def toolbelt(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [TOOLBELT, *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+
+
+def marks(repo: Path) -> list[str]:
+    return sorted(path.name for path in (repo.parent / "marks").iterdir())
+
+
+def test_an_installed_toolset_runs_none_of_the_repositorys_modules(repository: Path) -> None:
+    done = toolbelt(
+        repository, "call", "think", '{"thought": "x"}', "--toolset", "toolbelt:build_toolset"
+    )
+    assert done.returncode == 0, done.stderr
+    assert marks(repository) == []
+
+
+def test_a_toolset_file_named_by_path_is_loaded_alone(repository: Path) -> None:
+    done = toolbelt(
+        repository, "call", "echo", '{"text": "hi"}', "--toolset", "./my_tools.py:toolset"
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "hi 1.0"), done.stderr
+    assert marks(repository) == []  # its `import difflib` got the standard one
+
+
+def test_a_module_only_in_the_current_directory_is_refused_with_the_way_to_name_it(
+    repository: Path,
+) -> None:
+    done = toolbelt(repository, "call", "echo", '{"text": "hi"}', "--toolset", "my_tools:toolset")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "toolbelt: --toolset: 'my_tools' is not an installed module, and toolbelt never imports "
+        "from the current directory (its files could shadow installed modules); name the file "
+        "instead: --toolset ./my_tools.py:ATTR."
+    )
+    assert marks(repository) == []
+
+
+def test_a_toolset_path_that_is_not_a_python_file_is_a_usage_error(repository: Path) -> None:
+    done = toolbelt(repository, "call", "think", "{}", "--toolset", "./missing.py:toolset")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "toolbelt: --toolset: './missing.py' is not a Python file; name an existing .py file."
+    )
