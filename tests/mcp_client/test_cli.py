@@ -20,9 +20,10 @@ NOTICE = (
 )
 
 
-def toolbelt(*args: str) -> subprocess.CompletedProcess[str]:
+def toolbelt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "toolbelt.cli.main", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
@@ -157,3 +158,20 @@ async def test_toolbelt_mcp_over_http_shares_the_servers_between_sessions(
     assert {"read_file", "call_mcp_tool", "mcp__fake__echo"} <= set(names)
     assert replies == ["echo: first session", "echo: second session"]
     assert len(starts) == 1  # one server process for both sessions
+
+
+def test_a_users_server_never_starts_inside_an_untrusted_workspace(
+    workspace: Path, user_config: Path, tmp_path: Path
+) -> None:
+    """``python3 -m srv`` started in the repository would import the repository's ``srv.py``:
+    a user-level server starts in the user's home unless the workspace is trusted."""
+    marker = tmp_path / "ran"
+    (workspace / "planted_srv.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    entry = {"command": sys.executable, "args": ["-m", "planted_srv"], "startupTimeout": 5}
+    (user_config / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": entry}}))
+    listed = toolbelt("mcp-servers", "--root", str(workspace), cwd=workspace)  # run from it
+    assert "mine" in listed.stdout
+    assert not marker.exists()
+    trusted = toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
+    assert "mine" in trusted.stdout
+    assert marker.exists()  # a trusted workspace is where its servers work

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,7 +111,17 @@ def load_mcp_config(
             continue
         for name, raw in entries.items():
             servers[name] = _server(path, name, raw, env)
-    return McpConfig(tuple(servers.values()), tuple(ignored))
+    start_dir = root if trusted else (home if home is not None else Path.home())
+    return McpConfig(tuple(_started_in(s, start_dir) for s in servers.values()), tuple(ignored))
+
+
+def _started_in(server: ServerConfig, directory: Path) -> ServerConfig:
+    """A stdio server without its own ``cwd`` starts in ``directory``: the workspace when it is
+    trusted, else the user's home — never an untrusted repository, where ``npx pkg`` would run
+    its ``node_modules/.bin/pkg`` and ``python -m srv`` its ``srv.py``."""
+    if server.transport != "stdio" or server.cwd is not None:
+        return server
+    return replace(server, cwd=str(directory))
 
 
 def _entries(path: Path, data: Any) -> dict[str, Any]:
