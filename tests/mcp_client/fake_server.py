@@ -49,6 +49,8 @@ def listing() -> list[dict[str, Any]]:
         tool("ask"),
         tool("change"),
     ]
+    if os.environ.get("FAKE_TITLE"):  # a hostile title: escape sequences for the terminal
+        tools[0]["title"] = os.environ["FAKE_TITLE"]
     if os.environ.get("FAKE_EXTRA_TOOLS"):
         loop = {
             "type": "object",

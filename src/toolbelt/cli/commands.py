@@ -18,6 +18,7 @@ from toolbelt.core.registry import Toolset
 from toolbelt.core.user import UserChannel
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
+from toolbelt.permissions.display import visible
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime
 
@@ -153,7 +154,8 @@ def _report_servers(runtime: Runtime) -> None:
 
     for state in server_states(runtime):
         if state.error:
-            print(f"toolbelt: MCP server `{state.name}`: {state.error}", file=sys.stderr)
+            name, error = visible(state.name), visible(state.error)
+            print(f"toolbelt: MCP server `{name}`: {error}", file=sys.stderr)
 
 
 def exit_code(result: ToolCallResult) -> int:

@@ -10,6 +10,11 @@ The model is ``--model PROVIDER:MODEL``, else the ``TOOLBELT_MODEL`` environment
 an environment variable rather than a settings key, because a workspace's settings would let
 a repository pick which provider its contents are sent to. Provider SDKs are imported only
 here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
+
+The answer is the model's text, which a web page, a file or a tool result can steer: it is
+printed with its control characters escaped (``\\x1b``), newlines and tabs kept, whether
+standard output is a terminal or not — a file it goes to is read on a terminal later, and
+``--json`` carries the exact text. A provider's error (which quotes the server) is escaped too.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.core.errors import UsageError
+from toolbelt.permissions.display import visible
 from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime
 
@@ -78,14 +84,14 @@ def run_task(
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     except ProviderError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
     if runtime.notice:
         print(f"toolbelt: {runtime.notice}", file=sys.stderr)
     try:
         result = anyio.run(_run, runtime, agent, text)
     except ProviderError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("toolbelt: interrupted", file=sys.stderr)
@@ -93,7 +99,7 @@ def run_task(
     if as_json:
         print(json.dumps(transcript_json(result, model=spec), indent=2, ensure_ascii=False))
     elif result.text:
-        print(result.text)
+        print(visible(result.text, newlines=True, tabs=True))
     note = stop_note(result, max_turns=max_turns)
     if note:
         print(f"toolbelt: {note}", file=sys.stderr)

@@ -29,7 +29,7 @@ class TerminalUser(UserChannel):
         return await run_abandonable(lambda: _ask_blocking(question))
 
     async def show(self, message: str) -> None:
-        sys.stderr.write(f"{message}\n")
+        sys.stderr.write(f"{visible(message, newlines=True, tabs=True)}\n")
         sys.stderr.flush()
 
 
