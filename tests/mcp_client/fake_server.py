@@ -143,7 +143,11 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
                 "jsonrpc": "2.0",
                 "id": "question-1",
                 "method": "elicitation/create",
-                "params": {"mode": "form", "message": "Which color?", "requestedSchema": schema},
+                "params": {
+                    "mode": "form",
+                    "message": os.environ.get("FAKE_ASK_MESSAGE", "Which color?"),
+                    "requestedSchema": schema,
+                },
             }
         )
     elif name == "change":
