@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Any
@@ -10,6 +11,7 @@ import anyio
 
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
+from toolbelt.cli.termination import Termination
 from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
@@ -126,11 +128,14 @@ def call_tool(
         return 2
     if runtime.notice:
         print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+    termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
-        result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
-    except KeyboardInterrupt:  # Ctrl-C: the call was cancelled and the session closed
-        print("\ntoolbelt: interrupted; the call was cancelled.", file=sys.stderr)
-        return 130
+        with termination:
+            result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
+    except KeyboardInterrupt:  # the call was cancelled and the session closed
+        with contextlib.suppress(OSError):
+            print(f"\ntoolbelt: {termination.reason}; the call was cancelled.", file=sys.stderr)
+        return termination.exit_status
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:
