@@ -4,9 +4,12 @@ by ``toolbelt run`` and a tool's result rendered by ``toolbelt call`` on a termi
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
 from pathlib import Path
 
-from tests.agent.test_run_command import toolbelt_run
+from tests.agent.test_run_command import TOOLBELT, toolbelt_run
 from tests.support.fake_provider import FakeProvider
 from toolbelt.cli.render import Renderer
 from toolbelt.core.content import ToolOutput
@@ -52,3 +55,22 @@ def test_a_result_rendered_on_a_terminal_shows_its_escapes() -> None:
     assert "\x1b]52" not in shown and "\x1b[2J" not in shown and "bash\x1b[2K" not in shown
     assert f"line one{SHOWN_OSC52}\n" in shown and "line two\\x1b[2J\n" in shown
     assert "bash\\x1b[2K" in shown
+
+
+def test_an_untrusted_workspaces_notice_names_its_path_escaped(tmp_path: Path) -> None:
+    root = tmp_path / "ws\x1b[2K\x1b]0;owned\x07"  # a directory name unpacked from an archive
+    (root / ".toolbelt").mkdir(parents=True)
+    (root / ".toolbelt" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(ls)"]}})
+    )
+    done = subprocess.run(
+        [*TOOLBELT, "call", "think", '{"thought": "x"}', "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stderr
+    assert "ws\\x1b[2K\\x1b]0;owned\\x07/.toolbelt/settings.json: 1 allow rule" in done.stderr

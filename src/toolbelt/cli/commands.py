@@ -69,7 +69,7 @@ def list_tools(
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
             if runtime.notice:
-                print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+                print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
@@ -127,7 +127,7 @@ def call_tool(
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     if runtime.notice:
-        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:

@@ -91,7 +91,7 @@ def run_task(
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
     if runtime.notice:
-        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
     termination = Termination()
     try:
         with termination:
