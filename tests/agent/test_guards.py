@@ -135,7 +135,34 @@ def test_fair_shares_keep_small_results_whole() -> None:
     assert fit_results([small, big], room_tokens=30_000) == (small, big)
     # a full context still leaves every cut result a readable start and the note
     starved = fit_results([result("q", "q" * 100_000)], room_tokens=-100)[0].text
-    assert starved.count("q") == MIN_RESULT_CHARS and "about 0 tokens" in starved
+    assert starved.count("q") == MIN_RESULT_CHARS
+    assert "overflow the model's context, which this conversation has already filled" in starved
+    assert "about" not in starved  # no made-up figure for a context already over
+
+
+def test_a_result_smaller_than_its_floor_is_never_cut_into_a_copy_of_itself() -> None:
+    def result(call_id: str, text: str) -> ToolCallResult:
+        return ToolCallResult(call_id, "t", CallState.SUCCESS, ToolOutput.text(text))
+
+    short = result("s", "Thought noted.")
+    dense = result("d", "語" * 1_500)  # 4,500 bytes over the room, 1,500 characters
+    assert fit_results([short], room_tokens=-7_500_000) == (short,)
+    assert fit_results([dense, short], room_tokens=100) == (dense, short)
+
+
+async def test_a_call_whose_own_arguments_overflow_the_context_gets_its_result_whole(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedModel(
+        [reply("", call("t", "think", thought="x" * 200_000)), reply("ok")],
+        context_window=10_000,  # the arguments alone are ~50,000 tokens
+    )
+    async with open_runtime(tmp_path) as runtime:
+        result = await Agent(model, runtime, max_tokens=1_000, system="Be brief.").run("go")
+    (answer,) = answers(model.requests[1]).results
+    assert answer.state is CallState.SUCCESS
+    assert "omitted" not in answer.text and "x" * 100 not in answer.text
+    assert result.stop == "end_turn"
 
 
 def test_the_provider_count_corrects_a_low_estimate() -> None:

@@ -49,6 +49,8 @@ def listing() -> list[dict[str, Any]]:
         tool("ask"),
         tool("change"),
     ]
+    if os.environ.get("FAKE_TITLE"):  # a hostile title: escape sequences for the terminal
+        tools[0]["title"] = os.environ["FAKE_TITLE"]
     if os.environ.get("FAKE_EXTRA_TOOLS"):
         loop = {
             "type": "object",
@@ -141,7 +143,11 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
                 "jsonrpc": "2.0",
                 "id": "question-1",
                 "method": "elicitation/create",
-                "params": {"mode": "form", "message": "Which color?", "requestedSchema": schema},
+                "params": {
+                    "mode": "form",
+                    "message": os.environ.get("FAKE_ASK_MESSAGE", "Which color?"),
+                    "requestedSchema": schema,
+                },
             }
         )
     elif name == "change":

@@ -91,7 +91,7 @@ def fit_results(results: Sequence[ToolCallResult], room_tokens: int) -> tuple[To
         return tuple(results)
     shares = _fair_shares(sizes, room_chars)
     return tuple(
-        result if size <= share else _cut(result, max(share, MIN_RESULT_CHARS), room_tokens)
+        _cut(result, max(share, MIN_RESULT_CHARS), room_tokens) if size > share else result
         for result, size, share in zip(results, sizes, shares, strict=True)
     )
 
@@ -115,15 +115,24 @@ def _fair_shares(sizes: Sequence[int], room: int) -> list[int]:
 
 
 def _cut(result: ToolCallResult, keep_chars: int, room_tokens: int) -> ToolCallResult:
+    """``result`` with its text cut to ``keep_chars`` (head and tail) and a note saying how
+    much is missing; unchanged when it is no longer than that (a result already small, or
+    sized in bytes of dense script, is never "cut" into a copy of itself)."""
     text = _text_of(result.output)
+    if len(text) <= keep_chars:
+        return result
     half = keep_chars // 2
     head, tail = text[:half], text[len(text) - half :]
     omitted = len(text) - len(head) - len(tail)
+    room = (
+        f"remaining context (about {room_tokens:,} tokens)"
+        if room_tokens > 0
+        else "context, which this conversation has already filled"
+    )
     note = (
         f"\n[... {omitted:,} characters omitted: the whole result would overflow the model's "
-        f"remaining context (about {max(room_tokens, 0):,} tokens); ask for less — read_file "
-        "with offset and limit, grep for what you need, or pipe a command through head, tail "
-        "or grep ...]\n"
+        f"{room}; ask for less — read_file with offset and limit, grep for what you need, or "
+        "pipe a command through head, tail or grep ...]\n"
     )
     images = tuple(block for block in result.output.content if isinstance(block, ImageBlock))
     output = ToolOutput(

@@ -7,20 +7,24 @@ context (``context_guard``), into the transcript; ask the model again. The loop 
 model answers without calling a tool, at ``max_turns``, after ``max_malformed_turns``
 consecutive turns whose calls could not run, or on cancellation.
 
-The transcript is always well formed: every call the model made gets exactly one answer —
-its result, an error naming the problem of a malformed call, or ``aborted`` when the run was
-cancelled — so the conversation can go on with the next ``run``.
+Call ids are made unique per turn before anything runs (``call_ids``): events, activity lines
+and replayed results are keyed by them. The transcript is always well formed: every call the
+model made gets exactly one answer — its result, an error naming the problem of a malformed
+call, or ``aborted`` when the run was cancelled — so the conversation can go on with the next
+``run``.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
 import anyio
 
 from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_result
+from toolbelt.agent.call_ids import unique_call_ids
 from toolbelt.agent.context_guard import fit_results, text_tokens, tool_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
 from toolbelt.agent.opening import open_client
@@ -230,6 +234,7 @@ class Agent:
             if "".join(partial):
                 self.transcript.append(AssistantMessage("".join(partial)))
             return None
+        complete = replace(complete, message=unique_call_ids(complete.message))
         self.transcript.append(complete.message)
         self.transcript.report(complete.usage)
         return complete

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Any
@@ -10,6 +11,7 @@ import anyio
 
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
+from toolbelt.cli.termination import Termination
 from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
@@ -18,6 +20,7 @@ from toolbelt.core.registry import Toolset
 from toolbelt.core.user import UserChannel
 from toolbelt.permissions.basic import AutoApprove, DenyRequests
 from toolbelt.permissions.decision import PermissionRequester
+from toolbelt.permissions.display import visible
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime
 
@@ -66,7 +69,7 @@ def list_tools(
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
             if runtime.notice:
-                print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+                print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
         print(f"toolbelt: {exc}", file=sys.stderr)
@@ -124,12 +127,15 @@ def call_tool(
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     if runtime.notice:
-        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+    termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
-        result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
-    except KeyboardInterrupt:  # Ctrl-C: the call was cancelled and the session closed
-        print("\ntoolbelt: interrupted; the call was cancelled.", file=sys.stderr)
-        return 130
+        with termination:
+            result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
+    except KeyboardInterrupt:  # the call was cancelled and the session closed
+        with contextlib.suppress(OSError):
+            print(f"\ntoolbelt: {termination.reason}; the call was cancelled.", file=sys.stderr)
+        return termination.exit_status
     if as_json:
         print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
     else:
@@ -153,7 +159,8 @@ def _report_servers(runtime: Runtime) -> None:
 
     for state in server_states(runtime):
         if state.error:
-            print(f"toolbelt: MCP server `{state.name}`: {state.error}", file=sys.stderr)
+            name, error = visible(state.name), visible(state.error)
+            print(f"toolbelt: MCP server `{name}`: {error}", file=sys.stderr)
 
 
 def exit_code(result: ToolCallResult) -> int:

@@ -23,6 +23,7 @@ from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
+from toolbelt.permissions.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["mcp_limits", "serve_mcp", "token_path"]
@@ -61,7 +62,7 @@ def serve_mcp(
             trusted=trusted,
         )
         if runtime.notice:
-            print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+            print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
         # checked now: an explicitly chosen backend that is missing fails at start-up; no
         # command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []

@@ -9,6 +9,7 @@ import anyio
 
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp_client.status import ServerState, server_states
+from toolbelt.permissions.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["list_servers"]
@@ -31,11 +32,12 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
             "~/.config/toolbelt/mcp.json (Claude Code's mcpServers format)."
         )
         return 0
-    for state in states:
+    for state in states:  # names and errors come from config files and servers: escaped
         line = (
-            f"{state.name}\t{state.state}\t{state.tools} tools\t{state.transport}\t{state.source}"
+            f"{visible(state.name)}\t{state.state}\t{state.tools} tools\t{state.transport}\t"
+            f"{visible(state.source)}"
         )
-        print(line + (f"\t{state.error}" if state.error else ""))
+        print(line + (f"\t{visible(state.error)}" if state.error else ""))
     return 0
 
 

@@ -2,6 +2,11 @@
 
 Plain mode prints exactly what the model would see, so scripts and tests can compare it
 byte for byte; rich is imported only when a TTY is attached (it costs ~0.1 s to import).
+On a TTY, text that came from a tool, a file or an MCP server (results, tool titles and
+descriptions, progress) is shown with its control characters escaped (``visible``) and as
+plain ``Text``, never as rich markup, so it cannot move the cursor, set the clipboard (OSC 52)
+or restyle the screen. The tool table escapes in both modes: it is a listing for people
+(``--json`` has the exact strings).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from toolbelt.core.events import CallState, Event, EventBus, ProgressEvent, StateEvent
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.permissions.display import visible
 
 if TYPE_CHECKING:
     from toolbelt.core.tool import Tool
@@ -52,9 +58,10 @@ class Renderer:
         if not self.rich:
             for tool in tools:
                 kind = "read-only" if tool.readonly else "mutating"
-                self.stream.write(f"{tool.name}\t{kind}\t{tool.title}\n")
+                self.stream.write(f"{visible(tool.name)}\t{kind}\t{visible(tool.title)}\n")
             return
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(title="toolbelt tools", title_justify="left")
         table.add_column("name", style="bold cyan")
@@ -62,7 +69,8 @@ class Renderer:
         table.add_column("what it does")
         for tool in tools:
             kind = "[green]read-only[/]" if tool.readonly else "[yellow]mutating[/]"
-            table.add_row(tool.name, kind, tool.description.split(". ")[0].rstrip(".") + ".")
+            summary = tool.description.split(". ")[0].rstrip(".") + "."
+            table.add_row(Text(visible(tool.name)), kind, Text(visible(summary)))
         self._console().print(table)
 
     def result(self, result: ToolCallResult) -> None:
@@ -76,7 +84,7 @@ class Renderer:
 
         console = self._console()
         style = {"success": "green", "error": "red", "aborted": "yellow"}[result.state.value]
-        header = f"{_MARK[result.state]} {result.tool}"
+        header = f"{_MARK[result.state]} {visible(result.tool)}"
         if result.error_kind:
             header += f" — {result.error_kind.replace('_', ' ')}"
         console.print(Text(f"{header}  ({result.duration * 1000:.1f} ms)", style=f"bold {style}"))
@@ -85,9 +93,10 @@ class Renderer:
         body = text
         if isinstance(diff, str) and diff:
             body = text.replace(diff, "").rstrip()
-        console.print(Text(body))
+        console.print(Text(visible(body, newlines=True, tabs=True)))
         if isinstance(diff, str) and diff:
-            console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+            shown = visible(diff, newlines=True, tabs=True)
+            console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
 
     def follow(self, events: EventBus) -> None:
         """Show progress and permission states of running calls (TTY only)."""
@@ -96,8 +105,9 @@ class Renderer:
 
         def show(event: Event) -> None:
             if isinstance(event, ProgressEvent):
-                self.stream.write(f"\x1b[2m… {event.message}\x1b[0m\n")
+                self.stream.write(f"\x1b[2m… {visible(event.message)}\x1b[0m\n")
             elif isinstance(event, StateEvent) and event.state is CallState.PERMISSION_REQUIRED:
-                self.stream.write(f"\x1b[33m? {event.tool}: {event.detail}\x1b[0m\n")
+                detail = visible(event.detail or "")
+                self.stream.write(f"\x1b[33m? {visible(event.tool)}: {detail}\x1b[0m\n")
 
         events.subscribe(show)

@@ -4,16 +4,24 @@ The final answer goes to standard output; one line per tool call (name, target, 
 time) to standard error. Exit status: 0 when the loop ended (a note on standard error says
 when that was short of an answer: the turn limit, malformed calls, a cut-off reply), 1 when
 the model provider failed (the message says what to fix: a missing key, an unreachable base
-URL, an unknown model), 2 for invalid usage, 130 when interrupted.
+URL, an unknown model), 2 for invalid usage, 130 when interrupted — 143 on SIGTERM and 129
+on SIGHUP, which stop the run the same way (``termination``): calls aborted, their processes
+and the MCP servers' ended.
 
 The model is ``--model PROVIDER:MODEL``, else the ``TOOLBELT_MODEL`` environment variable —
 an environment variable rather than a settings key, because a workspace's settings would let
 a repository pick which provider its contents are sent to. Provider SDKs are imported only
 here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
+
+The answer is the model's text, which a web page, a file or a tool result can steer: it is
+printed with its control characters escaped (``\\x1b``), newlines and tabs kept, whether
+standard output is a terminal or not — a file it goes to is read on a terminal later, and
+``--json`` carries the exact text. A provider's error (which quotes the server) is escaped too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -25,7 +33,9 @@ from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_fro
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
+from toolbelt.cli.termination import Termination
 from toolbelt.core.errors import UsageError
+from toolbelt.permissions.display import visible
 from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime
 
@@ -78,22 +88,25 @@ def run_task(
         print(f"toolbelt: {exc}", file=sys.stderr)
         return 2
     except ProviderError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
     if runtime.notice:
-        print(f"toolbelt: {runtime.notice}", file=sys.stderr)
+        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+    termination = Termination()
     try:
-        result = anyio.run(_run, runtime, agent, text)
+        with termination:
+            result = anyio.run(_run, runtime, agent, text)
     except ProviderError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("toolbelt: interrupted", file=sys.stderr)
-        return 130
+        with contextlib.suppress(OSError):  # after a hang-up there may be no terminal left
+            print(f"toolbelt: {termination.reason}", file=sys.stderr)
+        return termination.exit_status
     if as_json:
         print(json.dumps(transcript_json(result, model=spec), indent=2, ensure_ascii=False))
     elif result.text:
-        print(result.text)
+        print(visible(result.text, newlines=True, tabs=True))
     note = stop_note(result, max_turns=max_turns)
     if note:
         print(f"toolbelt: {note}", file=sys.stderr)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from toolbelt.config.trust import is_trusted
+from toolbelt.permissions.display import visible
 from toolbelt.skills import load_skills, skill_sources
 
 __all__ = ["list_skills"]
@@ -34,8 +35,11 @@ def list_skills(root: str, *, trust_workspace: bool, as_json: bool) -> int:
         ]
         print(json.dumps({"skills": listed, "skipped": catalog.skipped}, indent=2))
         return 0
-    for skill in skills:
-        print(f"{skill.name} ({skill.source}): {skill.description}\n    {skill.folder}")
+    for skill in skills:  # a workspace's SKILL.md files: shown escaped
+        print(
+            f"{visible(skill.name)} ({skill.source}): {visible(skill.description)}\n"
+            f"    {visible(str(skill.folder))}"
+        )
     if not skills:
         searched = ", ".join(str(path) for _, path in skill_sources(directory, trusted=trusted))
         print(f"No skills found (searched {searched}).")
@@ -45,5 +49,5 @@ def list_skills(root: str, *, trust_workspace: bool, as_json: bool) -> int:
             "read; trust it with `toolbelt trust` (or --trust-workspace for one run)."
         )
     for problem in catalog.skipped:
-        print(f"skipped {problem}", file=sys.stderr)
+        print(f"skipped {visible(problem)}", file=sys.stderr)
     return 0

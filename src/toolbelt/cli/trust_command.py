@@ -11,6 +11,7 @@ from pathlib import Path
 
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
+from toolbelt.permissions.display import visible
 
 __all__ = ["load_and_warn", "manage_trust"]
 
@@ -61,5 +62,5 @@ def load_and_warn(root: Path, trusted: bool | None) -> Settings:
     settings = load_settings(root, trusted=trusted)
     notice = untrusted_notice(settings)
     if notice:
-        print(f"toolbelt: {notice}", file=sys.stderr)
+        print(f"toolbelt: {visible(notice)}", file=sys.stderr)
     return settings

@@ -4,10 +4,11 @@ standard input.
 Used by ``toolbelt call`` when a person is at the terminal. Choices are numbered and may be
 answered by number or by name — several at once, separated by commas, when the question
 allows more than one — or, where the question allows it, in the person's own words. An empty
-line or the end of input dismisses the question. Everything shown is escaped (a label cannot
-move the cursor or recolour the prompt). Reading runs in a worker thread that is abandoned on
-timeout or cancellation, as the permission prompt's does, so a question nobody answers never
-holds the call.
+line or the end of input dismisses the question. A question with a form (an MCP server's
+elicitation schema) is asked field by field (``form_prompt``). Everything shown is escaped (a
+label cannot move the cursor or recolour the prompt). Reading runs in a worker thread that is
+abandoned on timeout or cancellation, as the permission prompt's does, so a question nobody
+answers never holds the call.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 import sys
 
+from toolbelt.cli.form_prompt import fill_form, form_problem
 from toolbelt.cli.terminal_thread import run_abandonable
 from toolbelt.core.user import Question, UserAnswer, UserChannel
 from toolbelt.permissions.display import visible
@@ -29,7 +31,7 @@ class TerminalUser(UserChannel):
         return await run_abandonable(lambda: _ask_blocking(question))
 
     async def show(self, message: str) -> None:
-        sys.stderr.write(f"{message}\n")
+        sys.stderr.write(f"{visible(message, newlines=True, tabs=True)}\n")
         sys.stderr.flush()
 
 
@@ -43,6 +45,12 @@ def _ask_blocking(question: Question) -> UserAnswer:
         out.write("\n")
     if question.choices:
         out.write(f"  ({_how_to_answer(question)})\n")
+    if question.schema is not None:  # a form: one prompt per field, the content sent back
+        problem = form_problem(question.schema)
+        if problem is None:
+            return fill_form(question.schema, out, sys.stdin.readline)
+        out.write(f"This form cannot be filled in at a terminal ({problem}); it was declined.\n")
+        return UserAnswer("decline")
     while True:
         out.write("> ")
         out.flush()

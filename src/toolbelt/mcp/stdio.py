@@ -6,8 +6,8 @@ through one ordered outbox, so progress notifications precede the result they be
 When stdin ends, every request already received is still answered: the calls run to the end
 (a permission question can no longer be answered, so it is refused at once), the outbox is
 written out, then the session is closed and every process it started is ended. So
-``toolbelt mcp < requests.jsonl > replies.jsonl`` answers every request in the file. SIGTERM
-or SIGINT, or a reader that closed stdout, stop at once instead.
+``toolbelt mcp < requests.jsonl > replies.jsonl`` answers every request in the file. SIGTERM,
+SIGINT or SIGHUP, or a reader that closed stdout, stop at once instead.
 
 stdin and stdout may be pipes, sockets, regular files, terminals or ``/dev/null``: pipes and
 sockets use the event loop's pipe transports, the rest (which those refuse) are read and
@@ -84,7 +84,7 @@ async def _write_all(
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
         async for _ in signals:
             scope.cancel()
             return

@@ -11,6 +11,8 @@ the pending call returns; the next call starts it afresh.
 The server runs in a session of its own with ``TOOLBELT_RUN_ID`` in its environment, so
 closing ends its whole tree through ``shell.procs.sweep`` — the process group, and whatever
 escaped it with ``setsid`` or a double fork — the way commands the bash tool ran are ended.
+The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKILL, the OOM
+killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
 """
 
@@ -19,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -33,6 +34,7 @@ from mcp.shared.message import SessionMessage
 
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["MAX_MESSAGE_BYTES", "StdioConnection"]
 
@@ -47,7 +49,7 @@ class StdioConnection:
     def __init__(self, server: ServerConfig, *, max_message: int = MAX_MESSAGE_BYTES) -> None:
         self._server = server
         self._max = max_message
-        self.run_id = uuid.uuid4().hex
+        self.run_id = new_run_id()  # covered by the watchdog if toolbelt is SIGKILLed
         self.problem: str | None = None
         """Why toolbelt disconnected the server, when it did (a broken contract)."""
         self.pid: int | None = None

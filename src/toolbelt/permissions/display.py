@@ -16,13 +16,14 @@ __all__ = ["visible"]
 _NAMED = {"\r": "\\r", "\t": "\\t", "\n": "\\n", "\x1b": "\\x1b", "\\": "\\"}
 
 
-def visible(text: str, *, newlines: bool = False) -> str:
-    """``text`` with every control and format character escaped (``newlines`` kept if asked)."""
+def visible(text: str, *, newlines: bool = False, tabs: bool = False) -> str:
+    """``text`` with every control and format character escaped (``newlines`` and ``tabs``
+    kept if asked: a multi-line answer keeps its layout, never its escape sequences)."""
     if text.isprintable() and "\\" not in text:
         return text
     out = []
     for char in text:
-        if char == "\n" and newlines:
+        if (char == "\n" and newlines) or (char == "\t" and tabs):
             out.append(char)
         elif char in _NAMED and char != "\\":
             out.append(_NAMED[char])
