@@ -110,7 +110,10 @@ class Runtime:
         from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
-            self.session.root, trusted=self.settings.trusted, home=self.settings.home
+            self.session.root,
+            trusted=self.settings.trusted,
+            home=self.settings.home,
+            approved=self.settings.approved,
         )
         if shared is not None:
             self.mcp_servers = shared.servers

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from toolbelt.config.launches import workspace_launches
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
 
@@ -39,12 +40,18 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             file=sys.stderr,
         )
         return 2
-    where = trust(root)
+    launches = workspace_launches(root)
+    where = trust(root, launches=launches)
     real = root.resolve()
     print(
         f"Trusted {real} (and the directories below it): its .toolbelt settings now "
         f"apply in full, hooks and allow rules included. Listed in {where}."
     )
+    if launches:
+        print(
+            f"Approved {_count_parts(launches)} as written now: a part that changes will not "
+            f"run until you review it and trust {real} again."
+        )
     if broad or not (real / ".git").exists():
         reason = broad or f"{real} is not a repository of its own"
         print(
@@ -54,6 +61,17 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             file=sys.stderr,
         )
     return 0
+
+
+def _count_parts(launches: dict[str, str]) -> str:
+    """``2 MCP servers and the hooks of 1 settings file``."""
+    servers = sum("#mcpServers." in key for key in launches)
+    hooks = len(launches) - servers
+    parts = [
+        f"{servers} MCP server{'s' if servers != 1 else ''}" if servers else "",
+        f"the hooks of {hooks} settings file{'s' if hooks != 1 else ''}" if hooks else "",
+    ]
+    return " and ".join(part for part in parts if part)
 
 
 def load_and_warn(root: Path, trusted: bool | None) -> Settings:
