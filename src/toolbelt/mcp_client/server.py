@@ -32,6 +32,7 @@ from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person
+from toolbelt.mcp_client.http_limits import TOO_LARGE
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tools import McpTool, snake_name, tool_names
@@ -272,6 +273,12 @@ class McpServerToolset(Toolset):
                 raise ToolError(
                     f"The MCP server `{self.config.name}` stopped during `{remote}` ({why}); it "
                     "restarts on the next call, but check whether the work was done first."
+                ) from exc
+            if TOO_LARGE in str(exc):  # an HTTP answer past the limit (``http_limits``)
+                raise ToolError(
+                    f"The MCP server `{self.config.name}` {TOO_LARGE}, as its answer to "
+                    f"`{remote}`, so it was dropped; ask it for less (a narrower query or a "
+                    "smaller page)."
                 ) from exc
             raise ToolError(
                 f"The MCP server `{self.config.name}` refused `{remote}`: {exc}."

@@ -1,0 +1,42 @@
+"""An MCP server over streamable HTTP on 127.0.0.1 that answers too much or asks questions.
+
+``python http_fake_server.py PORT json|sse``: the mcp SDK's ``MCPServer`` answering with one
+JSON body per request (``json``) or with an event stream (``sse``). ``big {size}`` answers
+with ``size`` bytes of text; ``ask {text}`` asks the client (elicitation) for a ``name`` and
+answers with who asked and what came back.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+from mcp.server.elicitation import AcceptedElicitation
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+server = MCPServer("http-fake")
+
+
+class Name(BaseModel):
+    name: str
+
+
+@server.tool()
+def big(size: int) -> str:
+    """Answer with ``size`` bytes."""
+    return "x" * size
+
+
+@server.tool()
+async def ask(text: str, ctx: Context) -> str:
+    """Ask the client for a name."""
+    answer = await ctx.elicit(f"who is {text}?", schema=Name)
+    got = answer.data.name if isinstance(answer, AcceptedElicitation) else answer.action
+    return f"{text}: {got}"
+
+
+if __name__ == "__main__":
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    app = server.streamable_http_app(host="127.0.0.1", json_response=mode == "json")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
