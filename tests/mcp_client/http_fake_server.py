@@ -3,13 +3,15 @@
 ``python http_fake_server.py PORT json|sse``: the mcp SDK's ``MCPServer`` answering with one
 JSON body per request (``json``) or with an event stream (``sse``). ``big {size}`` answers
 with ``size`` bytes of text; ``ask {text}`` asks the client (elicitation) for a ``name`` and
-answers with who asked and what came back.
+answers with ``text`` and what came back; ``ask_together`` does the same once two calls of it
+have arrived, so both are in flight on the connection when they ask.
 """
 
 from __future__ import annotations
 
 import sys
 
+import anyio
 import uvicorn
 from mcp.server.elicitation import AcceptedElicitation
 from mcp.server.mcpserver import Context, MCPServer
@@ -34,6 +36,22 @@ async def ask(text: str, ctx: Context) -> str:
     answer = await ctx.elicit(f"who is {text}?", schema=Name)
     got = answer.data.name if isinstance(answer, AcceptedElicitation) else answer.action
     return f"{text}: {got}"
+
+
+_arrived: list[anyio.Event] = []
+
+
+@server.tool()
+async def ask_together(text: str, ctx: Context) -> str:
+    """Wait for a second call of this tool, then ask like ``ask``."""
+    mine = anyio.Event()
+    _arrived.append(mine)
+    if len(_arrived) % 2 == 0:
+        for event in _arrived[-2:]:
+            event.set()
+    with anyio.fail_after(30):
+        await mine.wait()
+    return await ask(text, ctx)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,8 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolbeltError, ToolError
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.mcp_client.config import ServerConfig
-from toolbelt.mcp_client.elicitation import ask_person
+from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.http_limits import TOO_LARGE
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
@@ -301,8 +300,7 @@ class McpServerToolset(Toolset):
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        user: UserChannel = self._callers[-1].user if self._callers else NoUser()
-        return await ask_person(self.config.name, user, params)
+        return await ask_person(self.config.name, asked_person(self._callers), params)
 
 
 def _leaf(exc: BaseException) -> BaseException:
