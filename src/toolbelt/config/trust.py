@@ -114,13 +114,17 @@ def too_broad(root: Path, *, home: Path | None = None) -> str | None:
 def trust(
     root: Path, *, home: Path | None = None, launches: Mapping[str, str] | None = None
 ) -> Path:
-    """Add ``root`` (resolved) to the trusted workspaces and approve ``launches`` (the pins of
-    its program-starting parts as they are now, replacing the ones it had); returns the trust
-    file."""
+    """Add ``root`` (resolved) to the trusted workspaces and approve ``launches``, the pins of
+    its program-starting parts (``config.launches``; None: as they are now), replacing the ones
+    it had; returns the trust file."""
+    if launches is None:
+        from toolbelt.config.launches import workspace_launches
+
+        launches = workspace_launches(root, home=home)
     real = Path(os.path.realpath(root))
     entries = trusted_workspaces(home)
     pins = _pins_of_others(real, home)
-    pins.update(launches or {})
+    pins.update(launches)
     _store([*entries] if real in entries else [*entries, real], pins, home)
     return trust_file(home)
 
