@@ -6,10 +6,10 @@ would send headers to) and the ``hooks`` of ``.toolbelt/settings.json`` and
 ``settings.local.json`` (commands run around every call). Were trust keyed on the directory
 alone, a later ``git pull`` that edits a server's command would run it without asking again:
 Cursor's CVE-2025-54136 (MCPoison, approval keyed on the name, not the content). So
-``toolbelt trust`` stores a digest of each such part, and a part whose digest no longer matches
-(edited, or added since) is not started until the user trusts the workspace again; the rest of
-the workspace stays trusted. ``--trust-workspace`` approves what is there for one run, so it
-pins nothing and checks nothing.
+``toolbelt trust`` stores a digest of each such part (``cli.trust_command`` takes them), and a
+part whose digest no longer matches (edited, or added since) is not started until the user
+trusts the workspace again; the rest of the workspace stays trusted. ``--trust-workspace``
+approves what is there for one run, so it pins nothing and checks nothing.
 
 A pin is keyed by the real path of its file and the part (``mcpServers.NAME`` or ``hooks``),
 so a workspace below a trusted directory has pins of its own only once it is trusted itself.
@@ -25,9 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolbelt.config.files import ConfigFileError, load_json_config
-
-__all__ = ["changed_notice", "is_approved", "launch_digest", "launch_key", "workspace_launches"]
+__all__ = ["changed_notice", "is_approved", "launch_digest", "launch_key"]
 
 
 def launch_digest(value: Any) -> str:
@@ -49,24 +47,6 @@ def is_approved(approved: Mapping[str, str] | None, path: Path, part: str, value
     return approved.get(launch_key(path, part)) == launch_digest(value)
 
 
-def workspace_launches(root: Path, *, home: Path | None = None) -> dict[str, str]:
-    """The pins of ``root``'s program-starting parts as they are now (what ``toolbelt trust``
-    stores). A file that cannot be read pins nothing: loading it fails with its own error."""
-    from toolbelt.config.settings import settings_files
-    from toolbelt.mcp_client.config import mcp_config_files
-
-    pins: dict[str, str] = {}
-    for path in mcp_config_files(root, home=home)[1:]:
-        servers = _section(path, "mcpServers")
-        for name, entry in servers.items():
-            pins[launch_key(path, f"mcpServers.{name}")] = launch_digest(entry)
-    for path in settings_files(root, home=home)[1:]:
-        hooks = _section(path, "hooks")
-        if hooks:
-            pins[launch_key(path, "hooks")] = launch_digest(hooks)
-    return pins
-
-
 def changed_notice(changed: list[str], root: Path) -> str | None:
     """The warning for parts left out because they changed since the workspace was trusted."""
     if not changed:
@@ -76,12 +56,3 @@ def changed_notice(changed: list[str], root: Path) -> str | None:
         f"they were not started; review them, then run `toolbelt trust {root}` to approve "
         "them as they are now."
     )
-
-
-def _section(path: Path, key: str) -> dict[str, Any]:
-    try:
-        data = load_json_config(path)
-    except ConfigFileError:
-        return {}
-    section = data.get(key) if isinstance(data, dict) else None
-    return section if isinstance(section, dict) else {}

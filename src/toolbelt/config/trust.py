@@ -115,16 +115,13 @@ def trust(
     root: Path, *, home: Path | None = None, launches: Mapping[str, str] | None = None
 ) -> Path:
     """Add ``root`` (resolved) to the trusted workspaces and approve ``launches``, the pins of
-    its program-starting parts (``config.launches``; None: as they are now), replacing the ones
-    it had; returns the trust file."""
-    if launches is None:
-        from toolbelt.config.launches import workspace_launches
-
-        launches = workspace_launches(root, home=home)
+    its program-starting parts (``config.launches``, taken by ``toolbelt trust``), replacing the
+    ones it had; with none, none of its MCP servers and hooks is approved. Returns the trust
+    file."""
     real = Path(os.path.realpath(root))
     entries = trusted_workspaces(home)
     pins = _pins_of_others(real, home)
-    pins.update(launches)
+    pins.update(launches or {})
     _store([*entries] if real in entries else [*entries, real], pins, home)
     return trust_file(home)
 
