@@ -9,13 +9,30 @@ depend on a small protocol or a third module instead.
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 SRC = Path(__file__).parent.parent / "src"
 
 
 def module_graph(src: Path, package: str) -> dict[str, set[str]]:
-    """Module → the package's modules it imports (anywhere in its code)."""
+    """Module → the package's modules it imports (anywhere in its code), read by a fresh
+    interpreter: CPython 3.11's AST builder keeps one recursion counter per interpreter, which
+    a thread left running by an earlier test can skew mid-parse ("AST constructor recursion
+    depth mismatch", python/cpython#106905)."""
+    done = subprocess.run(
+        [sys.executable, __file__, str(src), package],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return {name: set(targets) for name, targets in json.loads(done.stdout).items()}
+
+
+def _read_graph(src: Path, package: str) -> dict[str, set[str]]:
     files = {_module_name(path, src): path for path in (src / package).rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
@@ -107,3 +124,8 @@ def test_the_check_finds_a_cycle_hidden_in_a_lazy_import(tmp_path: Path) -> None
     graph = module_graph(tmp_path, "pkg")
     assert graph == {"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.c"}, "pkg.c": {"pkg.a"}}
     assert find_cycle(graph) == ["pkg.a", "pkg.b", "pkg.c", "pkg.a"]
+
+
+if __name__ == "__main__":
+    read = _read_graph(Path(sys.argv[1]), sys.argv[2])
+    print(json.dumps({name: sorted(targets) for name, targets in read.items()}))
