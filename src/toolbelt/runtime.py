@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Runtime"]
 
+_MAX_NAME_MISSES = 64
+
 
 class Runtime:
     """Session, settings (with trust), policy, hooks and executor for one conversation."""
@@ -90,6 +92,8 @@ class Runtime:
             toolset = self._with_mcp_servers(toolset, mcp_servers)
         self.toolset = toolset
         self._closed = False
+        self._listed_for: set[str] = set()
+        """The unknown MCP tool names a listing was made for (``_list_for``)."""
         self.executor = Executor(
             toolset,
             self.session,
@@ -110,7 +114,10 @@ class Runtime:
         from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
-            self.session.root, trusted=self.settings.trusted, home=self.settings.home
+            self.session.root,
+            trusted=self.settings.trusted,
+            home=self.settings.home,
+            approved=self.settings.approved,
         )
         if shared is not None:
             self.mcp_servers = shared.servers
@@ -164,11 +171,29 @@ class Runtime:
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of the model's calls; one result per call, in order."""
+        await self._list_for(calls)
         return await self.executor.run(calls)
 
     async def run_one(self, call: ToolCall) -> ToolCallResult:
         """Run a single call."""
+        await self._list_for((call,))
         return await self.executor.run_one(call)
+
+    async def _list_for(self, calls: Sequence[ToolCall]) -> None:
+        """List the toolset once for each MCP tool name it does not know yet, so a library
+        call works without a listing first, as in the CLI: servers start on their first
+        listing. Each name is tried once and at most ``_MAX_NAME_MISSES`` names in all, so a
+        model inventing names cannot make every call restart a failing server."""
+        if self.mcp_servers is None:
+            return
+        for call in calls:
+            name = call.name
+            if not name.startswith("mcp__") or self.toolset.get(name) is not None:
+                continue
+            if name in self._listed_for or len(self._listed_for) >= _MAX_NAME_MISSES:
+                continue
+            self._listed_for.add(name)
+            await self.toolset.list_tools()
 
     async def open(self) -> None:
         """Open the toolset (it may connect somewhere); a toolset that fails to open leaves

@@ -169,9 +169,7 @@ def exit_code(result: ToolCallResult) -> int:
 
 
 async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
-    async with runtime:
-        if runtime.toolset.get(call.name) is None:  # an MCP server's tool: start its server
-            await runtime.toolset.list_tools()
+    async with runtime:  # an MCP server's tool starts its server (``Runtime.run_one``)
         Renderer.for_stderr().follow(runtime.events)
         return await runtime.run_one(call)
 

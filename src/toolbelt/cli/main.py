@@ -207,7 +207,9 @@ def _parser() -> argparse.ArgumentParser:
         help="let a workspace's own settings loosen the policy (hooks, allow rules)",
         description="A workspace's .toolbelt settings may only restrict (deny and ask rules) "
         "until you trust it: its allow rules, hooks, extra directories and default mode are "
-        "ignored, because whoever wrote the repository wrote them.",
+        "ignored, because whoever wrote the repository wrote them. Trusting approves its MCP "
+        "servers and hooks as written now: one that changes later does not run until you "
+        "trust the workspace again.",
     )
     trusted.add_argument("directory", nargs="?", default=".", help="workspace (default: .)")
     trusted.add_argument("--remove", action="store_true", help="stop trusting it")

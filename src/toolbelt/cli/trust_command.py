@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
-from toolbelt.config.settings import Settings, load_settings, untrusted_notice
+from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.config.launches import launch_digest, launch_key
+from toolbelt.config.settings import Settings, load_settings, settings_files, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
+from toolbelt.mcp_client.config import mcp_config_files
 from toolbelt.permissions.display import visible
 
-__all__ = ["load_and_warn", "manage_trust"]
+__all__ = ["load_and_warn", "manage_trust", "workspace_launches"]
 
 
 def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = False) -> int:
@@ -40,12 +44,18 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             file=sys.stderr,
         )
         return 2
-    where = trust(root)
+    launches = workspace_launches(root)
+    where = trust(root, launches=launches)
     real = root.resolve()
     print(
         f"Trusted {real} (and the directories below it): its .toolbelt settings now "
         f"apply in full, hooks and allow rules included. Listed in {where}."
     )
+    if launches:
+        print(
+            f"Approved {_count_parts(launches)} as written now: a part that changes will not "
+            f"run until you review it and trust {real} again."
+        )
     if broad or not (real / ".git").exists():
         reason = broad or f"{real} is not a repository of its own"
         print(
@@ -55,6 +65,41 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             file=sys.stderr,
         )
     return 0
+
+
+def workspace_launches(root: Path, *, home: Path | None = None) -> dict[str, str]:
+    """The pins of ``root``'s program-starting parts as they are now (what ``toolbelt trust``
+    stores). A file that cannot be read pins nothing: loading it fails with its own error."""
+    pins: dict[str, str] = {}
+    for path in mcp_config_files(root, home=home)[1:]:
+        servers = _section(path, "mcpServers")
+        for name, entry in servers.items():
+            pins[launch_key(path, f"mcpServers.{name}")] = launch_digest(entry)
+    for path in settings_files(root, home=home)[1:]:
+        hooks = _section(path, "hooks")
+        if hooks:
+            pins[launch_key(path, "hooks")] = launch_digest(hooks)
+    return pins
+
+
+def _section(path: Path, key: str) -> dict[str, Any]:
+    try:
+        data = load_json_config(path)
+    except ConfigFileError:
+        return {}
+    section = data.get(key) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def _count_parts(launches: dict[str, str]) -> str:
+    """``2 MCP servers and the hooks of 1 settings file``."""
+    servers = sum("#mcpServers." in key for key in launches)
+    hooks = len(launches) - servers
+    parts = [
+        f"{servers} MCP server{'s' if servers != 1 else ''}" if servers else "",
+        f"the hooks of {hooks} settings file{'s' if hooks != 1 else ''}" if hooks else "",
+    ]
+    return " and ".join(part for part in parts if part)
 
 
 def load_and_warn(root: Path, trusted: bool | None) -> Settings:

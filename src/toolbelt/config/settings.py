@@ -25,7 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbelt.config.files import ConfigFileError, read_config_text
-from toolbelt.config.trust import is_trusted, user_config_dir
+from toolbelt.config.launches import changed_notice, is_approved
+from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
 from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
@@ -146,6 +147,13 @@ class Settings:
     """Whether the workspace's own settings files were applied in full."""
     ignored: list[str] = field(default_factory=list)
     """What an untrusted workspace's files asked for and did not get, one line per file."""
+    approved: dict[str, str] | None = None
+    """The pins of the program-starting parts the user approved when trusting the workspace
+    (``config.launches``); None when everything present is approved (``--trust-workspace``)."""
+    changed: list[str] = field(default_factory=list)
+    """The workspace's hooks left out because they changed since it was trusted."""
+    workspace: Path | None = None
+    """The workspace root the settings were read for."""
     files: list[Path] = field(default_factory=list)
     home: Path | None = None
     """The home ``~`` stood for when loading (None: the real one)."""
@@ -190,8 +198,10 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
     rules, hooks, extra directories and default mode are then left out and listed in
     ``Settings.ignored``.
     """
-    merged = Settings(home=home)
+    merged = Settings(home=home, workspace=root)
     merged.trusted = is_trusted(root, home=home) if trusted is None else trusted
+    if trusted is None and merged.trusted:
+        merged.approved = approved_launches(home)  # stored trust approved what it pinned
     user_home = home or Path.home()
     for index, path in enumerate(settings_files(root, home=home)):
         text = _read_text(path)
@@ -216,7 +226,11 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             tilde = directory == "~" or directory.startswith("~/")
             expanded = str(user_home) + directory[1:] if tilde else directory
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
-        for event, groups in raw.get("hooks", {}).items():
+        hooks = raw.get("hooks", {})
+        if index > 0 and hooks and not is_approved(merged.approved, path, "hooks", hooks):
+            merged.changed.append(f"the hooks in {path}")
+            hooks = {}
+        for event, groups in hooks.items():
             merged.hooks.setdefault(event, []).extend(groups)
         merged.private_origins += parsed.web_fetch.allow_private_origins
         if parsed.git_commit.trailer is not None:
@@ -263,7 +277,10 @@ def _count(number: int, noun: str, plural: str | None = None) -> str:
 
 
 def untrusted_notice(settings: Settings) -> str | None:
-    """The warning a door prints when an untrusted workspace's settings were cut back."""
+    """The warning a door prints when an untrusted workspace's settings were cut back, or
+    when its hooks changed since it was trusted."""
+    if settings.changed and settings.workspace is not None:
+        return changed_notice(settings.changed, settings.workspace)
     if not settings.ignored:
         return None
     return (

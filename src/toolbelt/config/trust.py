@@ -11,6 +11,10 @@ allow rules, hooks, extra directories and default mode are ignored, with a notic
 Trusted workspaces are kept in ``~/.config/toolbelt/trusted.json`` as real paths; a directory
 covers everything below it. ``toolbelt trust [DIR]`` adds one, ``--trust-workspace`` trusts for
 a single run (CI on your own repository). The user's own settings file always applies.
+
+Trust also pins what it approved: the digests of the workspace's program-starting parts (MCP
+server entries, hooks; ``config.launches``) are stored beside the directory, under
+``approved``, and a part that changes afterwards does not run until the user trusts again.
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
 
 __all__ = [
+    "approved_launches",
     "distrust",
     "is_trusted",
     "too_broad",
@@ -51,15 +58,30 @@ def trust_file(home: Path | None = None) -> Path:
     return user_config_dir(home) / "trusted.json"
 
 
-def trusted_workspaces(home: Path | None = None) -> list[Path]:
-    """The trusted directories, as stored (real paths); a broken file (not a regular file,
-    oversized, not strict JSON: ``config.files``) trusts nothing."""
+def _load(home: Path | None) -> dict[str, Any]:
+    """The trust file's object; a broken file (not a regular file, oversized, not strict JSON:
+    ``config.files``) is empty, so it trusts and approves nothing."""
     try:
         data = load_json_config(trust_file(home))
     except ConfigFileError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def trusted_workspaces(home: Path | None = None) -> list[Path]:
+    """The trusted directories, as stored (real paths)."""
+    entries = _load(home).get("workspaces", [])
+    if not isinstance(entries, list):
         return []
-    entries = data.get("workspaces", []) if isinstance(data, dict) else []
     return [Path(entry) for entry in entries if isinstance(entry, str) and entry.startswith("/")]
+
+
+def approved_launches(home: Path | None = None) -> dict[str, str]:
+    """The pins of the program-starting parts the user approved (``config.launches``)."""
+    pins = _load(home).get("approved", {})
+    if not isinstance(pins, dict):
+        return {}
+    return {key: value for key, value in pins.items() if isinstance(value, str)}
 
 
 def is_trusted(root: Path, *, home: Path | None = None) -> bool:
@@ -89,30 +111,52 @@ def too_broad(root: Path, *, home: Path | None = None) -> str | None:
     return None
 
 
-def trust(root: Path, *, home: Path | None = None) -> Path:
-    """Add ``root`` (resolved) to the trusted workspaces; returns the trust file."""
+def trust(
+    root: Path, *, home: Path | None = None, launches: Mapping[str, str] | None = None
+) -> Path:
+    """Add ``root`` (resolved) to the trusted workspaces and approve ``launches``, the pins of
+    its program-starting parts (``config.launches``, taken by ``toolbelt trust``), replacing the
+    ones it had; with none, none of its MCP servers and hooks is approved. Returns the trust
+    file."""
     real = Path(os.path.realpath(root))
     entries = trusted_workspaces(home)
-    if real not in entries:
-        _store([*entries, real], home)
+    pins = _pins_of_others(real, home)
+    pins.update(launches or {})
+    _store([*entries] if real in entries else [*entries, real], pins, home)
     return trust_file(home)
 
 
 def distrust(root: Path, *, home: Path | None = None) -> bool:
-    """Remove ``root`` (resolved) from the trusted workspaces; True if it was there."""
+    """Remove ``root`` (resolved) from the trusted workspaces, with the approvals of the files
+    below it; True if it was there."""
     real = Path(os.path.realpath(root))
     entries = trusted_workspaces(home)
     if real not in entries:
         return False
-    _store([entry for entry in entries if entry != real], home)
+    pins = _pins_of_others(real, home)
+    _store([entry for entry in entries if entry != real], pins, home)
     return True
 
 
-def _store(entries: list[Path], home: Path | None) -> None:
+def _pins_of_others(root: Path, home: Path | None) -> dict[str, str]:
+    """The stored pins, less those of ``root``'s own files (being replaced or dropped)."""
+    pins = approved_launches(home)
+    return {key: pin for key, pin in pins.items() if not _of_workspace(key, root)}
+
+
+def _of_workspace(key: str, root: Path) -> bool:
+    """Whether the pin ``key`` (``/real/file#part``) is of one of ``root``'s own files
+    (``.mcp.json``, ``.toolbelt/...``), not of a workspace below it."""
+    folder = Path(key.partition("#")[0]).parent
+    return folder in (root, root / ".toolbelt")
+
+
+def _store(entries: list[Path], pins: Mapping[str, str], home: Path | None) -> None:
     """Replace the trust file atomically (a reader never sees half of it)."""
     target = trust_file(home)
     target.parent.mkdir(parents=True, exist_ok=True)
-    payload = json.dumps({"workspaces": [str(entry) for entry in entries]}, indent=2) + "\n"
+    data = {"workspaces": [str(entry) for entry in entries], "approved": dict(sorted(pins.items()))}
+    payload = json.dumps(data, indent=2) + "\n"
     fd, temp = tempfile.mkstemp(prefix=".trusted-", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

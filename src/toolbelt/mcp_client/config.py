@@ -4,7 +4,9 @@
 there is a program toolbelt would start (or a URL it would send headers to): a cloned
 repository must not run code before the user trusts it (Codex CVE-2025-61260, Claude Code
 CVE-2025-59828), so those files are read only in a trusted workspace and otherwise reported in
-a notice, worded like the settings' one. ``$XDG_CONFIG_HOME/toolbelt/mcp.json`` (the user's own)
+a notice, worded like the settings' one; in a trusted workspace, an entry that changed since the
+user trusted it (``config.launches``) is left out the same way, until the user trusts it again.
+``$XDG_CONFIG_HOME/toolbelt/mcp.json`` (the user's own)
 always applies; a later file's entry replaces an earlier one of the same name.
 
 ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``, ``cwd``,
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.config.launches import changed_notice, is_approved
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.errors import SettingsError
 
@@ -58,14 +61,21 @@ class ServerConfig:
 
 @dataclass(frozen=True, slots=True)
 class McpConfig:
-    """The servers to use, and the workspace files left out because it is not trusted."""
+    """The servers to use, the workspace files left out because it is not trusted, and the
+    entries left out because they changed since it was trusted (file, server name)."""
 
     servers: tuple[ServerConfig, ...] = ()
     ignored: tuple[Path, ...] = ()
+    changed: tuple[tuple[Path, str], ...] = ()
+    root: Path | None = None
 
     @property
     def notice(self) -> str | None:
-        """What an untrusted workspace's MCP files lost, to tell the user; None if nothing."""
+        """What an untrusted workspace's MCP files lost, or which of a trusted one's servers
+        changed since it was trusted, to tell the user; None if nothing."""
+        if self.changed and self.root is not None:
+            servers = [f"the MCP server `{name}` in {path}" for path, name in self.changed]
+            return changed_notice(servers, self.root)
         if not self.ignored:
             return None
         files = ", ".join(str(path) for path in self.ignored)
@@ -91,12 +101,18 @@ def load_mcp_config(
     trusted: bool,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    approved: Mapping[str, str] | None = None,
 ) -> McpConfig:
     """Read every MCP configuration file that exists; ``SettingsError`` naming the file and key
-    for one that is malformed (a server silently dropped is worse than refusing to start)."""
+    for one that is malformed (a server silently dropped is worse than refusing to start).
+
+    ``approved`` holds the pins stored when the workspace was trusted (``Settings.approved``);
+    a workspace entry that does not match its pin is left out, and so is an earlier entry of
+    the same name (the changed one was meant to replace it). None approves every entry."""
     env = os.environ if environ is None else environ
     servers: dict[str, ServerConfig] = {}
     ignored: list[Path] = []
+    changed: list[tuple[Path, str]] = []
     for index, path in enumerate(mcp_config_files(root, home=home)):
         try:
             data = load_json_config(path)
@@ -110,9 +126,15 @@ def load_mcp_config(
                 ignored.append(path)
             continue
         for name, raw in entries.items():
-            servers[name] = _server(path, name, raw, env)
+            server = _server(path, name, raw, env)
+            if index > 0 and not is_approved(approved, path, f"mcpServers.{name}", raw):
+                changed.append((path, name))
+                servers.pop(name, None)
+                continue
+            servers[name] = server
     start_dir = root if trusted else (home if home is not None else Path.home())
-    return McpConfig(tuple(_started_in(s, start_dir) for s in servers.values()), tuple(ignored))
+    started = tuple(_started_in(s, start_dir) for s in servers.values())
+    return McpConfig(started, tuple(ignored), tuple(changed), root)
 
 
 def _started_in(server: ServerConfig, directory: Path) -> ServerConfig:

@@ -29,9 +29,9 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolbeltError, ToolError
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.mcp_client.config import ServerConfig
-from toolbelt.mcp_client.elicitation import ask_person
+from toolbelt.mcp_client.elicitation import ask_person, asked_person
+from toolbelt.mcp_client.http_limits import TOO_LARGE
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tools import McpTool, snake_name, tool_names
@@ -273,6 +273,12 @@ class McpServerToolset(Toolset):
                     f"The MCP server `{self.config.name}` stopped during `{remote}` ({why}); it "
                     "restarts on the next call, but check whether the work was done first."
                 ) from exc
+            if TOO_LARGE in str(exc):  # an HTTP answer past the limit (``http_limits``)
+                raise ToolError(
+                    f"The MCP server `{self.config.name}` {TOO_LARGE}, as its answer to "
+                    f"`{remote}`, so it was dropped; ask it for less (a narrower query or a "
+                    "smaller page)."
+                ) from exc
             raise ToolError(
                 f"The MCP server `{self.config.name}` refused `{remote}`: {exc}."
             ) from exc
@@ -294,8 +300,7 @@ class McpServerToolset(Toolset):
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        user: UserChannel = self._callers[-1].user if self._callers else NoUser()
-        return await ask_person(self.config.name, user, params)
+        return await ask_person(self.config.name, asked_person(self._callers), params)
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolbelt.config.trust import is_trusted
+from toolbelt.config.trust import approved_launches, is_trusted
 from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.mcp_client.config import load_mcp_config
 from toolbelt.mcp_client.toolset import McpToolset
@@ -23,10 +23,11 @@ __all__ = ["SharedServers", "configured_servers"]
 def configured_servers(
     root: Path, *, trusted: bool | None, taken: frozenset[str]
 ) -> McpToolset | None:
-    """The servers configured for ``root`` (trust as stored when ``trusted`` is None), not yet
-    opened; None when there are none."""
+    """The servers configured for ``root`` (trust as stored when ``trusted`` is None, with
+    only the entries it approved), not yet opened; None when there are none."""
     trust = is_trusted(root) if trusted is None else trusted
-    config = load_mcp_config(root, trusted=trust)
+    approved = approved_launches() if trusted is None and trust else None
+    config = load_mcp_config(root, trusted=trust, approved=approved)
     return McpToolset(config.servers, taken=taken) if config.servers else None
 
 

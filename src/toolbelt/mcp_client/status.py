@@ -53,6 +53,21 @@ def server_states(runtime: Runtime) -> list[ServerState]:
                     error,
                 )
             )
+    mcp = runtime.mcp_config
+    changed = mcp.changed if mcp is not None else ()
+    root = mcp.root if mcp is not None else None
+    for path, name in changed:
+        states.append(
+            ServerState(
+                name,
+                str(path),
+                "?",
+                "not started",
+                0,
+                "it changed since you trusted the workspace; review it, then run "
+                f"`toolbelt trust {root}` to approve it",
+            )
+        )
     ignored = runtime.mcp_config.ignored if runtime.mcp_config is not None else ()
     for path in ignored:
         for name in _names(path):

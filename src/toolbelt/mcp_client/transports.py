@@ -1,7 +1,8 @@
 """The connection to one server, by its configured transport: stdio, streamable HTTP or SSE.
 
 stdio is toolbelt's own (``stdio.StdioConnection``: bounded messages, the whole process tree
-ended); HTTP and SSE are the SDK's clients, with the configured headers. Each is an async
+ended); HTTP and SSE are the SDK's clients, with the configured headers, over an HTTP client
+whose responses are bounded the same way (``http_limits``). Each is an async
 context manager yielding the stream pair an SDK ``ClientSession`` runs on.
 """
 
@@ -14,7 +15,8 @@ from typing import Any
 import anyio
 
 from toolbelt.mcp_client.config import ServerConfig
-from toolbelt.mcp_client.stdio import StdioConnection
+from toolbelt.mcp_client.http_limits import capped_client
+from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES, StdioConnection
 
 __all__ = ["connect"]
 
@@ -30,18 +32,26 @@ def connect(
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        return sse_client(config.url, headers=dict(config.headers)), None
+        # each event also stays within the SDK's own cap (1 MB), which sse_client keeps
+        client = sse_client(
+            config.url, headers=dict(config.headers), httpx_client_factory=capped_client
+        )
+        return client, None
     return _streamable_http(config), None
 
 
 @asynccontextmanager
 async def _streamable_http(config: ServerConfig) -> AsyncIterator[Any]:
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     async with (
-        create_mcp_http_client(headers=dict(config.headers)) as client,
-        streamable_http_client(config.url, http_client=client) as streams,
+        capped_client(headers=dict(config.headers)) as client,
+        streamable_http_client(
+            # our client caps each event at the stdio limit; the SDK's own cap is a bit above
+            config.url,
+            http_client=client,
+            max_sse_event_size=MAX_MESSAGE_BYTES + 1024,
+        ) as streams,
     ):
         yield streams
 

@@ -1,0 +1,100 @@
+"""What a remote MCP server over HTTP or SSE can make toolbelt hold: the stdio limit, again.
+
+A stdio server's message may hold at most ``stdio.MAX_MESSAGE_BYTES`` (16 MB); an HTTP server
+could otherwise answer a request with a JSON body of any size, which the SDK reads whole into
+memory before parsing it. So the HTTP client the transports use reads every response through
+a counter: a plain body stops at the limit, and an event stream (it lasts as long as the
+session) at the limit for any one event. What is over the limit fails the request it answers
+(the SDK turns the error into that request's error) and the session goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx2
+
+from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES
+
+__all__ = ["TOO_LARGE", "capped_client"]
+
+TOO_LARGE = (
+    f"sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} MB, the most toolbelt accepts"
+)
+_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's: a server may hold a stream open
+_EVENT_END = (b"\n\n", b"\r\r", b"\r\n\r\n")
+
+
+class _BodyTooLarge(httpx2.StreamError):
+    """A response body past the limit: the SDK reports a ``StreamError`` while reading a JSON
+    answer to the request it answers, and keeps the connection."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the server {TOO_LARGE}")
+
+
+class _EventTooLarge(httpx2.SSEError):
+    """An event past the limit: the SDK reports an ``SSEError`` to the request whose stream it
+    was on (any other error it takes for a dropped stream, and reconnects)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the server {TOO_LARGE}")
+
+
+def capped_client(
+    headers: dict[str, str] | None = None,
+    timeout: httpx2.Timeout | None = None,
+    auth: httpx2.Auth | None = None,
+    *,
+    limit: int = MAX_MESSAGE_BYTES,
+) -> httpx2.AsyncClient:
+    """An HTTP client like the SDK's ``create_mcp_http_client`` (and usable as the SDK's
+    client factory) whose responses are read at most ``limit`` bytes per message."""
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=timeout or _TIMEOUT,
+        auth=auth,
+        transport=_CappedTransport(httpx2.AsyncHTTPTransport(), limit),
+    )
+
+
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        assert isinstance(response.stream, httpx2.AsyncByteStream)  # an async transport's
+        events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        response.stream = _CappedStream(response.stream, self._limit, events=events)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    """The body, failing once one message (the whole body, or one event) passes ``limit``."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, *, events: bool) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._events = events
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        held, tail = 0, b""  # bytes of the current message; the end of the previous chunk
+        async for chunk in self._inner:
+            held += len(chunk)
+            if self._events:
+                window = tail + chunk  # an event's end may straddle two chunks
+                ends = [window.rfind(mark) + len(mark) for mark in _EVENT_END if mark in window]
+                if ends:
+                    held = len(window) - max(ends)
+                tail = window[-3:]
+            if held > self._limit:
+                raise _EventTooLarge() if self._events else _BodyTooLarge()
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
