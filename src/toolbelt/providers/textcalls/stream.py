@@ -7,6 +7,10 @@ ends and the family parses it; values are then coerced by the tool's schema. Byt
 too: they are decoded incrementally, so a chunk may end inside a multi-byte character (the
 DeepSeek markers are full-width). ``finish`` reports a call the stream cut off as truncated —
 it is never returned as a runnable call.
+
+Mention is not use: call markup inside a code block, an inline code span or reasoning
+(``<think>``) is text, not a call (``spans``); when the template opened the reasoning in the
+prompt, calls before its closing ``</think>`` are answered as not run.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from typing import Any
 
 from toolbelt.core.schema import JsonSchema
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls.closers import Closer
+from toolbelt.providers.textcalls.closers import Closer, Swallow
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
 
@@ -67,8 +72,12 @@ class TextCallParser:
         self._openers = sorted(family.openers, key=lambda o: -len(o.marker))
         self._floating = [o for o in self._openers if not o.at_start]
         self._at_start = [o for o in self._openers if o.at_start]
-        self._longest = max((len(o.marker) for o in self._floating), default=1)
-        self._first_chars = {o.marker[0] for o in self._floating}
+        terminators = tuple(o.marker for o in self._floating if o.closer is Swallow)
+        self._spans = SpanOpeners(terminators)
+        self._span: Span | None = None  # quoted or reasoning text: no call is read in it
+        self._marks = (*(o.marker for o in self._floating), *SpanOpeners.markers)
+        self._longest = max(len(m) for m in self._marks)
+        self._first_chars = {m[0] for m in self._marks}
         # one scan in C says whether a chunk could hold (the start of) any marker
         self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
@@ -81,6 +90,7 @@ class TextCallParser:
         self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
         self.calls: list[ModelToolCall] = []
+        self._raw: dict[str, str] = {}  # each call's text, should it turn out to be reasoning
         self.invalid: list[InvalidToolCall] = []
 
     @property
@@ -117,6 +127,8 @@ class TextCallParser:
         return events
 
     def _plain(self, chunk: str) -> bool:
+        if self._span is not None:
+            return self._span.chars.search(chunk) is None
         if self._blank_so_far:
             if self._at_start or not chunk.strip():
                 return False
@@ -148,7 +160,22 @@ class TextCallParser:
             if self._closer is None or self._opener is None:
                 if not buf:
                     return buf
-                found = self._find_opener(buf)
+                if self._span is not None:
+                    quoted, closed = self._span.scan(buf, final=final)
+                    self._show(buf[:quoted], events)
+                    buf = buf[quoted:]
+                    if not closed:
+                        return buf
+                    self._span = None
+                    continue
+                span = self._spans.find(buf, final=final)
+                found = self._find_opener(buf, len(buf) if span is None else span[0])
+                if span is not None and (found is None or span[0] < found[0]):
+                    rest = self._enter(buf, span, events)
+                    if rest is None:  # a run of backticks that may go on
+                        return buf[span[0] :]
+                    buf = rest
+                    continue
                 if found is None:
                     keep = 0 if final else self._holdback(buf)
                     self._show(buf[: len(buf) - keep], events)
@@ -165,6 +192,23 @@ class TextCallParser:
             if end is None:
                 return buf
             buf = self._close(buf, end, events)
+
+    def _enter(
+        self, buf: str, span: tuple[int, int, Span | Reasoned | None], events: list[ParseEvent]
+    ) -> str | None:
+        """Show the text up to and with a span's opening; the text after it, or None when
+        the opening is not complete yet."""
+        index, marker_end, entered = span
+        if entered is None:
+            self._show(buf[:index], events)
+            return None
+        self._spans.entered(entered)
+        self._show(buf[:marker_end], events)
+        if isinstance(entered, Reasoned):
+            self._retract(buf[index:marker_end])
+        else:
+            self._span = entered
+        return buf[marker_end:]
 
     def _announce(self, buf: str, events: list[ParseEvent]) -> None:
         """Announce the block's first call as soon as its name is complete (UIs show it while
@@ -192,11 +236,12 @@ class TextCallParser:
         self._pending, self._looking = None, False
         return buf[consumed:]
 
-    def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
+    def _find_opener(self, buf: str, end: int) -> tuple[int, Opener] | None:
+        """The first call marker that starts before ``end`` (where quoted text begins)."""
         best: tuple[int, Opener] | None = None
         for opener in self._floating:
-            index = buf.find(opener.marker)
-            if index >= 0 and (best is None or index < best[0]):
+            index = buf.find(opener.marker, 0, end + len(opener.marker))
+            if 0 <= index <= end and (best is None or index < best[0]):
                 best = (index, opener)
         if self._blank_so_far and self._at_start:
             lead = len(buf) - len(buf.lstrip())
@@ -215,7 +260,7 @@ class TextCallParser:
             index = buf.find(first, tail_start)
             while 0 <= index < earliest:
                 tail = buf[index:]
-                if any(o.marker.startswith(tail) for o in self._floating):
+                if any(m.startswith(tail) for m in self._marks):
                     earliest = index
                     break
                 index = buf.find(first, index + 1)
@@ -243,9 +288,9 @@ class TextCallParser:
                 call_id = self._take_id(None, item.name, events)
                 self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
             else:
-                self._call(item, events)
+                self._raw[self._call(item, events)] = raw
 
-    def _call(self, item: Call, events: list[ParseEvent]) -> None:
+    def _call(self, item: Call, events: list[ParseEvent]) -> str:
         schema = self._schemas.get(item.name)
         arguments: dict[str, Any] = (
             coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
@@ -255,6 +300,20 @@ class TextCallParser:
         call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
         self.calls.append(call)
         events.append(call)
+        return call.id
+
+    def _retract(self, marker: str) -> None:
+        """The text so far was reasoning (its start was in the prompt): the calls in it were
+        considered, not made. None of them runs; each was announced, so each is answered as
+        not run (the model learns where a call belongs)."""
+        problem = (
+            f"This call was written inside your reasoning (before {marker}), so it did not "
+            f"run; to make it, write it after your reasoning ends: {self.family.shape}"
+        )
+        for call in self.calls:
+            raw = self._raw.get(call.id, "")
+            self.invalid.append(InvalidToolCall(call.id, call.name, raw, problem))
+        self.calls.clear()
 
     def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
         problem = (
