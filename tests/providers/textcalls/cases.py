@@ -705,14 +705,14 @@ _MENTION_SHAPES = {
 }
 
 
-def _mention(family: str, name: str, key: str, value: str) -> str:
+def family_call(family: str, name: str, key: str, value: str) -> str:
     args = json.dumps({key: value})
     return _MENTION_SHAPES[family].format(name=name, key=key, value=value, args=args)
 
 
 def _mentions(family: str) -> list[Case]:
-    quoted = _mention(family, "bash", "command", "rm -rf build")
-    real = _mention(family, "read_file", "path", "README.md")
+    quoted = family_call(family, "bash", "command", "rm -rf build")
+    real = family_call(family, "read_file", "path", "README.md")
     thinking = ("[THINK]", "[/THINK]") if family.startswith("mistral") else ("<think>", "</think>")
     fence = f"It looks like this:\n```\n{quoted}\n```\n"
     inline = f"Write `{quoted}` to call it.\n"

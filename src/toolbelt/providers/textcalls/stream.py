@@ -28,6 +28,7 @@ from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, 
 from toolbelt.providers.textcalls.closers import Closer, Swallow
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.framing import restore_values
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
@@ -297,6 +298,7 @@ class TextCallParser:
             if schema is not None
             else dict(item.arguments)
         )
+        arguments = restore_values(arguments)  # what a neutralised result showed, as it was
         call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
         self.calls.append(call)
         events.append(call)
