@@ -24,7 +24,14 @@ from typing import Any
 from toolbelt.core.content import TextBlock
 from toolbelt.core.executor import ToolCallResult
 
-__all__ = ["neutralise", "neutralise_values", "neutralised_result", "restore", "restore_values"]
+__all__ = [
+    "ZWSP",
+    "neutralise",
+    "neutralise_values",
+    "neutralised_result",
+    "restore",
+    "restore_values",
+]
 
 ZWSP = "\u200b"
 # After "<": chat-template tokens <|...|> and DeepSeek's full-width <｜...｜> (and their

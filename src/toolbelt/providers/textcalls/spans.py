@@ -172,12 +172,14 @@ class SpanOpeners:
         self._terminators = terminators
         self._thought = False  # a reasoning span was opened or closed: no unmatched end now
 
-    def find(self, buf: str, *, final: bool) -> tuple[int, int, Span | Reasoned | None] | None:
-        """The first span opening: (where, where its marker ends, the span); the span is
-        ``REASONED`` for an end of reasoning with no start, None when a backtick run reaches
-        the end of ``buf``: wait for more."""
-        index = buf.find("`")
-        end = len(buf) if index < 0 else index
+    def find(
+        self, buf: str, end: int, *, final: bool
+    ) -> tuple[int, int, Span | Reasoned | None] | None:
+        """The first span opening before ``end`` (where a call starts): (where, where its
+        marker ends, the span); the span is ``REASONED`` for an end of reasoning with no start,
+        None when a backtick run reaches the end of ``buf``: wait for more."""
+        index = buf.find("`", 0, end)
+        end = end if index < 0 else index
         best: tuple[int, int, Span | Reasoned] | None = None
         for start, close in THINKING:  # bounded: only before what was found already
             tag = _thinking_tag(buf, start, close, end, ends=not self._thought)

@@ -28,7 +28,7 @@ from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, 
 from toolbelt.providers.textcalls.closers import Closer, Swallow
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
-from toolbelt.providers.textcalls.framing import restore_values
+from toolbelt.providers.textcalls.framing import ZWSP, restore_values
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
@@ -157,6 +157,9 @@ class TextCallParser:
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
+        # The next call marker, counted from the end: ``buf`` only loses its front here, so one
+        # search serves every span before it (None: there is none; -1: not searched yet).
+        ahead: tuple[int, Opener] | int | None = -1
         while True:
             if self._closer is None or self._opener is None:
                 if not buf:
@@ -169,9 +172,15 @@ class TextCallParser:
                         return buf
                     self._span = None
                     continue
-                span = self._spans.find(buf, final=final)
-                found = self._find_opener(buf, len(buf) if span is None else span[0])
-                if span is not None and (found is None or span[0] < found[0]):
+                if isinstance(ahead, tuple) and ahead[0] <= len(buf):
+                    found = (len(buf) - ahead[0], ahead[1])
+                elif ahead is None:
+                    found = None
+                else:  # not searched yet, or the marker found was inside quoted text
+                    found = self._find_opener(buf)
+                    ahead = None if found is None else (len(buf) - found[0], found[1])
+                span = self._spans.find(buf, len(buf) if found is None else found[0], final=final)
+                if span is not None:
                     rest = self._enter(buf, span, events)
                     if rest is None:  # a run of backticks that may go on
                         return buf[span[0] :]
@@ -182,6 +191,7 @@ class TextCallParser:
                     self._show(buf[: len(buf) - keep], events)
                     return buf[len(buf) - keep :]
                 index, opener = found
+                ahead = -1
                 self._show(buf[:index], events)
                 buf = buf[index:] if opener.at_start else buf[index + len(opener.marker) :]
                 self._opener, self._closer = opener, opener.closer()
@@ -237,12 +247,11 @@ class TextCallParser:
         self._pending, self._looking = None, False
         return buf[consumed:]
 
-    def _find_opener(self, buf: str, end: int) -> tuple[int, Opener] | None:
-        """The first call marker that starts before ``end`` (where quoted text begins)."""
+    def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
         best: tuple[int, Opener] | None = None
         for opener in self._floating:
-            index = buf.find(opener.marker, 0, end + len(opener.marker))
-            if 0 <= index <= end and (best is None or index < best[0]):
+            index = buf.find(opener.marker)
+            if index >= 0 and (best is None or index < best[0]):
                 best = (index, opener)
         if self._blank_so_far and self._at_start:
             lead = len(buf) - len(buf.lstrip())
@@ -289,16 +298,19 @@ class TextCallParser:
                 call_id = self._take_id(None, item.name, events)
                 self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
             else:
-                self._raw[self._call(item, events)] = raw
+                copied = ZWSP in raw or "\\u200b" in raw or "\\u200B" in raw  # JSON may escape it
+                self._raw[self._call(item, events, copied=copied)] = raw
 
-    def _call(self, item: Call, events: list[ParseEvent]) -> str:
+    def _call(self, item: Call, events: list[ParseEvent], *, copied: bool) -> str:
+        """Emit a parsed call; ``copied``: its text holds what a neutralised result showed."""
         schema = self._schemas.get(item.name)
         arguments: dict[str, Any] = (
             coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
             if schema is not None
             else dict(item.arguments)
         )
-        arguments = restore_values(arguments)  # what a neutralised result showed, as it was
+        if copied:
+            arguments = restore_values(arguments)
         call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
         self.calls.append(call)
         events.append(call)
