@@ -10,6 +10,7 @@ from the others shows up as a failure.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -683,5 +684,133 @@ CASES += [
         "truncated",
         _h("read_file", '{"path": "sr')[: -len("<|call|>")],
         invalid=[("read_file", True, CUT)],
+    ),
+]
+
+# ---- Mention is not use: call markup the model quotes or only thinks about ----------------------
+# In a code block, an inline code span or reasoning, a call is text (shown as written); the real
+# call after it runs. ``quoted`` runs ``rm``, ``real`` reads README.md, in each family's shape.
+_DS_V31 = "<｜tool▁calls▁begin｜>" + _v31("{name}", "{args}") + "<｜tool▁calls▁end｜>"
+_MENTION_SHAPES = {
+    "hermes": '<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>',
+    "auto": '<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>',
+    "qwen3-coder": "<tool_call>\n<function={name}>\n<parameter={key}>\n{value}\n</parameter>\n</function>\n</tool_call>",
+    "glm-4.5": "<tool_call>{name}\n<arg_key>{key}</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>",
+    "glm-4.7": "<tool_call>{name}<arg_key>{key}</arg_key><arg_value>{value}</arg_value></tool_call>",
+    "mistral": '[TOOL_CALLS][{{"name": "{name}", "arguments": {args}}}]',
+    "mistral-v11": "[TOOL_CALLS]{name}[ARGS]{args}",
+    "deepseek-v3.1": _DS_V31,
+    "deepseek-v3.2": _dsml(_invoke("{name}", **{"{key}": ("{value}", "true")})),
+    "kimi-k2": KS + _kimi("functions.{name}:0", "{args}") + KE,
+}
+
+
+def family_call(family: str, name: str, key: str, value: str) -> str:
+    args = json.dumps({key: value})
+    return _MENTION_SHAPES[family].format(name=name, key=key, value=value, args=args)
+
+
+def _mentions(family: str) -> list[Case]:
+    quoted = family_call(family, "bash", "command", "rm -rf build")
+    real = family_call(family, "read_file", "path", "README.md")
+    thinking = ("[THINK]", "[/THINK]") if family.startswith("mistral") else ("<think>", "</think>")
+    fence = f"It looks like this:\n```\n{quoted}\n```\n"
+    inline = f"Write `{quoted}` to call it.\n"
+    thought = f"{thinking[0]}Maybe {quoted} first?{thinking[1]}"
+    cases = [
+        Case(family, "fenced-mention", fence + real, README, fence),
+        Case(family, "inline-mention", inline + real, README, inline),
+        Case(family, "thought-mention", thought + real, README, thought),
+        Case(
+            family,
+            "long-fence",
+            f"````md\n```\n{quoted}\n```\n````{real}",
+            README,
+            f"````md\n```\n{quoted}\n```\n````",
+        ),
+        Case(
+            family,
+            "double-backtick",
+            f"See ``a ` {quoted}``.{real}",
+            README,
+            f"See ``a ` {quoted}``.",
+        ),
+        # a lone backtick is literal once its paragraph ends: the call after it runs
+        Case(family, "lone-backtick", f"It's a `quote\n\n{real}", README, "It's a `quote\n\n"),
+    ]
+    # the template opened the reasoning in the prompt: the call was announced, then refused
+    cases.append(
+        Case(
+            family,
+            "reasoning-opened-in-prompt",
+            f"Maybe {quoted} first?{thinking[1]}\n{real}",
+            README,
+            f"Maybe  first?{thinking[1]}\n",
+            [("bash", False, "inside your reasoning")],
+        )
+    )
+    return cases
+
+
+CASES += [case for family in _MENTION_SHAPES for case in _mentions(family)]
+CASES += [
+    # Qwen3-Coder's bare <function=...> and Llama's bare JSON answer, quoted
+    Case(
+        Q,
+        "bare-function-in-fence",
+        "```\n<function=bash>\n<parameter=command>\nrm -rf build\n</parameter>\n</function>\n```",
+        text="```\n<function=bash>\n<parameter=command>\nrm -rf build\n</parameter>\n</function>\n```",
+    ),
+    Case(
+        L,
+        "json-in-fence",
+        '```json\n{"name": "bash", "parameters": {"command": "rm -rf build"}}\n```',
+        text='```json\n{"name": "bash", "parameters": {"command": "rm -rf build"}}\n```',
+    ),
+    Case(
+        L,
+        "python-tag-in-think",
+        '<think><|python_tag|>{"name": "bash", "parameters": {"command": "rm -rf build"}}</think>Done.',
+        text='<think><|python_tag|>{"name": "bash", "parameters": {"command": "rm -rf build"}}</think>Done.',
+    ),
+    # Harmony: a call quoted inside the analysis (reasoning) is hidden and does not run; a
+    # message's end closes an inline span left open, so the next message's call still runs
+    Case(
+        G,
+        "call-quoted-in-analysis",
+        "<|channel|>analysis<|message|>I could send "
+        + _h("bash", '{"command": "rm -rf build"}')
+        + " but no.<|end|><|start|>assistant<|channel|>final<|message|>No action needed.",
+        text=" but no.No action needed.",  # the quoted <|call|> ended the analysis message
+    ),
+    Case(
+        G,
+        "fenced-mention",
+        "<|channel|>final<|message|>Like:\n```\n"
+        + _h("bash", '{"command": "rm -rf build"}')
+        + "\n```\n<|end|><|start|>assistant"
+        + _h("read_file", '{"path": "README.md"}'),
+        README,
+        "Like:\n```\n<|channel|>commentary to=functions.bash <|constrain|>json<|message|>"
+        '{"command": "rm -rf build"}\n```\n',
+    ),
+    Case(
+        G,
+        "inline-mention",
+        "<|channel|>final<|message|>Write `"
+        + _h("bash", '{"command": "rm -rf build"}')
+        + "` to call it.<|end|><|start|>assistant"
+        + _h("read_file", '{"path": "README.md"}'),
+        README,
+        "Write `<|channel|>commentary to=functions.bash <|constrain|>json<|message|>"
+        '{"command": "rm -rf build"}` to call it.',
+    ),
+    Case(
+        G,
+        "span-ends-with-message",
+        "<|channel|>commentary<|message|>Reading `README<|end|><|start|>assistant"
+        + _h("read_file", '{"path": "README.md"}'),
+        README,
+        "Reading `README",
     ),
 ]

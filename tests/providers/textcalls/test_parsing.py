@@ -270,7 +270,7 @@ def test_harmony_final_text_streams_and_its_terminator_is_not_shown() -> None:
 
 @given(
     family=st.sampled_from([n for n in FAMILY_NAMES if n != "llama3"]),
-    text=st.text(alphabet="<>[]{}|/=_:.abcflnotu ｜▁\n", max_size=60),
+    text=st.text(alphabet="<>[]{}|/=_:.`abcfhiklnotuHIKNT ｜▁\n", max_size=60),
     cuts=st.sets(st.integers(1, 59), max_size=8),
 )
 def test_text_without_a_marker_comes_through_exactly(

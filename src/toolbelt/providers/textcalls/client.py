@@ -32,6 +32,11 @@ from toolbelt.providers.model import (
 )
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.family import Family
+from toolbelt.providers.textcalls.framing import (
+    neutralise,
+    neutralise_values,
+    neutralised_result,
+)
 from toolbelt.providers.textcalls.registry import text_call_family
 from toolbelt.providers.textcalls.stream import TextCallParser, new_call_id
 
@@ -117,13 +122,19 @@ class TextToolCallClient(ModelClient):
 
     def text_request(self, request: ModelRequest) -> ModelRequest:
         """``request`` as the inner client receives it: no native tools, everything as text."""
-        system = request.system
+        system = neutralise(request.system)  # it holds project files (AGENTS.md)
         if request.tools:
             tools = self.family.render_tools(request.tools)
             system = f"{system}\n\n{tools}" if system else tools
         messages: list[Message] = []
+        corrections = {  # the loop's answers to malformed calls: its words, shapes included
+            call.id
+            for message in request.messages
+            if isinstance(message, AssistantMessage)
+            for call in message.invalid_calls
+        }
         for message in request.messages:
-            converted = self._as_text(message)
+            converted = self._as_text(message, corrections)
             previous = messages[-1] if messages else None
             if isinstance(converted, UserMessage) and isinstance(previous, UserMessage):
                 # results followed by the person's words: one user turn, as templates expect
@@ -133,18 +144,26 @@ class TextToolCallClient(ModelClient):
                 messages.append(converted)
         return replace(request, system=system, messages=tuple(messages), tools=())
 
-    def _as_text(self, message: Message) -> Message:
+    def _as_text(self, message: Message, corrections: set[str]) -> Message:
         if isinstance(message, ToolResultsMessage):
+            results = [
+                r if r.call_id in corrections else neutralised_result(r) for r in message.results
+            ]
             images = [
                 block
                 for result in message.results
                 for block in result.output.content
                 if isinstance(block, ImageBlock)
             ]
-            return UserMessage((TextBlock(self.family.render_results(message.results)), *images))
+            return UserMessage((TextBlock(self.family.render_results(results)), *images))
         if isinstance(message, AssistantMessage):
             return self._assistant_as_text(message)
-        return message
+        # the person's words may carry pasted text: it cannot open a turn of its own either
+        content = tuple(
+            TextBlock(neutralise(block.text)) if isinstance(block, TextBlock) else block
+            for block in message.content
+        )
+        return UserMessage(content)
 
     def _assistant_as_text(self, message: AssistantMessage) -> AssistantMessage:
         data = message.provider_data or {}
@@ -154,7 +173,10 @@ class TextToolCallClient(ModelClient):
         # A turn from another format or provider: render its calls the way this family writes.
         parts = [message.text] if message.text else []
         if message.tool_calls:
-            parts.append(self.family.render_calls(message.tool_calls))
+            calls = [
+                replace(c, arguments=neutralise_values(c.arguments)) for c in message.tool_calls
+            ]
+            parts.append(self.family.render_calls(calls))
         parts.extend(call.raw for call in message.invalid_calls if call.raw)
         inner_data = data.get("inner") if isinstance(saved, Mapping) else None
         return AssistantMessage("\n".join(parts), provider_data=inner_data)

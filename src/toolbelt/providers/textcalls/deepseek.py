@@ -20,7 +20,12 @@ from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.coerce import load_lenient
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, swallowed
 from toolbelt.providers.textcalls.jsoncalls import load_json
-from toolbelt.providers.textcalls.render import dumps, function_definition, result_text
+from toolbelt.providers.textcalls.render import (
+    dumps,
+    function_definition,
+    result_text,
+    tool_description,
+)
 
 __all__ = ["DEEPSEEK_V3", "DEEPSEEK_V31", "DEEPSEEK_V32"]
 
@@ -135,7 +140,7 @@ def _openers(shape: str) -> tuple[Opener, ...]:
 def _tools_v3(format_line: str) -> Callable[[Sequence[Tool[Any]]], str]:
     def render(tools: Sequence[Tool[Any]]) -> str:
         described = "\n\n".join(
-            f"### {t.name}\nDescription: {t.description}\n\n"
+            f"### {t.name}\nDescription: {tool_description(t)}\n\n"
             f"Parameters: {dumps(function_definition(t)['function']['parameters'])}"
             for t in tools
         )

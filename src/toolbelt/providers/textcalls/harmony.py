@@ -17,7 +17,6 @@ from typing import Any
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
-from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.family import (
     BadCall,
@@ -29,7 +28,7 @@ from toolbelt.providers.textcalls.family import (
     swallowed,
 )
 from toolbelt.providers.textcalls.jsoncalls import load_json
-from toolbelt.providers.textcalls.render import dumps, result_text
+from toolbelt.providers.textcalls.render import dumps, result_text, tool_description, tool_schema
 
 __all__ = ["HARMONY"]
 
@@ -171,9 +170,11 @@ def _comment(text: str) -> str:
 def _tools(tools: Sequence[Tool[Any]]) -> str:
     blocks = []
     for tool in tools:
-        schema = neutral_schema(tool)
+        schema = tool_schema(tool)
         signature = f"(_: {{\n{_ts_fields(schema)}}})" if schema.get("properties") else "()"
-        blocks.append(f"{_comment(tool.description)}\ntype {tool.name} = {signature} => any;\n")
+        blocks.append(
+            f"{_comment(tool_description(tool))}\ntype {tool.name} = {signature} => any;\n"
+        )
     return (
         "# Tools\n\n## functions\n\nnamespace functions {\n\n"
         + "\n".join(blocks)

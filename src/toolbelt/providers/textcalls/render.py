@@ -9,8 +9,16 @@ from typing import Any
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.schema import neutral_schema
+from toolbelt.providers.textcalls.framing import neutralise, neutralise_values
 
-__all__ = ["dumps", "function_definition", "result_text", "tools_json_lines"]
+__all__ = [
+    "dumps",
+    "function_definition",
+    "result_text",
+    "tool_description",
+    "tool_schema",
+    "tools_json_lines",
+]
 
 
 def dumps(value: Any, *, indent: int | None = None) -> str:
@@ -24,10 +32,23 @@ def function_definition(tool: Tool[Any]) -> dict[str, Any]:
         "type": "function",
         "function": {
             "name": tool.name,
-            "description": tool.description,
-            "parameters": neutral_schema(tool),
+            "description": tool_description(tool),
+            "parameters": tool_schema(tool),
         },
     }
+
+
+def tool_description(tool: Tool[Any]) -> str:
+    """A tool's description as the prompt shows it: an MCP server wrote it, so its framing
+    markers are neutralised."""
+    return neutralise(tool.description)
+
+
+def tool_schema(tool: Tool[Any]) -> dict[str, Any]:
+    """A tool's parameter schema as the prompt shows it, its texts neutralised (the values the
+    model sends back are restored)."""
+    schema: dict[str, Any] = neutralise_values(neutral_schema(tool))
+    return schema
 
 
 def tools_json_lines(tools: Sequence[Tool[Any]]) -> str:

@@ -7,6 +7,10 @@ ends and the family parses it; values are then coerced by the tool's schema. Byt
 too: they are decoded incrementally, so a chunk may end inside a multi-byte character (the
 DeepSeek markers are full-width). ``finish`` reports a call the stream cut off as truncated —
 it is never returned as a runnable call.
+
+Mention is not use: call markup inside a code block, an inline code span or reasoning
+(``<think>``) is text, not a call (``spans``); when the template opened the reasoning in the
+prompt, calls before its closing ``</think>`` are answered as not run.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from typing import Any
 
 from toolbelt.core.schema import JsonSchema
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls.closers import Closer
+from toolbelt.providers.textcalls.closers import Closer, Swallow
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.framing import ZWSP, restore_values
+from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
 
@@ -67,8 +73,12 @@ class TextCallParser:
         self._openers = sorted(family.openers, key=lambda o: -len(o.marker))
         self._floating = [o for o in self._openers if not o.at_start]
         self._at_start = [o for o in self._openers if o.at_start]
-        self._longest = max((len(o.marker) for o in self._floating), default=1)
-        self._first_chars = {o.marker[0] for o in self._floating}
+        terminators = tuple(o.marker for o in self._floating if o.closer is Swallow)
+        self._spans = SpanOpeners(terminators)
+        self._span: Span | None = None  # quoted or reasoning text: no call is read in it
+        self._marks = (*(o.marker for o in self._floating), *SpanOpeners.markers)
+        self._longest = max(len(m) for m in self._marks)
+        self._first_chars = {m[0] for m in self._marks}
         # one scan in C says whether a chunk could hold (the start of) any marker
         self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
@@ -81,6 +91,7 @@ class TextCallParser:
         self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
         self.calls: list[ModelToolCall] = []
+        self._raw: dict[str, str] = {}  # each call's text, should it turn out to be reasoning
         self.invalid: list[InvalidToolCall] = []
 
     @property
@@ -117,6 +128,8 @@ class TextCallParser:
         return events
 
     def _plain(self, chunk: str) -> bool:
+        if self._span is not None:
+            return self._span.chars.search(chunk) is None
         if self._blank_so_far:
             if self._at_start or not chunk.strip():
                 return False
@@ -144,16 +157,41 @@ class TextCallParser:
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
+        # The next call marker, counted from the end: ``buf`` only loses its front here, so one
+        # search serves every span before it (None: there is none; -1: not searched yet).
+        ahead: tuple[int, Opener] | int | None = -1
         while True:
             if self._closer is None or self._opener is None:
                 if not buf:
                     return buf
-                found = self._find_opener(buf)
+                if self._span is not None:
+                    quoted, closed = self._span.scan(buf, final=final)
+                    self._show(buf[:quoted], events)
+                    buf = buf[quoted:]
+                    if not closed:
+                        return buf
+                    self._span = None
+                    continue
+                if isinstance(ahead, tuple) and ahead[0] <= len(buf):
+                    found = (len(buf) - ahead[0], ahead[1])
+                elif ahead is None:
+                    found = None
+                else:  # not searched yet, or the marker found was inside quoted text
+                    found = self._find_opener(buf)
+                    ahead = None if found is None else (len(buf) - found[0], found[1])
+                span = self._spans.find(buf, len(buf) if found is None else found[0], final=final)
+                if span is not None:
+                    rest = self._enter(buf, span, events)
+                    if rest is None:  # a run of backticks that may go on
+                        return buf[span[0] :]
+                    buf = rest
+                    continue
                 if found is None:
                     keep = 0 if final else self._holdback(buf)
                     self._show(buf[: len(buf) - keep], events)
                     return buf[len(buf) - keep :]
                 index, opener = found
+                ahead = -1
                 self._show(buf[:index], events)
                 buf = buf[index:] if opener.at_start else buf[index + len(opener.marker) :]
                 self._opener, self._closer = opener, opener.closer()
@@ -165,6 +203,23 @@ class TextCallParser:
             if end is None:
                 return buf
             buf = self._close(buf, end, events)
+
+    def _enter(
+        self, buf: str, span: tuple[int, int, Span | Reasoned | None], events: list[ParseEvent]
+    ) -> str | None:
+        """Show the text up to and with a span's opening; the text after it, or None when
+        the opening is not complete yet."""
+        index, marker_end, entered = span
+        if entered is None:
+            self._show(buf[:index], events)
+            return None
+        self._spans.entered(entered)
+        self._show(buf[:marker_end], events)
+        if isinstance(entered, Reasoned):
+            self._retract(buf[index:marker_end])
+        else:
+            self._span = entered
+        return buf[marker_end:]
 
     def _announce(self, buf: str, events: list[ParseEvent]) -> None:
         """Announce the block's first call as soon as its name is complete (UIs show it while
@@ -215,7 +270,7 @@ class TextCallParser:
             index = buf.find(first, tail_start)
             while 0 <= index < earliest:
                 tail = buf[index:]
-                if any(o.marker.startswith(tail) for o in self._floating):
+                if any(m.startswith(tail) for m in self._marks):
                     earliest = index
                     break
                 index = buf.find(first, index + 1)
@@ -243,18 +298,36 @@ class TextCallParser:
                 call_id = self._take_id(None, item.name, events)
                 self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
             else:
-                self._call(item, events)
+                copied = ZWSP in raw or "\\u200b" in raw or "\\u200B" in raw  # JSON may escape it
+                self._raw[self._call(item, events, copied=copied)] = raw
 
-    def _call(self, item: Call, events: list[ParseEvent]) -> None:
+    def _call(self, item: Call, events: list[ParseEvent], *, copied: bool) -> str:
+        """Emit a parsed call; ``copied``: its text holds what a neutralised result showed."""
         schema = self._schemas.get(item.name)
         arguments: dict[str, Any] = (
             coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
             if schema is not None
             else dict(item.arguments)
         )
+        if copied:
+            arguments = restore_values(arguments)
         call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
         self.calls.append(call)
         events.append(call)
+        return call.id
+
+    def _retract(self, marker: str) -> None:
+        """The text so far was reasoning (its start was in the prompt): the calls in it were
+        considered, not made. None of them runs; each was announced, so each is answered as
+        not run (the model learns where a call belongs)."""
+        problem = (
+            f"This call was written inside your reasoning (before {marker}), so it did not "
+            f"run; to make it, write it after your reasoning ends: {self.family.shape}"
+        )
+        for call in self.calls:
+            raw = self._raw.get(call.id, "")
+            self.invalid.append(InvalidToolCall(call.id, call.name, raw, problem))
+        self.calls.clear()
 
     def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
         problem = (

@@ -16,7 +16,6 @@ from typing import Any
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
-from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.family import Family, Item, Opener
 from toolbelt.providers.textcalls.jsoncalls import (
@@ -25,7 +24,13 @@ from toolbelt.providers.textcalls.jsoncalls import (
     load_json,
     name_from_json,
 )
-from toolbelt.providers.textcalls.render import dumps, result_text, tools_json_lines
+from toolbelt.providers.textcalls.render import (
+    dumps,
+    result_text,
+    tool_description,
+    tool_schema,
+    tools_json_lines,
+)
 from toolbelt.providers.textcalls.xmlcalls import (
     glm_name_hint,
     parse_glm,
@@ -163,13 +168,13 @@ def _qwen_parameter(name: str, schema: dict[str, Any]) -> str:
 def _qwen_tools(tools: Sequence[Tool[Any]]) -> str:
     blocks = []
     for tool in tools:
-        schema = neutral_schema(tool)
+        schema = tool_schema(tool)
         required = schema.get("required") or []
         params = "\n".join(
             _qwen_parameter(name, prop) for name, prop in (schema.get("properties") or {}).items()
         )
         blocks.append(
-            f"<function>\n<name>{tool.name}</name>\n<description>{tool.description}"
+            f"<function>\n<name>{tool.name}</name>\n<description>{tool_description(tool)}"
             f"</description>\n<parameters>\n{params}\n<required>{json.dumps(required)}"
             "</required>\n</parameters>\n</function>"
         )
