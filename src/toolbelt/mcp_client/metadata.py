@@ -20,6 +20,7 @@ __all__ = [
     "MAX_SCHEMA_CHARS",
     "MAX_SCHEMA_TEXT",
     "MAX_TITLE",
+    "UnusableToolError",
     "capped",
     "capped_schema",
     "depth",
@@ -31,6 +32,10 @@ MAX_TITLE = 200
 MAX_SCHEMA_TEXT = 512
 MAX_SCHEMA_CHARS = 100_000
 MAX_DEPTH = 64
+
+
+class UnusableToolError(ValueError):
+    """A remote tool left out of the listing; the message says why (``unusable``)."""
 
 
 def capped(text: str, limit: int) -> str:

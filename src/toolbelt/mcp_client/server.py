@@ -32,6 +32,7 @@ from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.user import NoUser, UserChannel
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person
+from toolbelt.mcp_client.metadata import UnusableToolError
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import UNREADABLE_KEY, StdioConnection
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
@@ -245,6 +246,8 @@ class McpServerToolset(Toolset):
                 built[name] = McpTool(
                     name, self.config.name, remote, self._call, servers=self.spellings
                 )
+            except UnusableToolError as exc:
+                skipped.append(f"{remote.name[:80]!r}: {exc}")
             except (ToolbeltError, RecursionError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(f"{remote.name[:80]!r}: {type(exc).__name__}: {str(exc)[:200]}")
         self._tools, self.skipped = built, skipped

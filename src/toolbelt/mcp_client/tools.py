@@ -31,12 +31,12 @@ import mcp_types as types
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.errors import UsageError
 from toolbelt.core.identity import RuleIdentity
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
 from toolbelt.mcp_client.metadata import (
     MAX_DESCRIPTION,
     MAX_TITLE,
+    UnusableToolError,
     capped,
     capped_schema,
     unusable,
@@ -176,7 +176,7 @@ class McpTool(SchemaTool):
 
     ``servers``: the spellings rules may use for its server (``server_spellings``); its own
     spellings are its remote name, Claude Code's spelling of it and its part of our name.
-    The server's words are bounded (``metadata``); ``UsageError`` for a schema past the
+    The server's words are bounded (``metadata``); ``UnusableToolError`` for a schema past the
     bounds, so the server's listing leaves this tool out and keeps the others."""
 
     def __init__(
@@ -190,7 +190,7 @@ class McpTool(SchemaTool):
     ) -> None:
         why = unusable(remote.input_schema)
         if why is not None:
-            raise UsageError(f"{why}; ask its authors for a simpler one")
+            raise UnusableToolError(why)
         hints = remote.annotations or types.ToolAnnotations()
         description = capped(
             (remote.description or remote.title or remote.name).strip(), MAX_DESCRIPTION
