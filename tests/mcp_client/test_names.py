@@ -150,3 +150,27 @@ def test_a_rule_for_server_a_does_not_reach_server_a__b(
     assert (allowed.returncode, allowed.stdout) == (0, "a:x: {}\n")
     other = toolbelt("call", "mcp__a_b__c", "{}", *root)
     assert other.returncode == 3
+
+
+def test_rules_naming_an_unknown_server_or_tool_are_reported(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    write_servers(
+        workspace / ".mcp.json", {"brave-search": server(mark, tmp_path, "bs", "delete_all")}
+    )
+    settings = workspace / ".toolbelt" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    rules = ["mcp__brave-serch", "mcp__brave-search__delete_al", "mcp__brave-search__delete_all"]
+    settings.write_text(json.dumps({"permissions": {"deny": rules}}))
+    root = ("--root", str(workspace), "--trust-workspace")
+    done = toolbelt("call", "mcp__brave_search__echo", '{"text": "hi"}', *root, "--yes")
+    assert (done.returncode, done.stdout) == (0, "echo: hi\n")
+    assert done.stderr.startswith(
+        f"toolbelt: the permission rules `mcp__brave-serch` (in {settings}) name no configured "
+        "MCP server, so they match nothing; the servers are `brave-search` (write "
+        "`mcp__<server>` or `mcp__<server>__<tool>`).\n"
+    )
+    servers = toolbelt("mcp-servers", *root)
+    assert servers.stdout.splitlines()[0].endswith(
+        "\tthe rules `mcp__brave-search__delete_al` name tools it does not have"
+    )
