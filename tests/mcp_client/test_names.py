@@ -174,3 +174,25 @@ def test_rules_naming_an_unknown_server_or_tool_are_reported(
     assert servers.stdout.splitlines()[0].endswith(
         "\tthe rules `mcp__brave-search__delete_al` name tools it does not have"
     )
+
+
+def test_a_hook_matcher_written_with_the_configured_server_name_selects_its_tools(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    write_servers(
+        workspace / ".mcp.json", {"brave-search": server(mark, tmp_path, "bs", "delete_all")}
+    )
+    settings = workspace / ".toolbelt" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    hook = {"type": "command", "command": "echo 'no deleting' >&2; exit 2"}
+    settings.write_text(
+        json.dumps(
+            {"hooks": {"PreToolUse": [{"matcher": "mcp__brave-search__.*", "hooks": [hook]}]}}
+        )
+    )
+    done = toolbelt(
+        "call", "mcp__brave_search__delete_all", "{}", "--root", str(workspace),
+        "--trust-workspace", "--yes",
+    )  # fmt: skip
+    assert done.returncode == 3
+    assert "no deleting" in done.stdout

@@ -211,6 +211,8 @@ class McpTool(SchemaTool):
         self.names = McpNames(
             servers or (server,), tuple(dict.fromkeys((remote.name, claude_name(remote.name), own)))
         )
+        claude = f"mcp__{claude_name(server)}__{claude_name(remote.name)}"
+        self.claude_name = claude if claude != name else None  # hook matchers written for it
         self._call = call
 
     def rule_identity(self) -> RuleIdentity:
