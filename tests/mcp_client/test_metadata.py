@@ -53,7 +53,7 @@ def test_descriptions_titles_and_schema_texts_are_cut_with_a_note(
     assert len(json.dumps(tool)) < 4_000  # of the 2 MB the server sent
 
 
-def test_a_deeply_nested_schema_leaves_out_that_tool_alone(
+def test_a_deeply_nested_schema_or_an_overlong_name_leaves_out_that_tool_alone(
     workspace: Path, mark: str, tmp_path: Path
 ) -> None:
     tools = tmp_path / "tools.json"
@@ -63,6 +63,7 @@ def test_a_deeply_nested_schema_leaves_out_that_tool_alone(
                 {"name": "nest300", "inputSchema": nested(300)},
                 {"name": "nest70", "inputSchema": nested(70)},
                 {"name": "fine", "inputSchema": nested(3)},
+                {"name": "n" * 200, "inputSchema": nested(1)},
             ]
         )
     )
@@ -74,7 +75,8 @@ def test_a_deeply_nested_schema_leaves_out_that_tool_alone(
     assert not {"mcp__d__nest300", "mcp__d__nest70"} & names
     assert listed.stderr == (
         "toolbelt: MCP server `d`: tools left out: 'nest300': its input schema nests more than 64 "
-        "levels deep; 'nest70': its input schema nests more than 64 levels deep\n"
+        "levels deep; 'nest70': its input schema nests more than 64 levels deep; "
+        f"{'n' * 80!r}: its name has 200 characters, more than the 128 MCP allows\n"
     )
     servers = toolbelt("mcp-servers", *root)
     assert servers.stdout.split("\t")[1:3] == ["running", "13 tools"]

@@ -5,8 +5,8 @@ request: a 2 MB description costs 2 MB on every turn, and a schema nested 300 le
 breaks the parsers on the way. So a description is cut at 2,048 characters (Claude Code's cap
 for MCP tool descriptions), a title at 200, every ``description`` and ``title`` inside the
 schema at 512 — each cut visibly, with a note — and a tool whose schema is larger than 100,000
-characters or nested deeper than 64 levels is left out with a reason (``unusable``), while the
-server's other tools stay.
+characters or nested deeper than 64 levels, or whose name is longer than the 128 characters
+MCP allows, is left out with a reason (``unusable``), while the server's other tools stay.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "MAX_DEPTH",
     "MAX_DESCRIPTION",
+    "MAX_NAME",
     "MAX_SCHEMA_CHARS",
     "MAX_SCHEMA_TEXT",
     "MAX_TITLE",
@@ -32,6 +33,8 @@ MAX_TITLE = 200
 MAX_SCHEMA_TEXT = 512
 MAX_SCHEMA_CHARS = 100_000
 MAX_DEPTH = 64
+MAX_NAME = 128
+"""The longest tool name the MCP specification allows (it is shown in messages and prompts)."""
 
 
 class UnusableToolError(ValueError):
@@ -62,8 +65,10 @@ def depth(value: Any, *, stop: int = MAX_DEPTH + 1) -> int:
     return deepest
 
 
-def unusable(schema: Any) -> str | None:
-    """Why a tool with this input schema is left out, or None when it can be used."""
+def unusable(schema: Any, name: str = "") -> str | None:
+    """Why a tool with this name and input schema is left out, or None when it can be used."""
+    if len(name) > MAX_NAME:
+        return f"its name has {len(name):,} characters, more than the {MAX_NAME} MCP allows"
     levels = depth(schema)
     if levels > MAX_DEPTH:
         return f"its input schema nests more than {MAX_DEPTH} levels deep"

@@ -188,7 +188,7 @@ class McpTool(SchemaTool):
         *,
         servers: tuple[str, ...] = (),
     ) -> None:
-        why = unusable(remote.input_schema)
+        why = unusable(remote.input_schema, remote.name)
         if why is not None:
             raise UnusableToolError(why)
         hints = remote.annotations or types.ToolAnnotations()

@@ -27,6 +27,9 @@ from toolbelt.mcp_client.tools import McpTool, server_prefixes, server_spellings
 
 __all__ = ["CallMcpTool", "McpToolset"]
 
+_LISTED = 50
+"""How many of a server's tools an error names (a server may list thousands)."""
+
 
 class McpToolset(Toolset):
     """The configured servers' tools and ``call_mcp_tool``; ``taken`` are names in use."""
@@ -114,7 +117,10 @@ class CallMcpTool(Tool[CallMcpInput]):
         await server.start()
         target = server.remote_tool(args.tool)
         if target is None:
-            tools = ", ".join(f"`{t.remote_name}`" for t in server.remote_tools()) or "none"
+            listed = server.remote_tools()
+            tools = ", ".join(f"`{t.remote_name}`" for t in listed[:_LISTED]) or "none"
+            if len(listed) > _LISTED:
+                tools += f" and {len(listed) - _LISTED} more"
             raise ToolError(
                 f"The MCP server `{args.server}` has no tool `{args.tool}`; its tools: {tools}."
             )
