@@ -113,6 +113,7 @@ async def test_a_colliding_tool_added_mid_session_gets_its_own_name(
         "mcp__brave-search__delete_all",
         "mcp__brave_search",
         "mcp__brave_search__delete_all",
+        "mcp__*",
     ],
 )
 def test_a_deny_rule_names_the_server_as_configured_or_as_shown(

@@ -34,7 +34,8 @@ def _parts(rule: Rule, server: McpServerToolset) -> str | None:
 
 
 def _mcp_rules(rules: Iterable[Rule]) -> list[Rule]:
-    return [rule for rule in rules if rule.tool.startswith("mcp__")]
+    """The rules naming one server or tool (``mcp__*`` names them all)."""
+    return [rule for rule in rules if rule.tool.startswith("mcp__") and rule.tool != "mcp__*"]
 
 
 def unknown_server_notice(rules: Iterable[Rule], servers: Iterable[McpServerToolset]) -> str | None:

@@ -161,7 +161,7 @@ class McpNames:
         ``mcp__server__tool``) names this tool, under any of its spellings."""
         rest = rule.removeprefix("mcp__")
         whole = rest.removesuffix("__*")
-        if whole in self.servers:
+        if rest == "*" or whole in self.servers:  # `mcp__*`: every server's tools
             return True
         if whole != rest:
             return False
