@@ -139,8 +139,17 @@ class Runtime:
         """What an untrusted workspace's settings (and MCP servers) lost, to tell the user;
         None if nothing."""
         mcp = self.mcp_config.notice if self.mcp_config is not None else None
-        notices = [n for n in (untrusted_notice(self.settings), mcp) if n]
+        notices = [n for n in (untrusted_notice(self.settings), mcp, self._mcp_rules_notice()) if n]
         return " ".join(notices) or None
+
+    def _mcp_rules_notice(self) -> str | None:
+        """The permission rules that name no configured MCP server (they match nothing)."""
+        if self.mcp_servers is None:
+            return None
+        from toolbelt.mcp_client.rule_check import unknown_server_notice
+
+        rules = [*self.settings.allow, *self.settings.ask, *self.settings.deny]
+        return unknown_server_notice(rules, self.mcp_servers.servers)
 
     @property
     def events(self) -> EventBus:

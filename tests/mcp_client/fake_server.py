@@ -4,7 +4,9 @@ Raw JSON-RPC (standard library only) so that it starts in milliseconds and can b
 protocol on purpose: a reply that never comes, a 60 MB line, a line that is not JSON, JSON
 nested past any parser's depth, a crash. ``FAKE_STATE`` names a directory where tools leave
 what a test checks (child PIDs, "cancelled" markers); ``FAKE_EXTRA_TOOLS=1`` adds the tools
-with a ``$ref`` loop and odd characters in their names.
+with a ``$ref`` loop and odd characters in their names; ``FAKE_TOOLS`` names a JSON file of
+more tool definitions, read at every listing (``change`` then announces the new list), whose
+calls answer ``<FAKE_LABEL><name>: <arguments as JSON>``.
 """
 
 from __future__ import annotations
@@ -60,7 +62,12 @@ def listing() -> list[dict[str, Any]]:
         tools.append({"name": "loop", "description": "A $ref loop.", "inputSchema": loop})
         tools.append(tool("odd name/ü!", text={"type": "string"}))
         tools.append(tool("odd_name_u", text={"type": "string"}))
-    return tools + added
+    return tools + added + extra_tools()
+
+
+def extra_tools() -> list[dict[str, Any]]:
+    path = os.environ.get("FAKE_TOOLS")
+    return json.loads(Path(path).read_text()) if path else []
 
 
 def text(request_id: Any, value: str) -> None:
@@ -78,6 +85,9 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
     arguments = params.get("arguments") or {}
     if name in ("echo", "readOnlyEcho", "odd name/ü!", "odd_name_u", "added"):
         text(request_id, f"{name}: {arguments.get('text', '')}")
+    elif name in (extra["name"] for extra in extra_tools()):
+        label = os.environ.get("FAKE_LABEL", "")
+        text(request_id, f"{label}{name}: {json.dumps(arguments, sort_keys=True)}")
     elif name == "hang":
         return
     elif name == "huge":

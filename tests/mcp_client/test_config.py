@@ -116,7 +116,7 @@ def test_tool_names_are_snake_case_unique_and_within_64_characters() -> None:
     assert snake_name("getTinyImage") == "get_tiny_image"
     assert snake_name("my-server.v2") == "my_server_v2"
     names = tool_names(
-        "My Server",
+        "my_server",
         ["echo", "Echo", "odd name/ü!", "x" * 80, "x" * 81],
         taken={"mcp__my_server__e"},
     )
@@ -130,9 +130,10 @@ def test_tool_names_are_snake_case_unique_and_within_64_characters() -> None:
 
 
 def test_servers_whose_names_read_the_same_get_distinct_prefixes() -> None:
+    # the server named exactly `my_server` keeps it, wherever it stands in the file
     assert server_prefixes(["my-server", "my_server", "My Server", "other"]) == [
-        "my_server",
         "my_server_2",
+        "my_server",
         "my_server_3",
         "other",
     ]

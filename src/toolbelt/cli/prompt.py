@@ -1,6 +1,7 @@
 """Ask the person at the terminal whether a call may run.
 
-Shows the tool, the reason, and what the call touches — the command, the path, the diff —
+Shows the tool, the reason, and what the call touches — the command, the path, the diff, or
+for a call that has none of these (another MCP server's tool) its arguments —
 every control character escaped visibly (``permissions.display``), the real command always
 and the model's description only beside it —
 then offers: yes once, yes for this session, always (saved as a rule), or no with an
@@ -12,6 +13,7 @@ neither is ever blocked by a ``readline`` that does not return.
 from __future__ import annotations
 
 import sys
+import textwrap
 
 from toolbelt.cli.terminal_thread import run_abandonable
 from toolbelt.permissions.decision import (
@@ -21,7 +23,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.display import visible
+from toolbelt.permissions.display import shown_arguments, visible
 
 __all__ = ["TerminalRequester"]
 
@@ -59,6 +61,9 @@ class TerminalRequester(PermissionRequester):
             out.write(f"  path: {visible(str(path))}\n")
         if access.preview:
             out.write(_coloured_diff(visible(access.preview, newlines=True)))
+        arguments = shown_arguments(access, request.arguments)
+        if arguments is not None:
+            out.write("  arguments:\n" + textwrap.indent(arguments, "    ") + "\n")
         choices = "[y] yes  [s] yes for this session  [a] always  [n] no"
         if not decision.remember:
             choices = "[y] yes  [n] no   (this kind of call is never remembered)"

@@ -10,13 +10,14 @@ tool — or one from another MCP server — needs no entry in any table of the p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 __all__ = [
     "FAMILY_SYNONYMS",
     "FAMILY_TARGETS",
     "FILE_READ",
     "FILE_WRITE",
+    "McpRuleNames",
     "RuleIdentity",
     "RuleTarget",
 ]
@@ -38,6 +39,14 @@ FAMILY_SYNONYMS = {"Write": "Edit", "MultiEdit": "Edit", "NotebookEdit": "Edit"}
 """Rule names of the rule language that mean a whole family (``Write(x)`` is ``Edit(x)``)."""
 
 
+class McpRuleNames(Protocol):
+    """How rules may name a tool of another MCP server (``mcp_client.tools.McpNames``): its
+    server as configured, as Claude Code spells it, or as toolbelt does."""
+
+    def named_by(self, rule: str) -> bool:
+        """Whether the rule's tool part (``mcp__…``) names this tool."""
+
+
 @dataclass(frozen=True, slots=True)
 class RuleIdentity:
     """How permission rules see one tool."""
@@ -51,10 +60,14 @@ class RuleIdentity:
     """What the family's specifiers are matched against."""
     aliases: tuple[str, ...] = ()
     """Other rule names meaning this tool alone (``Glob``, ``TodoWrite``)."""
+    mcp: McpRuleNames | None = None
+    """For a tool of another MCP server: every spelling ``mcp__`` rules may name it by."""
 
     def named_by(self, rule_tool: str) -> bool:
         """Whether a rule whose tool part is ``rule_tool`` speaks about this tool."""
         if rule_tool.startswith("mcp__"):
+            if self.mcp is not None:
+                return self.mcp.named_by(rule_tool)
             server = rule_tool.removesuffix("__*")
             if server != rule_tool or "__" not in server.removeprefix("mcp__"):
                 return self.tool == server or self.tool.startswith(server + "__")

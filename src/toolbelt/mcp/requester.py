@@ -1,6 +1,7 @@
 """Ask the MCP client's user for permission — by elicitation when the client supports it.
 
-The request shows what the call touches (command, paths, URL) and the diff for writes, and
+The request shows what the call touches (command, paths, URL) and the diff for writes — or,
+for a call with none of these (another MCP server's tool), its arguments — and
 offers: allow once, allow for this session, always allow (written to settings.local.json),
 deny. A client without the elicitation capability cannot ask anyone, so the call is denied
 at once with a message that says how to allow it; nothing ever hangs waiting.
@@ -21,7 +22,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.display import visible
+from toolbelt.permissions.display import shown_arguments, visible
 from toolbelt.permissions.policy import allow_rules
 
 if TYPE_CHECKING:
@@ -176,4 +177,7 @@ def _message(request: PermissionRequest, decision: Ask) -> str:
     if access.preview:
         preview = access.preview if len(access.preview) < 4000 else access.preview[:4000] + "\n…"
         lines.append(f"Change:\n{visible(preview, newlines=True)}")
+    arguments = shown_arguments(access, request.arguments)
+    if arguments is not None:
+        lines.append(f"Arguments:\n{arguments}")
     return "\n".join(lines)

@@ -32,9 +32,10 @@ from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.http_limits import TOO_LARGE
+from toolbelt.mcp_client.metadata import UnusableToolError
 from toolbelt.mcp_client.results import output_from_result
-from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tools import McpTool, snake_name, tool_names
+from toolbelt.mcp_client.stdio import UNREADABLE_KEY, StdioConnection
+from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
@@ -53,11 +54,14 @@ class McpServerToolset(Toolset):
         *,
         taken: frozenset[str] = frozenset(),
         prefix: str | None = None,
+        spellings: tuple[str, ...] = (),
     ) -> None:
         """``taken``: names its tools must not use; ``prefix``: the server's part of their
-        names (default: its configured name in snake_case)."""
+        names (default: as ``server_prefixes`` makes it for a server alone); ``spellings``:
+        the names rules may call it by (default: as configured and its prefix)."""
         self.config = config
-        self.prefix = prefix or snake_name(config.name)
+        self.prefix = prefix or server_prefixes([config.name])[0]
+        self.spellings = spellings or tuple(dict.fromkeys((config.name, self.prefix)))
         self.state = "not started"
         """``not started``, ``running``, ``stopped`` (it exited; restarts on use) or ``failed``."""
         self.error: str | None = None
@@ -65,6 +69,8 @@ class McpServerToolset(Toolset):
         """Remote tools left out, each with the reason (a schema toolbelt cannot use)."""
         self._taken = taken
         self._tools: dict[str, McpTool] = {}
+        self._given: dict[str, str] = {}
+        """Every name handed out this session (remote → ours): stable, never reused."""
         self._group: TaskGroup | None = None
         self._session: ClientSession | None = None
         self._stdio: StdioConnection | None = None
@@ -224,13 +230,24 @@ class McpServerToolset(Toolset):
             cursor = page.next_cursor
             if not cursor:
                 break
-        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken)
+        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken, self._given)
+        self._given.update(names)
         built: dict[str, McpTool] = {}
         skipped: list[str] = []
         for remote in tools:
             name = names[remote.name]
+            if name in built:  # the server listed the same name twice: the first one counts
+                skipped.append(f"{remote.name[:80]!r}: listed twice")
+                continue
+            if remote.input_schema.get(UNREADABLE_KEY):
+                skipped.append(f"{remote.name[:80]!r}: {remote.input_schema[UNREADABLE_KEY]}")
+                continue
             try:
-                built[name] = McpTool(name, self.config.name, remote, self._call)
+                built[name] = McpTool(
+                    name, self.config.name, remote, self._call, servers=self.spellings
+                )
+            except UnusableToolError as exc:
+                skipped.append(f"{remote.name[:80]!r}: {exc}")
             except (ToolbeltError, RecursionError, KeyError, TypeError, ValueError) as exc:
                 skipped.append(f"{remote.name[:80]!r}: {type(exc).__name__}: {str(exc)[:200]}")
         self._tools, self.skipped = built, skipped

@@ -1,7 +1,8 @@
 """What ``toolbelt mcp-servers`` shows: each configured server, where from, and how it is doing.
 
 Servers of an untrusted workspace's files are listed too (read by name only, never started),
-so the user sees what trusting the workspace would start.
+so the user sees what trusting the workspace would start. A running server's error also names
+the permission rules that name tools it does not have (``rule_check``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.mcp_client.rule_check import unknown_tools
 
 if TYPE_CHECKING:
     from toolbelt.runtime import Runtime
@@ -35,6 +37,8 @@ class ServerState:
 def server_states(runtime: Runtime) -> list[ServerState]:
     """Every server the runtime's configuration names, started or not, in configuration order."""
     states: list[ServerState] = []
+    settings = runtime.settings
+    rules = [*settings.allow, *settings.ask, *settings.deny]
     if runtime.mcp_servers is not None:
         for server in runtime.mcp_servers.servers:
             config = server.config
@@ -43,6 +47,10 @@ def server_states(runtime: Runtime) -> list[ServerState]:
                 skipped = "; ".join(server.skipped)
                 error = f"{error}; " if error else ""
                 error += f"tools left out: {skipped}"
+            unknown = unknown_tools(rules, server)
+            if unknown:
+                error = f"{error}; " if error else ""
+                error += f"the rules {', '.join(unknown)} name tools it does not have"
             states.append(
                 ServerState(
                     config.name,

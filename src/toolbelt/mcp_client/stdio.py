@@ -6,7 +6,9 @@ a line is searched for its newline only in the bytes that arrived since the last
 message may hold at most ``MAX_MESSAGE_BYTES``. A server that breaks the stdio contract — a
 message past the cap, a line that is not JSON-RPC (the spec forbids anything else on stdout),
 JSON nested past the parser's depth — is disconnected, and ``problem`` says why, for the error
-the pending call returns; the next call starts it afresh.
+the pending call returns; the next call starts it afresh. A tool listing that fails only
+because some tools nest too deeply is the exception: those tools arrive marked unreadable
+(``UNREADABLE_KEY``), the listing leaves them out with that reason and keeps the others.
 
 The server runs in a session of its own with ``TOOLBELT_RUN_ID`` in its environment, so
 closing ends its whole tree through ``shell.procs.sweep`` — the process group, and whatever
@@ -33,14 +35,17 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.watchdog import new_run_id
 
-__all__ = ["MAX_MESSAGE_BYTES", "StdioConnection"]
+__all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _EXIT_GRACE = 2.0
 _STDERR_KEPT = 2000
+UNREADABLE_KEY = "x-toolbelt-unreadable"
+"""Marks, in a tool's input schema, a tool whose definition could not be read (and why)."""
 
 
 class StdioConnection:
@@ -148,8 +153,11 @@ class StdioConnection:
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except (ValueError, RecursionError):
-            self.problem = _diagnose(line)
-            return False
+            contained = _without_unreadable_tools(line)
+            if contained is None:
+                self.problem = _diagnose(line)
+                return False
+            message = contained
         try:
             await sink.send(SessionMessage(message))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -192,6 +200,35 @@ class StdioConnection:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, 9)
+
+
+def _without_unreadable_tools(line: bytes) -> types.JSONRPCMessage | None:
+    """A tool listing that failed to parse only because some tools nest too deeply, with
+    each such tool reduced to its name and the reason (the listing leaves it out and keeps
+    the others); None for any other message that does not parse."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    result = data.get("result") if isinstance(data, dict) else None
+    tools = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(result, dict) or not isinstance(tools, list):
+        return None
+    kept = []
+    for tool in tools:
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            continue
+        why = unusable(tool.get("inputSchema"))
+        if why is None and depth(tool) > MAX_DEPTH + 2:
+            why = f"its definition nests more than {MAX_DEPTH} levels deep"
+        if why is not None:
+            tool = {"name": tool["name"], "inputSchema": {"type": "object", UNREADABLE_KEY: why}}
+        kept.append(tool)
+    result["tools"] = kept
+    try:
+        return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _diagnose(line: bytes) -> str:

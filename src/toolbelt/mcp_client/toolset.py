@@ -23,27 +23,35 @@ from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.server import McpServerToolset
-from toolbelt.mcp_client.tools import McpTool, server_prefixes
+from toolbelt.mcp_client.tools import McpTool, server_prefixes, server_spellings
 
 __all__ = ["CallMcpTool", "McpToolset"]
+
+_LISTED = 50
+"""How many of a server's tools an error names (a server may list thousands)."""
 
 
 class McpToolset(Toolset):
     """The configured servers' tools and ``call_mcp_tool``; ``taken`` are names in use."""
 
     def __init__(self, servers: Sequence[ServerConfig], *, taken: frozenset[str] = frozenset()):
-        prefixes = server_prefixes(config.name for config in servers)
+        names = [config.name for config in servers]
+        prefixes = server_prefixes(names)
+        spellings = server_spellings(names, prefixes)
         self.servers = tuple(
-            McpServerToolset(config, taken=taken, prefix=prefix)
-            for config, prefix in zip(servers, prefixes, strict=True)
+            McpServerToolset(config, taken=taken, prefix=prefix, spellings=spelled)
+            for config, prefix, spelled in zip(servers, prefixes, spellings, strict=True)
         )
         self.call_tool = CallMcpTool(self)
 
     def tools(self) -> tuple[AnyTool, ...]:
-        listed: list[AnyTool] = [self.call_tool]
+        """Every server's tools; names are unique by construction (``tools.server_prefixes``),
+        and a name met twice anyway is listed once rather than breaking every other tool."""
+        listed: dict[str, AnyTool] = {self.call_tool.name: self.call_tool}
         for server in self.servers:
-            listed += server.tools()
-        return tuple(listed)
+            for tool in server.tools():
+                listed.setdefault(tool.name, tool)
+        return tuple(listed.values())
 
     def get(self, name: str) -> AnyTool | None:
         if name == self.call_tool.name:
@@ -109,7 +117,10 @@ class CallMcpTool(Tool[CallMcpInput]):
         await server.start()
         target = server.remote_tool(args.tool)
         if target is None:
-            tools = ", ".join(f"`{t.remote_name}`" for t in server.remote_tools()) or "none"
+            listed = server.remote_tools()
+            tools = ", ".join(f"`{t.remote_name}`" for t in listed[:_LISTED]) or "none"
+            if len(listed) > _LISTED:
+                tools += f" and {len(listed) - _LISTED} more"
             raise ToolError(
                 f"The MCP server `{args.server}` has no tool `{args.tool}`; its tools: {tools}."
             )
