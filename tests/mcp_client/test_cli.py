@@ -175,3 +175,35 @@ def test_a_users_server_never_starts_inside_an_untrusted_workspace(
     trusted = toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
     assert "mine" in trusted.stdout
     assert marker.exists()  # a trusted workspace is where its servers work
+
+
+def test_toolbelt_mcp_ends_cleanly_when_its_client_leaves(
+    workspace: Path, user_config: Path, mark: str, tmp_path: Path
+) -> None:
+    """The configured servers' connections end in the task that opened them: a client closing
+    stdin gets exit 0 and no traceback, and the server's process is gone (``mark``)."""
+    write_servers(user_config / "mcp.json", {"fake": fake_entry(mark, tmp_path)})
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(workspace)],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "mcp__fake__echo" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0

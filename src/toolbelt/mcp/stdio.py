@@ -65,8 +65,9 @@ async def serve_stdio(runtime: Runtime) -> None:
             await written.wait()
             group.cancel_scope.cancel()
     finally:
-        with anyio.CancelScope(shield=True):
-            await server.aclose()
+        # not under a shield scope of its own: a toolset holding connections (MCP servers)
+        # leaves its task group here, which must be the task's innermost scope
+        await server.aclose()
 
 
 async def _write_all(
