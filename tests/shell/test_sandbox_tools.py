@@ -291,6 +291,7 @@ async def test_background_jobs_are_confined_too(h: Harness) -> None:
     assert started.output.structured is not None
     job = job_manager_of(h).get(started.output.structured["id"])
     await anyio.to_thread.run_sync(job.process.wait)
+    await job_manager_of(h).settle(job)  # as bash_output does: the copy of its output ends
     text, _ = job_manager_of(h).read_new(job)
     assert not (out / "bg").exists()
     assert (h.root / "made_bg").exists()
