@@ -18,6 +18,8 @@ import pytest
 from toolbelt.shell.output import spill_dir
 from toolbelt.shell.spill_owners import LEGACY_AGE, OWNER_FILE, process_start, sweep
 
+NAMESPACE = os.readlink("/proc/self/ns/pid")
+
 
 @pytest.fixture
 def base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -44,7 +46,7 @@ def _dead_owner() -> str:
     child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=-1)
     start = process_start(child.pid)
     child.communicate(b"")
-    return f"{child.pid} {start}\n"
+    return f"{child.pid} {start} {NAMESPACE}\n"
 
 
 def test_a_killed_call_leaves_no_spill_directory(base: Path, tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_a_killed_call_leaves_no_spill_directory(base: Path, tmp_path: Path) -> 
         assert toolbelt.poll() is None
         (session,) = _sessions(base)
         owner = (base / session / OWNER_FILE).read_text().split()
-        assert owner == [str(toolbelt.pid), process_start(toolbelt.pid)]
+        assert owner == [str(toolbelt.pid), process_start(toolbelt.pid), NAMESPACE]
     finally:
         toolbelt.send_signal(signal.SIGKILL)
         toolbelt.wait()
@@ -74,7 +76,10 @@ def test_a_sweep_removes_only_dead_sessions_directories(base: Path, tmp_path: Pa
     (dead / "job.out").write_text("gone\n")
     reused = base / "reused-pid"  # this pid, but a start time that is not this process's
     reused.mkdir()
-    (reused / OWNER_FILE).write_text(f"{os.getpid()} 1\n")
+    (reused / OWNER_FILE).write_text(f"{os.getpid()} 1 {NAMESPACE}\n")
+    elsewhere = base / "other-pid-namespace"  # its pids mean nothing here: never judged
+    elsewhere.mkdir()
+    (elsewhere / OWNER_FILE).write_text(_dead_owner().replace(NAMESPACE, "pid:[1]"))
     outside = tmp_path / "outside"  # a link to a dead-looking directory is never followed
     outside.mkdir()
     (outside / OWNER_FILE).write_text(_dead_owner())
@@ -87,7 +92,12 @@ def test_a_sweep_removes_only_dead_sessions_directories(base: Path, tmp_path: Pa
     os.utime(stale_legacy, (old, old))
 
     assert sweep(base) == 3
-    assert _sessions(base) == ["link", "live-session", "older-toolbelt-recent"]
+    assert _sessions(base) == [
+        "link",
+        "live-session",
+        "older-toolbelt-recent",
+        "other-pid-namespace",
+    ]
     assert (live / "job.out").read_text() == "kept\n"
     assert (outside / OWNER_FILE).exists()
 

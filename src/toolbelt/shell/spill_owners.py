@@ -2,11 +2,12 @@
 
 A session deletes its spill directory when it ends (``output.remove_spill_dir``), but a
 toolbelt killed with SIGKILL or by the OOM killer never gets there, and the directories of
-such runs piled up by the thousand. So each directory records its owner — the pid and the
-process's start time, which tells a pid reused by another process from the original — in a
-``.owner`` file, and a directory is removed once that process is gone: by the watchdog of the
-dead process (``watchdog``), as soon as it has ended the process's commands, and by the first
-spill of every later process (``sweep``), a bounded number at a time, for anything missed.
+such runs piled up by the thousand. So each directory records its owner in a ``.owner`` file —
+the pid, the process's start time (which tells a reused pid from the original) and its PID
+namespace (a directory of another namespace is never judged) — and is removed once that
+process is gone: by the watchdog of the dead process (``watchdog``), as soon as it has ended
+the process's commands, and by the first spill of every later process (``sweep``), a bounded
+number at a time, for anything missed.
 
 Only this user's directories are considered, a symbolic link is never followed (nor removed:
 only real directories are), and a directory whose owner still runs is never touched. A
@@ -60,7 +61,16 @@ def mark_owner(directory: Path) -> None:
     except FileExistsError:
         return
     with os.fdopen(fd, "w") as handle:
-        handle.write(f"{os.getpid()} {process_start(os.getpid())}\n")
+        handle.write(f"{os.getpid()} {process_start(os.getpid())} {_pid_namespace()}\n")
+
+
+def _pid_namespace() -> str:
+    """This process's PID namespace: a pid means something only within it (two containers
+    sharing a /tmp would each see the other's sessions as gone)."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "-"
 
 
 def sweep(base: Path, *, owner: int | None = None) -> int:
@@ -98,15 +108,15 @@ def _abandoned(entry: os.DirEntry[str], owner: int | None) -> bool:
     recorded = _owner_of(entry.path)
     if recorded is None:
         return owner is None and time.time() - info.st_mtime > LEGACY_AGE
-    pid, start = recorded
-    if owner is not None and pid != owner:
+    pid, start, namespace = recorded
+    if (owner is not None and pid != owner) or namespace != _pid_namespace():
         return False
     return process_start(pid) != start
 
 
-def _owner_of(directory: str) -> tuple[int, str] | None:
-    """The pid and start time ``directory``'s owner file records, None when there is none
-    (or it is not a regular file of a sane size)."""
+def _owner_of(directory: str) -> tuple[int, str, str] | None:
+    """The pid, start time and PID namespace ``directory``'s owner file records, None when
+    there is none (or it is not a regular file of a sane size)."""
     try:
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no FIFO holds it
         fd = os.open(os.path.join(directory, OWNER_FILE), flags)
@@ -116,6 +126,7 @@ def _owner_of(directory: str) -> tuple[int, str] | None:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return None
         parts = handle.read(64).split()
-    if len(parts) != 2 or not parts[0].isdigit():
+    if len(parts) != 3 or not parts[0].isdigit():
         return None
-    return int(parts[0]), parts[1].decode(errors="replace")
+    start, namespace = (part.decode(errors="replace") for part in parts[1:])
+    return int(parts[0]), start, namespace
