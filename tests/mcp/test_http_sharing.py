@@ -52,12 +52,13 @@ async def test_a_stateless_clients_session_approval_lets_no_other_client_run(
 ) -> None:
     server = start(tmp_path)  # default mode: a new file is asked about
     try:
+        # an untrusted workspace (the test's) is offered no "always": it would be ignored
         offered: list[list[str]] = []
         forged = choosing("allow_session", offered)  # not offered, sent anyway
         async with server.client(elicitation_callback=forged) as first:
             made = await first.call_tool("write_file", {"path": "a.txt", "content": "a\n"})
         assert made.is_error is False
-        assert offered == [["allow_once", "allow_always", "deny"]]
+        assert offered == [["allow_once", "deny"]]
         async with server.client(elicitation_callback=choosing("deny", offered)) as second:
             refused = await second.call_tool("write_file", {"path": "b.txt", "content": "b\n"})
         assert refused.is_error
@@ -66,7 +67,7 @@ async def test_a_stateless_clients_session_approval_lets_no_other_client_run(
         legacy = choosing("deny", offered)
         async with server.client(mode="legacy", elicitation_callback=legacy) as in_session:
             await in_session.call_tool("write_file", {"path": "c.txt", "content": "c\n"})
-        assert offered[2] == ["allow_once", "allow_session", "allow_always", "deny"]
+        assert offered[2] == ["allow_once", "allow_session", "deny"]
     finally:
         server.stop()
 

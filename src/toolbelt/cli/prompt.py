@@ -4,10 +4,11 @@ Shows the tool, the reason, and what the call touches — the command, the path,
 for a call that has none of these (another MCP server's tool) its arguments —
 every control character escaped visibly (``permissions.display``), the real command always
 and the model's description only beside it —
-then offers: yes once, yes for this session, always (saved as a rule), or no with an
-optional reason that goes back to the model. Reading the answer runs in a worker thread that
-is abandoned when the executor's permission timeout or a cancellation ends the wait, so
-neither is ever blocked by a ``readline`` that does not return.
+then offers: yes once, yes for this session, always (saved as a rule; not offered, with the
+reason, where it could not be kept), or no with an optional reason that goes back to the
+model. Reading the answer runs in a worker thread that is abandoned when the executor's
+permission timeout or a cancellation ends the wait, so neither is ever blocked by a
+``readline`` that does not return.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ class TerminalRequester(PermissionRequester):
         if arguments is not None:
             out.write("  arguments:\n" + textwrap.indent(arguments, "    ") + "\n")
         choices = "[y] yes  [s] yes for this session  [a] always  [n] no"
+        if decision.no_always:
+            why = f"(no always: {decision.no_always})"
+            choices = f"[y] yes  [s] yes for this session  [n] no   {why}"
         if not decision.remember:
             choices = "[y] yes  [n] no   (this kind of call is never remembered)"
         while True:
@@ -78,6 +82,8 @@ class TerminalRequester(PermissionRequester):
                 continue
             if not decision.remember and choice in (Approval.SESSION, Approval.ALWAYS):
                 choice = Approval.ONCE
+            if decision.no_always and choice is Approval.ALWAYS:
+                continue  # not offered: ask again rather than keep it for less than promised
             if choice is Approval.DENY:
                 out.write("reason for the model (optional) > ")
                 out.flush()

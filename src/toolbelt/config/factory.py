@@ -23,7 +23,8 @@ def build_policy(
 ) -> ToolbeltPolicy:
     """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
 
-    With settings, "always allow" answers are written to ``.toolbelt/settings.local.json``
+    With settings of a trusted workspace, "always allow" answers are written to
+    ``.toolbelt/settings.local.json`` (an untrusted one's would be ignored, so none is offered)
     and read-deny rules also filter what grep, glob and ls return (``hidden_paths``). The settings'
     ``defaultMode`` applies when ``mode`` is None, their ``additionalDirectories`` join the
     session's roots, and ``disableBypassPermissionsMode`` refuses bypass.
@@ -34,6 +35,7 @@ def build_policy(
         raise UsageError(f"Unknown permission mode {mode!r}; choose one of {', '.join(MODES)}.")
     rules = None
     persist = None
+    no_always = ""
     if settings is not None:
         if mode == "bypass" and settings.bypass_disabled:
             raise UsageError(
@@ -54,8 +56,19 @@ def build_policy(
         hidden = HiddenReads(rules.hidden_reads())  # a command must not read them either
         session.resource(HiddenReads, lambda: hidden)
 
-        def persist(rule: str) -> None:
-            add_local_rule(session.root, "allow", rule)
+        if settings.trusted:
+
+            def persist(rule: str) -> None:
+                add_local_rule(session.root, "allow", rule)
+
+        else:
+            # the rule would go to the workspace's own settings.local.json, which an untrusted
+            # workspace's settings ignore: "always" would be a promise not kept. Nor is it kept
+            # elsewhere: a rule the repository could write itself would then be honoured.
+            no_always = (
+                "this workspace is not trusted, so a rule saved in it would be ignored; "
+                "run `toolbelt trust` to be offered it"
+            )
 
     user_config = UserConfig.current()
 
@@ -75,6 +88,7 @@ def build_policy(
         protected=protected,
         persist=persist,
         listed_secret=listed_secret,
+        no_always=no_always,
     )
 
 

@@ -10,6 +10,7 @@ one that must be asked every time.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -48,6 +49,8 @@ async def authorize(
         case Deny(reason=reason):
             raise PermissionDeniedError(reason)
         case Ask() as ask:
+            if policy.why_no_always and not ask.no_always:
+                ask = replace(ask, no_always=policy.why_no_always)
             events.emit(
                 StateEvent(
                     request.call_id, request.tool, CallState.PERMISSION_REQUIRED, detail=ask.reason

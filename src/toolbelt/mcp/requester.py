@@ -2,9 +2,10 @@
 
 The request shows what the call touches (command, paths, URL) and the diff for writes — or,
 for a call with none of these (another MCP server's tool), its arguments — and
-offers: allow once, allow for this session, always allow (written to settings.local.json),
-deny. A client without the elicitation capability cannot ask anyone, so the call is denied
-at once with a message that says how to allow it; nothing ever hangs waiting.
+offers: allow once, allow for this session, always allow (written to settings.local.json;
+not offered, with the reason, where it could not be kept), deny. A client without the
+elicitation capability cannot ask anyone, so the call is denied at once with a message that
+says how to allow it; nothing ever hangs waiting.
 """
 
 from __future__ import annotations
@@ -94,12 +95,12 @@ class ElicitationRequester(PermissionRequester):
             if answer is None:  # ask by returning input_required; the client retries
                 call.ask_by_retry("permission", params)
                 raise NeedsInput("Waiting for the user's answer.")
-            return _to_answer(answer, session_choice=self.session_approvals)
+            return _to_answer(answer, session_choice=self.session_approvals, decision=decision)
         route = call.route if call is not None else None
         result = await self._server.request(
             "elicitation/create", params, timeout=self._timeout, route=route
         )
-        return _to_answer(result, session_choice=self.session_approvals)
+        return _to_answer(result, session_choice=self.session_approvals, decision=decision)
 
     def _how_to_allow(self, request: PermissionRequest, decision: Ask) -> str:
         """The settings entry that would allow this very call, and the modes that would.
@@ -137,6 +138,8 @@ def _elicitation(
     choices = list(CHOICES) if decision.remember else ["allow_once", "deny"]
     if not session_choice:
         choices = [choice for choice in choices if choice != "allow_session"]
+    if decision.no_always:
+        choices = [choice for choice in choices if choice != "allow_always"]
     return {
         "mode": "form",
         "message": _message(request, decision),
@@ -151,13 +154,15 @@ def _elicitation(
     }
 
 
-def _to_answer(result: dict[str, Any], *, session_choice: bool) -> Answer:
+def _to_answer(result: dict[str, Any], *, session_choice: bool, decision: Ask) -> Answer:
     action = result.get("action")
     content = result.get("content") or {}
     if action != "accept":
         why = "declined" if action == "decline" else "did not answer"
         return Answer(Approval.DENY, f"The user {why}; the call was not run.")
     approval = CHOICES.get(str(content.get("decision")), Approval.DENY)
+    if approval is Approval.ALWAYS and decision.no_always:
+        approval = Approval.SESSION  # not offered: a forged choice gets no more than a session
     if approval is Approval.SESSION and not session_choice:
         approval = Approval.ONCE  # a client that forges the choice gets this call only
     reason = str(content.get("reason") or "")
@@ -169,6 +174,8 @@ def _to_answer(result: dict[str, Any], *, session_choice: bool) -> Answer:
 def _message(request: PermissionRequest, decision: Ask) -> str:
     access = request.access
     lines = [f"toolbelt wants to run `{request.tool}`: {visible(decision.reason)}"]
+    if decision.no_always and decision.remember:
+        lines.append(f"(No always-allow: {decision.no_always}.)")
     if access.command:
         lines.append(f"Command: {visible(access.command)}")
     if access.url:

@@ -68,13 +68,15 @@ class Ask:
     and no mode skips either. ``remedy`` is set when no allow rule skips it either (a protected
     path, an ask rule, a command outside the sandbox, a hook's ask): what can be done instead
     of approving, which a refusal says in place of suggesting a rule or a mode that would not
-    work.
+    work. ``no_always`` says why an "always" answer could not be kept (an untrusted workspace
+    ignores the rules saved in it): the requester then offers no "always" and says why.
     """
 
     reason: str
     remember: bool = True
     forced: bool = False
     remedy: str = ""
+    no_always: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,11 @@ class PermissionPolicy(ABC):
 
     def remember(self, request: PermissionRequest, answer: Answer) -> None:  # noqa: B027
         """Record a session or permanent approval so the same request is not asked again."""
+
+    @property
+    def why_no_always(self) -> str:
+        """Why an "always" answer could not be kept, or "" when it can (``Ask.no_always``)."""
+        return ""
 
     def hidden_paths(self) -> Callable[[Path], bool] | None:
         """What listings (grep, glob, ls) must leave out — paths reading would be denied — or

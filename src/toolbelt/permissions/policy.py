@@ -120,6 +120,7 @@ class ToolbeltPolicy(PermissionPolicy):
         protected: _Protected | None = None,
         persist: _Persist | None = None,
         listed_secret: _ListedSecret | None = None,
+        no_always: str = "",
     ) -> None:
         self.mode = mode
         self._roots = tuple(roots)
@@ -127,6 +128,9 @@ class ToolbeltPolicy(PermissionPolicy):
         self._protected = protected
         self._listed_secret = listed_secret
         self._persist = persist
+        self._no_always = no_always or (
+            "" if persist is not None else "this session keeps no settings file to save it in"
+        )
         self._approved: set[tuple[str, str]] = set()
 
     # -- the decision --------------------------------------------------------------------
@@ -297,6 +301,10 @@ class ToolbeltPolicy(PermissionPolicy):
         if answer.approval is Approval.ALWAYS and self._persist is not None:
             for rule in allow_rules(request):
                 self._persist(rule)
+
+    @property
+    def why_no_always(self) -> str:
+        return self._no_always
 
     def _approved_before(self, request: PermissionRequest) -> bool:
         keys = _approval_keys(request)

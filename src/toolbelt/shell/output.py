@@ -23,6 +23,7 @@ from pathlib import Path
 
 from toolbelt.core.wording import counted
 from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
+from toolbelt.shell.spill_owners import mark_owner, spill_base, sweep
 
 __all__ = ["OutputBuffer", "remove_spill_dir", "spill_dir"]
 
@@ -31,22 +32,32 @@ MAX_SENT_BYTES = 2 * DEFAULT_CAP
 MAX_SPILL_BYTES = 64 * 1024 * 1024
 
 
-def _spill_base() -> Path:
-    return Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp") / f"toolbelt-{os.getuid()}"
+_swept_in: int | None = None
+"""The pid that swept the dead sessions' directories (once per process)."""
 
 
 def spill_dir(session_id: str) -> Path:
-    """The per-session directory (0700) for spilled output: only this user can read it."""
-    base = _spill_base()
+    """The per-session directory (0700) for spilled output: only this user can read it.
+
+    It records this process as its owner, so that it is removed even if the process is killed
+    before ``remove_spill_dir``; the first call in a process removes such directories left by
+    processes that are gone (``spill_owners``).
+    """
+    global _swept_in
+    base = spill_base()
     path = base / session_id
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     base.chmod(0o700)
+    mark_owner(path)
+    if _swept_in != os.getpid():
+        _swept_in = os.getpid()
+        sweep(base)
     return path
 
 
 def remove_spill_dir(session_id: str) -> None:
     """Delete a session's spill directory once the session has ended (nothing reads it then)."""
-    shutil.rmtree(_spill_base() / session_id, ignore_errors=True)
+    shutil.rmtree(spill_base() / session_id, ignore_errors=True)
 
 
 class OutputBuffer:

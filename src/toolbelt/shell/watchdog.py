@@ -14,6 +14,8 @@ went, and the watchdog kills every process whose run id carries the prefix, and 
 process groups (a child that cleared its environment but stayed in its job's group), until
 none is left; then it exits. There is nothing to register, so nothing to lock, tell or wait
 for at exit: a normal exit has ended everything already and the watchdog finds nothing.
+Then it removes the spill directories the process owned (``spill_owners``), which a process
+killed with SIGKILL never removed itself.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import time
 
 from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.procs import RUN_ID_VAR, processes_marked_with
+from toolbelt.shell.spill_owners import spill_base, sweep
 
 __all__ = ["main", "new_run_id", "run_id_prefix"]
 
@@ -83,7 +86,7 @@ def _start() -> str:
     os.set_blocking(write_end, False)
     try:
         subprocess.run(
-            helper_argv(_BOOT, prefix),
+            helper_argv(_BOOT, str(pid), prefix),  # the prefix last: `ps` and tests find it
             stdin=read_end,
             stdout=subprocess.DEVNULL,  # never a pipe a caller waits to see closed
             stderr=subprocess.DEVNULL,
@@ -99,14 +102,20 @@ def _start() -> str:
 
 
 def main() -> None:
-    """Wait for end of file on stdin, then end every process marked with the prefix."""
+    """Wait for end of file on stdin, then end every process marked with the prefix and
+    remove the dead toolbelt's spill directories (``spill_owners``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a sweep of the toolbelt's group
-    prefix = sys.argv[1]
+    owner, prefix = int(sys.argv[1]), sys.argv[2]
     os.set_blocking(0, True)
     while os.read(0, 4096):
         pass
+    _end_processes(prefix)
+    sweep(spill_base(), owner=owner)  # after the commands: none still writes there
+
+
+def _end_processes(prefix: str) -> None:
     mine = os.getpgid(0)
     for _ in range(_ROUNDS):
         found = processes_marked_with(prefix)
