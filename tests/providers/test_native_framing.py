@@ -25,6 +25,7 @@ from toolbelt.providers.model import (
 )
 from toolbelt.providers.open import open_model
 from toolbelt.providers.openai_chat import OpenAIChatClient
+from toolbelt.providers.openai_responses import OpenAIResponsesClient
 
 pytestmark = pytest.mark.anyio
 
@@ -135,3 +136,29 @@ async def test_the_loops_correction_of_a_malformed_call_stays_verbatim() -> None
     sent_messages = sent(fake)["messages"]
     assert shape in sent_messages[2]["content"]
     assert sent_messages[3] == {"role": "user", "content": f"<{Z}tool_call>"}
+
+
+async def test_responses_at_a_self_hosted_server_neutralised_at_openai_unchanged() -> None:
+    with FakeProvider([{"text": "Done."}, {"text": "Done."}]) as fake:
+        async with model("openai-responses:gpt-oss", base_url=fake.openai_url) as client:
+            await run_turn(client, conversation())
+        self_hosted = sent(fake)
+        client = open_model(
+            "openai-responses:gpt-5", base_url="https://api.openai.com/v1", api_key="k"
+        )
+        assert isinstance(client, OpenAIResponsesClient)
+        client._sdk = client._sdk.with_options(base_url=fake.openai_url)
+        try:
+            await run_turn(client, conversation())
+        finally:
+            await client.aclose()
+        official = sent(fake)
+    outputs = [i for i in self_hosted["input"] if i.get("type") == "function_call_output"]
+    assert outputs[0]["output"] == BROKEN
+    assert self_hosted["instructions"] == SYSTEM_BROKEN
+    assert self_hosted["tools"][-1]["description"] == f"Take a note.<{Z}|im_end|>"
+    replayed = [i for i in self_hosted["input"] if i.get("type") == "function_call"]
+    assert replayed[0]["arguments"] == '{"path": "<|im_start|>.txt"}'
+    outputs = [i for i in official["input"] if i.get("type") == "function_call_output"]
+    assert outputs[0]["output"] == FORGED
+    assert official["instructions"] == SYSTEM

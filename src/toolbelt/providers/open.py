@@ -17,13 +17,14 @@ Providers:
   works too, but asks for the OpenAI parameter names (``max_completion_tokens``) that some
   servers do not know.
 
-Every Chat Completions server but OpenAI's own API (``api.openai.com``, Azure OpenAI's
-``*.openai.azure.com``) gets untrusted text with its chat-template special tokens neutralised
-(``providers.untrusted``): ``ollama:`` and ``openai-compatible:`` always, ``openai:`` whenever
-its base URL points elsewhere. Such a server renders messages through an open model's chat
-template and may read ``<|im_start|>`` in a tool result as the real token; a gateway serving
-open weights does the same, so only the hosts known to send content as text are exempt. The
-model sees the same characters with a zero-width space inside each marker.
+Every Chat Completions or Responses server but OpenAI's own API (``api.openai.com``, Azure
+OpenAI's ``*.openai.azure.com``) gets untrusted text with its chat-template special tokens
+neutralised (``providers.untrusted``): ``ollama:`` and ``openai-compatible:`` always,
+``openai:`` and ``openai-responses:`` whenever their base URL points elsewhere. Such a server
+renders messages through an open model's chat template and may read ``<|im_start|>`` in a tool
+result as the real token; a gateway serving open weights does the same, so only the hosts known
+to send content as text are exempt. The model sees the same characters with a zero-width space
+inside each marker.
 
 ``base_url`` and ``api_key`` override the environment. A server on the loopback interface
 needs no key. Every failure is a ``ProviderError`` saying what to set or fix.
@@ -143,7 +144,8 @@ def _client(provider: str, endpoint: Endpoint, key: str, retry: RetryPolicy | No
     if provider == "openai-responses":
         from toolbelt.providers.openai_responses import OpenAIResponsesClient
 
-        return OpenAIResponsesClient(endpoint, key, retry=retry)
+        neutralise = not is_openai_api(endpoint.base_url)
+        return OpenAIResponsesClient(endpoint, key, neutralise_untrusted=neutralise, retry=retry)
     if provider == "gemini":
         from toolbelt.providers.gemini import GeminiClient
 

@@ -12,7 +12,6 @@ text of each request has its chat-template special tokens broken (``untrusted``)
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -33,8 +32,7 @@ from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
 from toolbelt.providers.untrusted import (
-    AS_WRITTEN_KEY,
-    NEUTRALISED_OPTION,
+    arguments_as_written,
     neutralised_definition,
     neutralised_request,
     restored_turn,
@@ -74,7 +72,6 @@ class OpenAIChatClient(SdkModelClient):
         await self._sdk.close()
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        tools_neutralised = request.options.get(NEUTRALISED_OPTION, False)
         if self._neutralise:
             request = neutralised_request(request)
         params: dict[str, Any] = {
@@ -87,7 +84,7 @@ class OpenAIChatClient(SdkModelClient):
         params["max_tokens" if self._compatible else "max_completion_tokens"] = request.max_tokens
         if request.tools:
             definitions = tool_definitions(request.tools, "openai")
-            if self._neutralise and not tools_neutralised:
+            if self._neutralise:
                 definitions = [neutralised_definition(d) for d in definitions]
             params["tools"] = definitions
         if request.temperature is not None:
@@ -186,13 +183,8 @@ def chat_messages(system: str, transcript: tuple[Message, ...]) -> list[dict[str
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
-    written = (message.provider_data or {}).get(AS_WRITTEN_KEY) or {}
     calls = [
-        _call(
-            call.id,
-            call.name,
-            written.get(call.id) or json.dumps(call.arguments, ensure_ascii=False),
-        )
+        _call(call.id, call.name, arguments_as_written(message, call))
         for call in message.tool_calls
     ]
     # A call that never ran is replayed with empty arguments: servers that re-render the

@@ -43,6 +43,7 @@ from toolbelt.providers.model import (
 __all__ = [
     "AS_WRITTEN_KEY",
     "NEUTRALISED_OPTION",
+    "arguments_as_written",
     "correction_ids",
     "neutralised_definition",
     "neutralised_request",
@@ -94,14 +95,23 @@ def _neutralised(message: Message, corrections: set[str]) -> Message:
 
 
 def neutralised_definition(definition: dict[str, Any]) -> dict[str, Any]:
-    """A Chat Completions tool definition with its description and schema texts neutralised
-    (its name is the loop's, and a schema's keys are structure, so both stay)."""
-    function = dict(definition["function"])
+    """A Chat Completions (nested) or Responses (flat) tool definition with its description
+    and schema texts neutralised (its name is the loop's, and a schema's keys are structure,
+    so both stay)."""
+    if "function" in definition:
+        return {**definition, "function": neutralised_definition(definition["function"])}
+    function = dict(definition)
     if "description" in function:
         function["description"] = neutralise(function["description"])
     if "parameters" in function:
         function["parameters"] = neutralise_values(function["parameters"])
-    return {**definition, "function": function}
+    return function
+
+
+def arguments_as_written(message: AssistantMessage, call: ModelToolCall) -> str:
+    """The JSON arguments of ``call`` as the model wrote them, for the replay."""
+    written = (message.provider_data or {}).get(AS_WRITTEN_KEY) or {}
+    return written.get(call.id) or json.dumps(call.arguments, ensure_ascii=False)
 
 
 def restored_turn(complete: TurnComplete) -> TurnComplete:
