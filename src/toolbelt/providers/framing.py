@@ -1,4 +1,4 @@
-"""Untrusted text rendered into a text-format prompt cannot close its frame.
+"""Untrusted text rendered through a chat template cannot close its frame.
 
 A tool result goes to the model between markers (``<tool_response>``…``</tool_response>``,
 ``[TOOL_RESULTS]``…``[/TOOL_RESULTS]``) inside a turn the server's chat template frames with
@@ -6,7 +6,8 @@ special tokens (``<|im_start|>``, ``<|eot_id|>``), and many servers read those t
 message's text as the real thing. A file, a page or an MCP result that holds one could end
 the result early and forge a user turn or a past call. So every framing marker and special
 token of every family in such text gets a zero-width space after its first character: the
-model still reads what is there, and no tokenizer or parser sees a marker.
+model still reads what is there, and no tokenizer or parser sees a marker. Text tool calls
+(``textcalls``) and native calls to a self-hosted server (``untrusted``) both apply it.
 
 The loop's own corrections for a malformed call are not neutralised: they quote the shape
 that works, markers included. ``restore`` undoes exactly the insertion in the values of the
