@@ -36,7 +36,18 @@ from toolbelt.providers.formats import gemini_function_declaration, tool_definit
 from toolbelt.providers.model import ModelRequest
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.client import TextToolCallClient
+from toolbelt.core.content import ToolOutput
+from toolbelt.core.events import CallState
+from toolbelt.core.executor import ToolCallResult
+from toolbelt.providers.model import AssistantMessage, ModelToolCall, ToolResultsMessage
+from toolbelt.providers.model import UserMessage
+from toolbelt.core.content import TextBlock
+from toolbelt.providers.openai_chat import chat_messages
 from toolbelt.tools import builtin_toolset
+try:
+    from toolbelt.providers.untrusted import neutralised_definition, neutralised_request
+except ImportError:  # main: a self-hosted server got the request as it was
+    neutralised_definition = neutralised_request = lambda x: x
 
 REPEATS = int(sys.argv[1])
 
@@ -101,6 +112,31 @@ for label, tools in ((f"{len(builtins)} built-ins", builtins),
             build()
             timed.append(time.perf_counter() - started)
         samples[f"{name}, {label}"] = timed
+source = "".join(f"def handler_{i}(request):\n    return {{'status': {i}, 'body': request}}\n"
+                 for i in range(150))[:8000]
+transcript: list[Any] = [UserMessage((TextBlock("Read the handlers and fix the bug."),))]
+for turn in range(20):
+    call = ModelToolCall(f"call_{turn}", "read_file", {"path": f"handlers_{turn}.py"})
+    transcript.append(AssistantMessage("Reading.", (call,)))
+    answer = ToolCallResult(call.id, call.name, CallState.SUCCESS, ToolOutput.text(source))
+    transcript.append(ToolResultsMessage((answer,)))
+long = ModelRequest(system="You are a coding agent.\n" + source[:2000], messages=tuple(transcript),
+                    tools=builtins)
+
+
+def self_hosted() -> Any:
+    request = neutralised_request(long)
+    definitions = [neutralised_definition(d) for d in tool_definitions(request.tools, "openai")]
+    return chat_messages(request.system, request.messages), definitions
+
+
+self_hosted()
+timed = []
+for _ in range(REPEATS):
+    started = time.perf_counter()
+    self_hosted()
+    timed.append(time.perf_counter() - started)
+samples["openai chat request to a self-hosted server, built-ins + 20 results (160 KB)"] = timed
 print(json.dumps(samples))
 """
 

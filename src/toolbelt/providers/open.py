@@ -17,6 +17,15 @@ Providers:
   works too, but asks for the OpenAI parameter names (``max_completion_tokens``) that some
   servers do not know.
 
+Every Chat Completions or Responses server but OpenAI's own API (``api.openai.com``, Azure
+OpenAI's ``*.openai.azure.com``) gets untrusted text with its chat-template special tokens
+neutralised (``providers.untrusted``): ``ollama:`` and ``openai-compatible:`` always,
+``openai:`` and ``openai-responses:`` whenever their base URL points elsewhere. Such a server
+renders messages through an open model's chat template and may read ``<|im_start|>`` in a tool
+result as the real token; a gateway serving open weights does the same, so only the hosts known
+to send content as text are exempt. The model sees the same characters with a zero-width space
+inside each marker.
+
 ``base_url`` and ``api_key`` override the environment. A server on the loopback interface
 needs no key. Every failure is a ``ProviderError`` saying what to set or fix.
 """
@@ -31,7 +40,7 @@ from toolbelt.providers.failures import Endpoint
 from toolbelt.providers.model import ModelClient, ProviderError
 from toolbelt.providers.retry import RetryPolicy
 
-__all__ = ["PROVIDERS", "is_loopback", "open_model"]
+__all__ = ["PROVIDERS", "is_loopback", "is_openai_api", "open_model"]
 
 PROVIDERS = ("anthropic", "openai", "openai-responses", "gemini", "ollama", "openai-compatible")
 
@@ -109,6 +118,13 @@ def open_model(
     return _client(provider, endpoint, key, retry)
 
 
+def is_openai_api(url: str) -> bool:
+    """Whether ``url`` is OpenAI's own API (or Azure OpenAI): content there is never read as a
+    chat template's special tokens."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")
+
+
 def is_loopback(url: str) -> bool:
     """Whether ``url`` points at this machine (localhost, 127.0.0.0/8, ::1)."""
     host = urlsplit(url).hostname or ""
@@ -128,7 +144,8 @@ def _client(provider: str, endpoint: Endpoint, key: str, retry: RetryPolicy | No
     if provider == "openai-responses":
         from toolbelt.providers.openai_responses import OpenAIResponsesClient
 
-        return OpenAIResponsesClient(endpoint, key, retry=retry)
+        neutralise = not is_openai_api(endpoint.base_url)
+        return OpenAIResponsesClient(endpoint, key, neutralise_untrusted=neutralise, retry=retry)
     if provider == "gemini":
         from toolbelt.providers.gemini import GeminiClient
 
@@ -136,7 +153,10 @@ def _client(provider: str, endpoint: Endpoint, key: str, retry: RetryPolicy | No
     from toolbelt.providers.openai_chat import OpenAIChatClient
 
     compatible = provider in ("ollama", "openai-compatible")
-    return OpenAIChatClient(endpoint, key, compatible=compatible, retry=retry)
+    neutralise = compatible or not is_openai_api(endpoint.base_url)
+    return OpenAIChatClient(
+        endpoint, key, compatible=compatible, neutralise_untrusted=neutralise, retry=retry
+    )
 
 
 def _bad_spec(spec: str, provider: str, model: str) -> str:

@@ -6,11 +6,12 @@ first fragment even when a server repeats them), the arguments are concatenated.
 Completions tool messages carry text only, so images a tool returned follow the tool messages
 in one user message, each introduced by the call it came from.
 ``request.options["reasoning_effort"]`` is sent as is (``"low"``, ``"medium"``, ``"high"``).
+With ``neutralise_untrusted`` (every server but OpenAI's own API, see ``open.py``) the untrusted
+text of each request has its chat-template special tokens broken (``untrusted``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -30,6 +31,12 @@ from toolbelt.providers.model import (
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
+from toolbelt.providers.untrusted import (
+    arguments_as_written,
+    neutralised_definition,
+    neutralised_request,
+    restored_turn,
+)
 
 __all__ = ["OpenAIChatClient", "chat_messages"]
 
@@ -51,18 +58,22 @@ class OpenAIChatClient(SdkModelClient):
         api_key: str,
         *,
         compatible: bool = False,
+        neutralise_untrusted: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
         import openai  # the SDK costs a second to import: only when this client is used
 
         super().__init__(endpoint, retry=retry)
         self._compatible = compatible
+        self._neutralise = neutralise_untrusted
         self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
 
     async def aclose(self) -> None:
         await self._sdk.close()
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        if self._neutralise:
+            request = neutralised_request(request)
         params: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": chat_messages(request.system, request.messages),
@@ -72,7 +83,10 @@ class OpenAIChatClient(SdkModelClient):
         # OpenAI's reasoning models refuse ``max_tokens``; many compatible servers only know it.
         params["max_tokens" if self._compatible else "max_completion_tokens"] = request.max_tokens
         if request.tools:
-            params["tools"] = tool_definitions(request.tools, "openai")
+            definitions = tool_definitions(request.tools, "openai")
+            if self._neutralise:
+                definitions = [neutralised_definition(d) for d in definitions]
+            params["tools"] = definitions
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if "reasoning_effort" in request.options:
@@ -101,7 +115,8 @@ class OpenAIChatClient(SdkModelClient):
                         if delta.refusal:
                             stop = "refusal"
         early.flush(turn)
-        yield turn.finish(stop, usage)
+        complete = turn.finish(stop, usage)
+        yield restored_turn(complete) if self._neutralise else complete
 
 
 class _EarlyFragments:
@@ -169,7 +184,7 @@ def chat_messages(system: str, transcript: tuple[Message, ...]) -> list[dict[str
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
     calls = [
-        _call(call.id, call.name, json.dumps(call.arguments, ensure_ascii=False))
+        _call(call.id, call.name, arguments_as_written(message, call))
         for call in message.tool_calls
     ]
     # A call that never ran is replayed with empty arguments: servers that re-render the

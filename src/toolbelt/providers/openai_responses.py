@@ -11,7 +11,6 @@ as the API's ``reasoning`` parameter (``{"effort": "low"}``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +29,12 @@ from toolbelt.providers.model import (
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
+from toolbelt.providers.untrusted import (
+    arguments_as_written,
+    neutralised_definition,
+    neutralised_request,
+    restored_turn,
+)
 
 __all__ = ["OpenAIResponsesClient", "responses_input"]
 
@@ -43,16 +48,26 @@ _INCOMPLETE: dict[str, StopReason] = {
 class OpenAIResponsesClient(SdkModelClient):
     """OpenAI models over the Responses API."""
 
-    def __init__(self, endpoint: Endpoint, api_key: str, *, retry: RetryPolicy | None = None):
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        api_key: str,
+        *,
+        neutralise_untrusted: bool = False,
+        retry: RetryPolicy | None = None,
+    ):
         import openai  # the SDK costs a second to import: only when this client is used
 
         super().__init__(endpoint, retry=retry)
+        self._neutralise = neutralise_untrusted  # a self-hosted server (see ``untrusted``)
         self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
 
     async def aclose(self) -> None:
         await self._sdk.close()
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        if self._neutralise:
+            request = neutralised_request(request)
         params: dict[str, Any] = {
             "model": self.endpoint.model,
             "input": responses_input(request.messages),
@@ -62,7 +77,10 @@ class OpenAIResponsesClient(SdkModelClient):
         if request.system:
             params["instructions"] = request.system
         if request.tools:
-            params["tools"] = tool_definitions(request.tools, "openai-responses")
+            definitions = tool_definitions(request.tools, "openai-responses")
+            if self._neutralise:
+                definitions = [neutralised_definition(d) for d in definitions]
+            params["tools"] = definitions
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if "reasoning" in request.options:
@@ -103,11 +121,12 @@ class OpenAIResponsesClient(SdkModelClient):
         reasoning = [
             item.model_dump(exclude_none=True) for item in final.output if item.type == "reasoning"
         ]
-        yield turn.finish(
+        complete = turn.finish(
             _stop(final),
             _usage(final.usage),
             {"responses_reasoning": reasoning} if reasoning else None,
         )
+        yield restored_turn(complete) if self._neutralise else complete
 
 
 def responses_input(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:
@@ -129,8 +148,7 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
     if message.text:
         items.append({"role": "assistant", "content": message.text})
     for call in message.tool_calls:
-        arguments = json.dumps(call.arguments, ensure_ascii=False)
-        items.append(_call(call.id, call.name, arguments))
+        items.append(_call(call.id, call.name, arguments_as_written(message, call)))
     for invalid in message.invalid_calls:  # answered with an error; replayed with no arguments
         items.append(_call(invalid.id, invalid.name, "{}"))
     return items

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolbelt.core.content import ImageBlock, TextBlock
+from toolbelt.providers.framing import neutralise_values
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
@@ -32,13 +33,9 @@ from toolbelt.providers.model import (
 )
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.providers.textcalls.family import Family
-from toolbelt.providers.textcalls.framing import (
-    neutralise,
-    neutralise_values,
-    neutralised_result,
-)
 from toolbelt.providers.textcalls.registry import text_call_family
 from toolbelt.providers.textcalls.stream import TextCallParser, new_call_id
+from toolbelt.providers.untrusted import neutralised_request
 
 __all__ = ["PROVIDER_DATA_KEY", "TextToolCallClient"]
 
@@ -121,20 +118,16 @@ class TextToolCallClient(ModelClient):
         return TurnComplete(text_message, inner.usage, stop)
 
     def text_request(self, request: ModelRequest) -> ModelRequest:
-        """``request`` as the inner client receives it: no native tools, everything as text."""
-        system = neutralise(request.system)  # it holds project files (AGENTS.md)
+        """``request`` as the inner client receives it: no native tools, everything as text,
+        untrusted text neutralised (the family's own markers frame it afterwards)."""
+        request = neutralised_request(request)
+        system = request.system
         if request.tools:
             tools = self.family.render_tools(request.tools)
             system = f"{system}\n\n{tools}" if system else tools
         messages: list[Message] = []
-        corrections = {  # the loop's answers to malformed calls: its words, shapes included
-            call.id
-            for message in request.messages
-            if isinstance(message, AssistantMessage)
-            for call in message.invalid_calls
-        }
         for message in request.messages:
-            converted = self._as_text(message, corrections)
+            converted = self._as_text(message)
             previous = messages[-1] if messages else None
             if isinstance(converted, UserMessage) and isinstance(previous, UserMessage):
                 # results followed by the person's words: one user turn, as templates expect
@@ -144,26 +137,19 @@ class TextToolCallClient(ModelClient):
                 messages.append(converted)
         return replace(request, system=system, messages=tuple(messages), tools=())
 
-    def _as_text(self, message: Message, corrections: set[str]) -> Message:
+    def _as_text(self, message: Message) -> Message:
         if isinstance(message, ToolResultsMessage):
-            results = [
-                r if r.call_id in corrections else neutralised_result(r) for r in message.results
-            ]
             images = [
                 block
                 for result in message.results
                 for block in result.output.content
                 if isinstance(block, ImageBlock)
             ]
-            return UserMessage((TextBlock(self.family.render_results(results)), *images))
+            text = self.family.render_results(message.results)
+            return UserMessage((TextBlock(text), *images))
         if isinstance(message, AssistantMessage):
             return self._assistant_as_text(message)
-        # the person's words may carry pasted text: it cannot open a turn of its own either
-        content = tuple(
-            TextBlock(neutralise(block.text)) if isinstance(block, TextBlock) else block
-            for block in message.content
-        )
-        return UserMessage(content)
+        return message
 
     def _assistant_as_text(self, message: AssistantMessage) -> AssistantMessage:
         data = message.provider_data or {}

@@ -8,8 +8,8 @@ from typing import Any
 
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
+from toolbelt.providers.framing import neutralise, neutralise_values
 from toolbelt.providers.schema import neutral_schema
-from toolbelt.providers.textcalls.framing import neutralise, neutralise_values
 
 __all__ = [
     "dumps",

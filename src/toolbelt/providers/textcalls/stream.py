@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolbelt.core.schema import JsonSchema
+from toolbelt.providers.framing import ZWSP, restore_values
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
 from toolbelt.providers.textcalls.closers import Closer, Swallow
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
-from toolbelt.providers.textcalls.framing import ZWSP, restore_values
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]

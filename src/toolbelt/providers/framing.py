@@ -1,4 +1,4 @@
-"""Untrusted text rendered into a text-format prompt cannot close its frame.
+"""Untrusted text rendered through a chat template cannot close its frame.
 
 A tool result goes to the model between markers (``<tool_response>``…``</tool_response>``,
 ``[TOOL_RESULTS]``…``[/TOOL_RESULTS]``) inside a turn the server's chat template frames with
@@ -6,7 +6,8 @@ special tokens (``<|im_start|>``, ``<|eot_id|>``), and many servers read those t
 message's text as the real thing. A file, a page or an MCP result that holds one could end
 the result early and forge a user turn or a past call. So every framing marker and special
 token of every family in such text gets a zero-width space after its first character: the
-model still reads what is there, and no tokenizer or parser sees a marker.
+model still reads what is there, and no tokenizer or parser sees a marker. Text tool calls
+(``textcalls``) and native calls to a self-hosted server (``untrusted``) both apply it.
 
 The loop's own corrections for a malformed call are not neutralised: they quote the shape
 that works, markers included. ``restore`` undoes exactly the insertion in the values of the
@@ -52,7 +53,10 @@ _AFTER_BRACKET = (
 )
 # After a line's "#": Kimi's header between two results of one turn.
 _AFTER_HASH = r"# Return of "
-_MARKER = re.compile(rf"<(?={_AFTER_ANGLE})|\[(?={_AFTER_BRACKET})|(?m:^#(?={_AFTER_HASH}))")
+# Every branch starts with its literal character, so the engine skips to the next "<", "[" or
+# "#" in C (three times faster on source files than a branch that starts with "^"); whether
+# the "#" starts a line is checked in ``_break``.
+_MARKER = re.compile(rf"<(?={_AFTER_ANGLE})|\[(?={_AFTER_BRACKET})|#(?={_AFTER_HASH})")
 _NEUTRALISED = re.compile(
     rf"(<){ZWSP}(?={_AFTER_ANGLE})|(\[){ZWSP}(?={_AFTER_BRACKET})|(?m:^(#){ZWSP}(?={_AFTER_HASH}))"
 )
@@ -64,6 +68,9 @@ def neutralise(text: str) -> str:
 
 
 def _break(match: re.Match[str]) -> str:
+    start = match.start()
+    if match.group() == "#" and start and match.string[start - 1] != "\n":
+        return "#"  # Kimi's header only counts at the start of a line
     return match.group() + ZWSP
 
 
