@@ -16,6 +16,8 @@ escaped it with ``setsid`` or a double fork — the way commands the bash tool r
 The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKILL, the OOM
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
+It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
+possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _EXIT_GRACE = 2.0
 _STDERR_KEPT = 2000
+SAFE_PYTHON = {"PYTHONSAFEPATH": "1"}
+"""Keeps the cwd off a Python server's ``sys.path`` (its config's ``env`` may override it)."""
 UNREADABLE_KEY = "x-toolbelt-unreadable"
 """Marks, in a tool's input schema, a tool whose definition could not be read (and why)."""
 
@@ -77,7 +81,7 @@ class StdioConnection:
         ]
     ]:
         server = self._server
-        env = {**get_default_environment(), **server.env, RUN_ID_VAR: self.run_id}
+        env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
         process = await anyio.open_process(
             [server.command, *server.args],
             env=env,
