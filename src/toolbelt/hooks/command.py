@@ -5,9 +5,10 @@ whole), in ``cwd``, with the environment plus ``TOOLBELT_PROJECT_DIR`` and, for 
 scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
 hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
 would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
-``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back). Its stdin is the payload as JSON; the executor builds it with
-``session_id``, ``cwd``, ``permission_mode``, ``hook_event_name`` (``PreToolUse`` /
-``PostToolUse`` / ``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
+``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back).
+Its stdin is the payload as JSON; the executor builds it with ``session_id``, ``cwd``,
+``permission_mode``, ``hook_event_name`` (``PreToolUse`` / ``PostToolUse`` /
+``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
 after the call, ``tool_response``.
 
 The answer:
