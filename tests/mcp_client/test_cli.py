@@ -230,3 +230,24 @@ def test_a_python_server_does_not_import_modules_from_its_cwd(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists()
+
+
+def test_a_server_is_not_found_through_a_relative_path_entry(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "planted-python-ran"
+    planted = workspace / "bin" / "python3"
+    planted.parent.mkdir()
+    planted.write_text(f"#!/bin/sh\necho ran > {marker}\nexit 1\n")
+    planted.chmod(0o755)
+    entry = fake_entry(mark, tmp_path)
+    real = str(Path(sys.executable).parent)
+    entry |= {"command": "python3", "cwd": str(workspace)}
+    entry["env"] |= {"PATH": f"bin:{real}:{os.environ['PATH']}"}
+    write_servers(workspace / ".mcp.json", {"fake": entry})
+    done = toolbelt(
+        "call", "mcp__fake__echo", '{"text":"hi"}', "--root", str(workspace),
+        "--trust-workspace", "--yes",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()

@@ -17,7 +17,9 @@ The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKI
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
 It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
-possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``.
+possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``. Its
+``PATH`` keeps only absolute entries: a relative or empty one would find ``npx``/``node``/its
+command in that cwd (``core.programs``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from toolbelt.core.programs import absolute_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
@@ -82,6 +85,7 @@ class StdioConnection:
     ]:
         server = self._server
         env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
+        env["PATH"] = absolute_path(env.get("PATH", os.defpath))  # see the module's docstring
         process = await anyio.open_process(
             [server.command, *server.args],
             env=env,
