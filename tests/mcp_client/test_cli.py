@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -174,6 +175,10 @@ def test_a_users_server_never_starts_inside_an_untrusted_workspace(
     assert not marker.exists()
     trusted = toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
     assert "mine" in trusted.stdout
+    assert not marker.exists()  # started in the workspace, but with PYTHONSAFEPATH=1
+    entry["env"] = {"PYTHONSAFEPATH": ""}  # the user's own entry may ask for the cwd back
+    (user_config / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": entry}}))
+    toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
     assert marker.exists()  # a trusted workspace is where its servers work
 
 
@@ -207,3 +212,42 @@ def test_toolbelt_mcp_ends_cleanly_when_its_client_leaves(
     assert "mcp__fake__echo" in done.stdout
     assert "Traceback" not in done.stderr
     assert done.returncode == 0
+
+
+def test_a_python_server_does_not_import_modules_from_its_cwd(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "workspace-module-ran"
+    (workspace / "planted_srv.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    entry = fake_entry(mark, tmp_path)
+    python = shlex.quote(sys.executable)
+    launch = f"{python} -m planted_srv 2>/dev/null; exec {python} {shlex.quote(entry['args'][0])}"
+    entry |= {"command": "/bin/sh", "args": ["-c", launch], "cwd": str(workspace)}
+    write_servers(workspace / ".mcp.json", {"fake": entry})
+    done = toolbelt(
+        "call", "mcp__fake__echo", '{"text":"hi"}', "--root", str(workspace),
+        "--trust-workspace", "--yes",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()
+
+
+def test_a_server_is_not_found_through_a_relative_path_entry(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "planted-python-ran"
+    planted = workspace / "bin" / "python3"
+    planted.parent.mkdir()
+    planted.write_text(f"#!/bin/sh\necho ran > {marker}\nexit 1\n")
+    planted.chmod(0o755)
+    entry = fake_entry(mark, tmp_path)
+    real = str(Path(sys.executable).parent)
+    entry |= {"command": "python3", "cwd": str(workspace)}
+    entry["env"] |= {"PATH": f"bin:{real}:{os.environ['PATH']}"}
+    write_servers(workspace / ".mcp.json", {"fake": entry})
+    done = toolbelt(
+        "call", "mcp__fake__echo", '{"text":"hi"}', "--root", str(workspace),
+        "--trust-workspace", "--yes",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()

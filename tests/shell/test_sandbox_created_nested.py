@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
+from toolbelt.shell import created
 from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
 
@@ -71,6 +73,38 @@ def test_the_watch_sees_an_entry_added_in_the_same_clock_tick(tmp_path: Path) ->
     (tmp_path / "a" / "b" / ".envrc").write_text("x")  # right after the scan: same tick
     assert watch.created() == [tmp_path / "a" / "b" / ".envrc"]
     assert watch.created() == []
+
+
+SET_MTIME_BACK = "touch -r sub .ref\necho 'import os' > sub/.envrc\ntouch -m -r .ref sub\nrm .ref\n"
+
+
+@pytest.fixture
+def late_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch's scans stamped 10 s late: as if the directories were last changed long
+    before, so only their timestamps, not the coarse-clock rescan, can reveal a change."""
+    real = time.time_ns
+    monkeypatch.setattr(created.time, "time_ns", lambda: real() + 10_000_000_000)
+
+
+@pytest.mark.usefixtures("late_clock")
+async def test_a_command_that_sets_the_directory_mtime_back_is_still_caught(h: Harness) -> None:
+    (h.root / "mk.sh").write_text(SET_MTIME_BACK)
+    await h.call("bash", command="echo warm")  # the watch knows the workspace
+    result = await h.call("bash", command="sh mk.sh")
+    assert "The sandbox removed sub/.envrc, which the command created" in result.text
+    assert sorted(os.listdir(h.root / "sub")) == []
+
+
+@pytest.mark.usefixtures("late_clock")
+def test_the_watch_ignores_a_restored_mtime(tmp_path: Path) -> None:
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    watch = CreatedWatch([tmp_path])
+    watch.baseline()
+    stamp = os.stat(site)
+    (site / "zz.pth").write_text("import os\n")
+    os.utime(site, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert watch.created() == [site / "zz.pth"]
 
 
 def _make_repo(repo: Path) -> None:

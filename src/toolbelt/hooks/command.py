@@ -2,9 +2,13 @@
 
 The hook runs as ``/bin/sh -c COMMAND`` in its own session (so its process group can be killed
 whole), in ``cwd``, with the environment plus ``TOOLBELT_PROJECT_DIR`` and, for pasted Claude
-scripts, ``CLAUDE_PROJECT_DIR``. Its stdin is the payload as JSON; the executor builds it with
-``session_id``, ``cwd``, ``permission_mode``, ``hook_event_name`` (``PreToolUse`` /
-``PostToolUse`` / ``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
+scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
+hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
+would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
+``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back).
+Its stdin is the payload as JSON; the executor builds it with ``session_id``, ``cwd``,
+``permission_mode``, ``hook_event_name`` (``PreToolUse`` / ``PostToolUse`` /
+``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
 after the call, ``tool_response``.
 
 The answer:
@@ -240,4 +244,5 @@ def _environment(env: Mapping[str, str] | None, cwd: Path) -> dict[str, str]:
     merged = dict(os.environ if env is None else env)
     merged.setdefault("TOOLBELT_PROJECT_DIR", str(cwd))
     merged.setdefault("CLAUDE_PROJECT_DIR", str(cwd))
+    merged.setdefault("PYTHONSAFEPATH", "1")
     return merged

@@ -16,6 +16,10 @@ escaped it with ``setsid`` or a double fork — the way commands the bash tool r
 The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKILL, the OOM
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
+It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
+possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``. Its
+``PATH`` keeps only absolute entries: a relative or empty one would find ``npx``/``node``/its
+command in that cwd (``core.programs``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from toolbelt.core.programs import absolute_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
@@ -44,6 +49,8 @@ __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _EXIT_GRACE = 2.0
 _STDERR_KEPT = 2000
+SAFE_PYTHON = {"PYTHONSAFEPATH": "1"}
+"""Keeps the cwd off a Python server's ``sys.path`` (its config's ``env`` may override it)."""
 UNREADABLE_KEY = "x-toolbelt-unreadable"
 """Marks, in a tool's input schema, a tool whose definition could not be read (and why)."""
 
@@ -77,7 +84,8 @@ class StdioConnection:
         ]
     ]:
         server = self._server
-        env = {**get_default_environment(), **server.env, RUN_ID_VAR: self.run_id}
+        env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
+        env["PATH"] = absolute_path(env.get("PATH", os.defpath))  # see the module's docstring
         process = await anyio.open_process(
             [server.command, *server.args],
             env=env,

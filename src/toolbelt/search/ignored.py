@@ -11,20 +11,23 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from toolbelt.core.programs import program
+
 __all__ = ["git_ignored"]
 
 
 def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
     """The subset of ``names`` (relative to ``directory``) that git ignores; empty outside git."""
     wanted = sorted(set(names))
-    if not wanted:
+    git = program("git")
+    if not wanted or git is None:
         return set()
     try:
         out = subprocess.run(
             # A workspace's .git/config is the workspace author's: `core.fsmonitor` there is a
             # command git runs whenever it reads the index. --no-index never reads it (and,
             # like rg, judges tracked files by the ignore rules alone); the override is a belt.
-            ["git", "-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z"],
+            [git, "-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z"],
             input=b"\0".join(n.encode() for n in wanted) + b"\0",
             cwd=directory,
             capture_output=True,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from typing import IO
 import anyio
 
 from toolbelt.core.errors import ToolError
+from toolbelt.core.programs import program
 from toolbelt.search.budget import SearchBudget, watchdog
 from toolbelt.search.order import newest_first
 
@@ -47,7 +47,7 @@ def find_rg() -> str | None:
     beside = Path(sys.executable).with_name("rg")
     if os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("rg")
+    return program("rg")
 
 
 class RgResult:

@@ -9,12 +9,12 @@ fall-back to running unconfined.
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 import sys
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
+from toolbelt.core.programs import program
 from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.landlock import abi_version
 
@@ -37,7 +37,7 @@ def namespaces_work() -> bool:
 @functools.cache
 def _bwrap_works() -> bool:
     """bwrap is installed and can make namespaces here (a container may forbid them)."""
-    binary = shutil.which("bwrap")
+    binary = program("bwrap")
     if binary is None:
         return False
     probe = [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--", "true"]

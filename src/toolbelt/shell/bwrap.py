@@ -18,11 +18,11 @@ the arguments passed"), so the whole policy is this argv, and tests pin it:
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolbelt.core.programs import program
 from toolbelt.shell.sandbox_rules import DEVICES, Grants
 
 __all__ = ["bwrap_argv"]
@@ -30,7 +30,7 @@ __all__ = ["bwrap_argv"]
 
 def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool) -> list[str]:
     """The bwrap command line running ``argv`` with ``grants``."""
-    binary = shutil.which("bwrap") or "bwrap"
+    binary = program("bwrap") or "/usr/bin/bwrap"
     args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in (*grants.read, *_interpreter_paths()):
         if _beneath(path, ("/tmp",)):  # under the private /tmp: bring it back, read-only

@@ -4,10 +4,13 @@ Mounts and Landlock keep *existing* protected entries read-only, but nothing sto
 command from creating a missing one (``sub/.git/hooks/pre-commit``, ``sub/.toolbelt/
 settings.json``, ``pkg/.env``, a ``.pth`` in ``.venv``'s ``site-packages``): code or secrets
 that would be used later, outside any sandbox. So the workspace's directories are watched by
-their modification time, which changes whenever an entry is added to (or removed from) a directory:
+their status-change time (``st_ctime_ns``), which changes whenever an entry is added to (or
+removed from) a directory. Not their mtime: the command itself can put an mtime back
+(``touch -m -r ref DIR`` after creating ``DIR/x.pth``), while the ctime is set by the kernel
+to the current time on every change, ``touch`` included, and no unprivileged call sets it:
 
 - ``baseline()`` (before a command) brings a cache of every directory of the roots up to
-  date: one ``stat`` per known directory, a ``scandir`` only of those whose mtime changed.
+  date: one ``stat`` per known directory, a ``scandir`` only of those whose ctime changed.
   What it finds is accepted — it was made between commands, by tools the user approved.
 - ``created()`` (after it) does the same walk, and returns the protected entries that were
   not in the cache: those the command made. Pre-existing ones (a nested repository's
@@ -15,10 +18,10 @@ their modification time, which changes whenever an entry is added to (or removed
 
 A new ``pyvenv.cfg`` is not reported: ``python -m venv`` makes one (see ``startup_files``).
 Protected directories are not descended into (everything under a new one goes with it; a
-pre-existing one is left alone), nor are symlinks followed. A directory whose mtime lies
-within ``_TICK`` of the moment it was scanned is rescanned next time whatever its mtime says:
+pre-existing one is left alone), nor are symlinks followed. A directory whose ctime lies
+within ``_TICK`` of the moment it was scanned is rescanned next time whatever its ctime says:
 file-system timestamps are coarse (a jiffy on ext4), so an entry added in the same tick as
-the scan would otherwise leave the mtime unchanged.
+the scan would otherwise leave the ctime unchanged.
 """
 
 from __future__ import annotations
@@ -35,19 +38,19 @@ from toolbelt.permissions.startup_files import VIRTUALENV_MADE
 __all__ = ["CreatedWatch"]
 
 _TICK = 1_000_000_000
-"""Nanoseconds within which a directory's mtime cannot tell a later change from none."""
+"""Nanoseconds within which a directory's ctime cannot tell a later change from none."""
 
 
 @dataclass(slots=True)
 class _Listing:
-    mtime: int
+    ctime: int
     scanned: int
     subdirs: frozenset[str]
     protected: frozenset[str]
 
 
 class CreatedWatch:
-    """The directories of ``roots`` by mtime, and the protected names each holds."""
+    """The directories of ``roots`` by ctime, and the protected names each holds."""
 
     def __init__(self, roots: Sequence[Path]) -> None:
         self._roots = tuple(str(root) for root in roots)
@@ -78,14 +81,14 @@ class CreatedWatch:
             seen.add(directory)
             old = self._dirs.get(directory)
             try:
-                mtime = os.stat(directory, follow_symlinks=False).st_mtime_ns
+                ctime = os.stat(directory, follow_symlinks=False).st_ctime_ns
             except OSError:
                 self._dirs.pop(directory, None)
                 continue
-            if old is not None and mtime == old.mtime and old.scanned - mtime > _TICK:
+            if old is not None and ctime == old.ctime and old.scanned - ctime > _TICK:
                 pending += (os.path.join(directory, name) for name in old.subdirs)
                 continue
-            listing = _scan(directory, mtime)
+            listing = _scan(directory, ctime)
             if listing is None:
                 self._dirs.pop(directory, None)
                 continue
@@ -102,7 +105,7 @@ class CreatedWatch:
         return new
 
 
-def _scan(directory: str, mtime: int) -> _Listing | None:
+def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
     protected: list[str] = []
     try:
@@ -116,4 +119,4 @@ def _scan(directory: str, mtime: int) -> _Listing | None:
                     subdirs.append(entry.name)
     except OSError:
         return None
-    return _Listing(mtime, time.time_ns(), frozenset(subdirs), frozenset(protected))
+    return _Listing(ctime, time.time_ns(), frozenset(subdirs), frozenset(protected))

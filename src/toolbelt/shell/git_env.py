@@ -20,6 +20,8 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from toolbelt.core.programs import program
+
 __all__ = ["FIXED_OVERRIDES", "git_overrides", "shell_exports"]
 
 FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
@@ -52,10 +54,13 @@ def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[t
     """The overrides for git run in ``directories``: fixed keys plus the drivers they define."""
     overrides = list(FIXED_OVERRIDES)
     base = dict(env) | _as_env(overrides)
+    git = program("git")
     for directory in dict.fromkeys(directories):
+        if git is None:
+            break
         try:
             found = subprocess.run(
-                ["git", "config", "--name-only", "--get-regexp", _DRIVERS],
+                [git, "config", "--name-only", "--get-regexp", _DRIVERS],
                 cwd=directory,
                 env=base,
                 capture_output=True,

@@ -21,6 +21,7 @@ from pathlib import Path
 import anyio
 
 from toolbelt.core.errors import ToolError
+from toolbelt.core.programs import program
 from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
 from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
@@ -98,7 +99,7 @@ class JobManager:
         job_id = f"bg-{secrets.token_hex(4)}"
         run_id = new_run_id()
         path = spill_dir(self._session_id) / f"{job_id}.out"
-        argv = ["bash", "-c", command]
+        argv = [program("bash") or "/bin/bash", "-c", command]
         if (
             self._sandbox is not None and sandboxed
         ):  # the workspace profile, as in the persistent shell

@@ -144,9 +144,10 @@ class Sandbox:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
         entries of the roots, granted one by one under Landlock. A shell whose layout
         changed is restarted, so a directory created by write_file is writable in it. With
-        mounts, the protected names and the virtualenvs' ``site-packages`` (by mtime: a
-        ``.pth`` an approved ``pip install`` added between commands is mounted read-only for
-        the next one, see ``virtualenv_startup_files``)."""
+        mounts, the protected names and the virtualenvs' ``site-packages`` (by ctime, which a
+        command cannot set back as it can the mtime: a ``.pth`` an approved ``pip install``
+        added between commands is mounted read-only for the next one, see
+        ``virtualenv_startup_files``)."""
         if self.backend != "landlock" or profile == "readonly":
             return None
         listings = [_entries(root) for root in self._roots]
@@ -154,7 +155,7 @@ class Sandbox:
             return tuple(
                 (
                     frozenset(n for n in names if protected_entry_reason(root, n)),
-                    tuple((str(site), _mtime(site)) for _, site in virtualenv_sites(root)),
+                    tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                 )
                 for root, names in zip(self._roots, listings, strict=True)
             )
@@ -282,9 +283,9 @@ def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:
     return tuple(path for path in found if path.is_dir())
 
 
-def _mtime(path: Path) -> int:
+def _changed(path: Path) -> int:
     try:
-        return os.stat(path).st_mtime_ns
+        return os.stat(path).st_ctime_ns
     except OSError:
         return 0
 

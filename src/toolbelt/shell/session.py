@@ -28,6 +28,7 @@ import anyio
 from anyio.abc import Process
 
 from toolbelt.core.errors import FatalError
+from toolbelt.core.programs import program
 from toolbelt.shell.output import OutputBuffer, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, last_pid, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
@@ -209,7 +210,7 @@ class ShellSession:
         if self._process is not None and self._process.returncode is None:
             return self._process
         restore = f"source {_quote(str(self._state))} 2>/dev/null\n" if self._state.exists() else ""
-        argv = ["bash", "--noprofile", "--norc"]
+        argv = [program("bash") or "/bin/bash", "--noprofile", "--norc"]
         if self._sandbox is not None:
             self._state.touch(mode=0o600)  # the workspace profile may write this file only
             self._layout = self._sandbox.layout(self.profile)

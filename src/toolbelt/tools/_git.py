@@ -27,6 +27,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.errors import ToolError
+from toolbelt.core.programs import program
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.watchdog import new_run_id
 
@@ -126,7 +127,10 @@ class GitRunner:
         env[RUN_ID_VAR] = run_id  # hooks' children inherit it, so a sweep finds them all
         try:
             process = await anyio.open_process(
-                ["git", *args], cwd=self.cwd, env=env, start_new_session=True
+                [program("git") or "/nonexistent/git", *args],
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
             )
         except FileNotFoundError as exc:
             raise ToolError("git is not installed here; commit with the user's own tools.") from exc
