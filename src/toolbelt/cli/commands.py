@@ -72,7 +72,7 @@ def list_tools(
                 print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     if toolset is None:
         from toolbelt.tools import builtin_toolset
@@ -124,7 +124,7 @@ def call_tool(
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     if runtime.notice:
         print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)

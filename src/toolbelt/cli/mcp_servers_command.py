@@ -20,7 +20,7 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
     try:
         runtime = Runtime(root, trusted=True if trust_workspace else None)
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     states = anyio.run(_states, runtime)
     if as_json:

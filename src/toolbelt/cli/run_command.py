@@ -85,7 +85,7 @@ def run_task(
             spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
         )
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ProviderError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
@@ -109,7 +109,7 @@ def run_task(
         print(visible(result.text, newlines=True, tabs=True))
     note = stop_note(result, max_turns=max_turns)
     if note:
-        print(f"toolbelt: {note}", file=sys.stderr)
+        print(f"toolbelt: {visible(note)}", file=sys.stderr)
     return 0
 
 
