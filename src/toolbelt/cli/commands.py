@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from typing import Any
 
 import anyio
 
+from toolbelt.cli.json_output import print_json
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
@@ -72,7 +72,7 @@ def list_tools(
                 print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     if toolset is None:
         from toolbelt.tools import builtin_toolset
@@ -89,7 +89,7 @@ def list_tools(
             }
             for tool in toolset
         ]
-        print(json.dumps(listing, indent=2, ensure_ascii=False))
+        print_json(listing)
         return 0
     Renderer.for_stdout().tool_table(list(toolset))
     return 0
@@ -124,7 +124,7 @@ def call_tool(
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     if runtime.notice:
         print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
@@ -137,7 +137,7 @@ def call_tool(
             print(f"\ntoolbelt: {termination.reason}; the call was cancelled.", file=sys.stderr)
         return termination.exit_status
     if as_json:
-        print(json.dumps(result_as_json(result), indent=2, ensure_ascii=False))
+        print_json(result_as_json(result))
     else:
         renderer.result(result)
     return EXIT_CODES.get(result.error_kind, 1)

@@ -19,6 +19,7 @@ from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.basic import AutoApprove
+from toolbelt.permissions.display import visible
 from toolbelt.tools import builtin_toolset
 
 __all__ = ["DEMO_CALLS", "run_demo"]
@@ -53,7 +54,7 @@ def run_demo(*, root: str) -> int:
     try:
         session = Session(root, config=SessionConfig(require_read_before_write=False))
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     calls = [
         ToolCall(f"demo-{index}", name, args)

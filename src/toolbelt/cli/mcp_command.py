@@ -90,7 +90,7 @@ def serve_mcp(
         if no_auth and token is not None:
             raise UsageError("--no-auth and --token-file contradict each other; pick one.")
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     try:
         listener = _listen(host, port)

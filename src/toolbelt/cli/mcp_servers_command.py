@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import anyio
 
+from toolbelt.cli.json_output import print_json
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp_client.status import ServerState, server_states
 from toolbelt.permissions.display import visible
@@ -20,11 +20,11 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
     try:
         runtime = Runtime(root, trusted=True if trust_workspace else None)
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     states = anyio.run(_states, runtime)
     if as_json:
-        print(json.dumps([state.as_json() for state in states], indent=2, ensure_ascii=False))
+        print_json([state.as_json() for state in states])
         return 0
     if not states:
         print(

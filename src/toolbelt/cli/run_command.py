@@ -22,7 +22,6 @@ standard output is a terminal or not — a file it goes to is read on a terminal
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 
@@ -30,6 +29,7 @@ import anyio
 
 from toolbelt.agent import Agent, AgentFinished, AgentResult
 from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
+from toolbelt.cli.json_output import print_json
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
@@ -85,7 +85,7 @@ def run_task(
             spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
         )
     except UsageError as exc:
-        print(f"toolbelt: {exc}", file=sys.stderr)
+        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
     except ProviderError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
@@ -104,12 +104,12 @@ def run_task(
             print(f"toolbelt: {termination.reason}", file=sys.stderr)
         return termination.exit_status
     if as_json:
-        print(json.dumps(transcript_json(result, model=spec), indent=2, ensure_ascii=False))
+        print_json(transcript_json(result, model=spec))
     elif result.text:
         print(visible(result.text, newlines=True, tabs=True))
     note = stop_note(result, max_turns=max_turns)
     if note:
-        print(f"toolbelt: {note}", file=sys.stderr)
+        print(f"toolbelt: {visible(note)}", file=sys.stderr)
     return 0
 
 

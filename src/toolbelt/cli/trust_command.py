@@ -38,9 +38,10 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
     broad = too_broad(root)
     if broad and not force:
         print(
-            f"toolbelt: {broad}: trusting it would let every repository below it, including "
-            "ones cloned there later, run its own hooks and allow its own commands. Trust the "
-            "project's directory instead, or add --force if you mean it.",
+            f"toolbelt: {broad}: trusting it would let every directory below it that is not a "
+            "repository of its own (an unpacked archive, a copied folder) run its own hooks and "
+            "allow its own commands. Trust the project's directory instead, or add --force if "
+            "you mean it.",
             file=sys.stderr,
         )
         return 2
@@ -48,8 +49,9 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
     where = trust(root, launches=launches)
     real = root.resolve()
     print(
-        f"Trusted {real} (and the directories below it): its .toolbelt settings now "
-        f"apply in full, hooks and allow rules included. Listed in {where}."
+        f"Trusted {real} (and the directories below it, except repositories of their own): "
+        f"its .toolbelt settings now apply in full, hooks and allow rules included. Listed in "
+        f"{where}."
     )
     if launches:
         print(
@@ -59,9 +61,10 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
     if broad or not (real / ".git").exists():
         reason = broad or f"{real} is not a repository of its own"
         print(
-            f"toolbelt: warning: {reason}, so this trust also covers every repository below "
-            "it, including ones cloned there later: their hooks and allow rules will apply "
-            f"without asking. `toolbelt trust --remove {real}` undoes it.",
+            f"toolbelt: warning: {reason}, so this trust also covers every directory below "
+            "it that is not a repository of its own (an unpacked archive, a copied folder): "
+            "their hooks and allow rules will apply without asking. `toolbelt trust --remove "
+            f"{real}` undoes it.",
             file=sys.stderr,
         )
     return 0

@@ -9,8 +9,9 @@ only what restricts applies — deny and ask rules, ``disableBypassPermissionsMo
 allow rules, hooks, extra directories and default mode are ignored, with a notice saying so.
 
 Trusted workspaces are kept in ``~/.config/toolbelt/trusted.json`` as real paths; a directory
-covers everything below it. ``toolbelt trust [DIR]`` adds one, ``--trust-workspace`` trusts for
-a single run (CI on your own repository). The user's own settings file always applies.
+covers everything below it except the git repositories of their own nested there.
+``toolbelt trust [DIR]`` adds one, ``--trust-workspace`` trusts for a single run (CI on your own
+repository). The user's own settings file always applies.
 
 Trust also pins what it approved: the digests of the workspace's program-starting parts (MCP
 server entries, hooks; ``config.launches``) are stored beside the directory, under
@@ -85,15 +86,37 @@ def approved_launches(home: Path | None = None) -> dict[str, str]:
 
 
 def is_trusted(root: Path, *, home: Path | None = None) -> bool:
-    """Whether ``root`` (resolved) is a trusted directory or lies below one."""
+    """Whether ``root`` (resolved) is a trusted directory or lies below one without crossing a
+    repository of its own on the way.
+
+    A git repository nested in a trusted directory (a submodule, ``vendor/x``, a clone made
+    there later) was written by someone else: its settings' default mode and allow rules must
+    not apply until the user trusts it itself — as its MCP servers and hooks already wait for
+    their own approval (``config.launches``)."""
     real = Path(os.path.realpath(root))
-    return any(real == entry or entry in real.parents for entry in trusted_workspaces(home))
+    for entry in trusted_workspaces(home):
+        if real == entry:
+            return True
+        if entry in real.parents and not _repository_between(entry, real):
+            return True
+    return False
+
+
+def _repository_between(top: Path, below: Path) -> bool:
+    """Whether a directory below ``top``, down to ``below`` itself, has its own ``.git`` (a
+    directory, or the file a submodule or worktree has)."""
+    directory = below
+    while directory != top:
+        if os.path.lexists(directory / ".git"):
+            return True
+        directory = directory.parent
+    return False
 
 
 def too_broad(root: Path, *, home: Path | None = None) -> str | None:
     """Why trusting ``root`` would trust far more than one project, or None.
 
-    A trust covers every directory below it, repositories cloned there later included, so the
+    A trust covers every directory below it (but not the repositories nested there), so the
     file system root, the home directory, a directory holding the home directory and any
     top-level directory (``/tmp``, ``/srv``...) would let code nobody has read loosen the
     policy.

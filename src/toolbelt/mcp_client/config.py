@@ -3,9 +3,10 @@
 ``<root>/.mcp.json`` and ``<root>/.toolbelt/mcp.json`` come with the workspace, and each entry
 there is a program toolbelt would start (or a URL it would send headers to): a cloned
 repository must not run code before the user trusts it (Codex CVE-2025-61260, Claude Code
-CVE-2025-59828), so those files are read only in a trusted workspace and otherwise reported in
-a notice, worded like the settings' one; in a trusted workspace, an entry that changed since the
-user trusted it (``config.launches``) is left out the same way, until the user trusts it again.
+CVE-2025-59828), so those files are read only in a trusted workspace; otherwise they are not
+even parsed (a broken one must not stop toolbelt) and only reported in a notice, worded like the
+settings' one. In a trusted workspace, an entry that changed since the user trusted it
+(``config.launches``) is left out the same way, until the user trusts it again.
 ``$XDG_CONFIG_HOME/toolbelt/mcp.json`` (the user's own)
 always applies; a later file's entry replaces an earlier one of the same name.
 
@@ -114,6 +115,12 @@ def load_mcp_config(
     ignored: list[Path] = []
     changed: list[tuple[Path, str]] = []
     for index, path in enumerate(mcp_config_files(root, home=home)):
+        if index > 0 and not trusted:
+            # Not even parsed: its content is ignored, so nothing in it (a malformed entry, a
+            # name made of escape sequences) may stop toolbelt or reach the terminal.
+            if path.is_file():
+                ignored.append(path)
+            continue
         try:
             data = load_json_config(path)
         except ConfigFileError as exc:
@@ -121,10 +128,6 @@ def load_mcp_config(
         if data is None:
             continue
         entries = _entries(path, data)
-        if index > 0 and not trusted:
-            if entries:
-                ignored.append(path)
-            continue
         for name, raw in entries.items():
             server = _server(path, name, raw, env)
             if index > 0 and not is_approved(approved, path, f"mcpServers.{name}", raw):

@@ -1,0 +1,49 @@
+"""``--json`` output: exact into a pipe, and no terminal control into a terminal.
+
+``json.dumps(..., ensure_ascii=False)`` escapes only U+0000–U+001F, so tool output holding a C1
+control (U+009B is an 8-bit CSI, U+009D an OSC, honoured by terminals that take C1 in UTF-8), a
+bidi override (U+202E reorders what the person reads) or DEL would reach the terminal raw, while
+every other display path escapes them (``permissions.display.visible``). On a terminal they are
+written as JSON escapes (``\\u009b``), which decode to the same value; into a pipe or a file the
+text stays as it is, so a program reading it gets the exact characters in readable UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import unicodedata
+from typing import Any, TextIO
+
+__all__ = ["print_json", "terminal_safe_json"]
+
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
+
+def print_json(value: Any, *, out: TextIO | None = None) -> None:
+    """Print ``value`` as indented JSON on ``out`` (stdout), escaped if it is a terminal."""
+    stream = sys.stdout if out is None else out
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    if stream.isatty():
+        text = terminal_safe_json(text)
+    print(text, file=stream)
+
+
+def terminal_safe_json(text: str) -> str:
+    """``text`` (JSON) with every control, format and unassigned character written as a JSON
+    escape; outside strings JSON holds only ASCII punctuation, so the result is the same JSON."""
+    if text.isprintable() or all(_safe(char) for char in text):
+        return text
+    return "".join(char if _safe(char) else _escape(char) for char in text)
+
+
+def _safe(char: str) -> bool:
+    return char in "\n\t " or unicodedata.category(char) not in _UNSAFE
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
