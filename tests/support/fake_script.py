@@ -48,6 +48,10 @@ class Reply:
     chat_quirk: str | None = None
     """Chat Completions only, how some compatible servers stream calls: ``repeat_id_name`` (id
     and name in every fragment) or ``name_late`` (id and arguments before the name)."""
+    provider_items: tuple[Mapping[str, Any], ...] = ()
+    """Items of the provider's own sent before the text and calls, as the API writes them:
+    Anthropic content blocks (a ``server_tool_use``, whose ``input`` streams as JSON deltas;
+    a ``tool_search_tool_result``), Responses output items (a ``tool_search_call``)."""
     stream_error: str | None = None
     """Anthropic only: an error type (``overloaded_error``) sent as an ``event: error`` frame
     right after ``message_start``, inside a 200 stream, as the API does under load."""
@@ -56,6 +60,7 @@ class Reply:
     def from_dict(cls, data: Mapping[str, Any]) -> Reply:
         fields = dict(data)
         fields["calls"] = tuple(ScriptedCall(**call) for call in fields.get("calls", ()))
+        fields["provider_items"] = tuple(fields.get("provider_items", ()))
         return cls(**fields)
 
     @property

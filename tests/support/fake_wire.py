@@ -63,6 +63,7 @@ def _anthropic_blocks(reply: Reply) -> list[dict[str, Any]]:
         blocks.append(
             {"type": "thinking", "thinking": reply.thinking, "signature": reply.signature}
         )
+    blocks.extend(dict(item) for item in reply.provider_items)
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     for index, call in enumerate(reply.calls):
@@ -102,7 +103,8 @@ def anthropic(reply: Reply, model: str, stream: bool) -> Any:
     calls = 0
     for index, block in enumerate(message["content"]):
         empty = {"thinking": {"thinking": "", "signature": ""}, "text": {"text": ""}}
-        opening = {**block, **empty.get(block["type"], {"input": {}})}
+        whole = block["type"] not in ("thinking", "text", "tool_use", "server_tool_use")
+        opening = block if whole else {**block, **empty.get(block["type"], {"input": {}})}
         frames.append(
             (
                 "content_block_start",
@@ -114,6 +116,11 @@ def anthropic(reply: Reply, model: str, stream: bool) -> Any:
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
         elif block["type"] == "text":
             deltas = [{"type": "text_delta", "text": part} for part in halves(block["text"])]
+        elif block["type"] == "server_tool_use":
+            raw = compact_json(block["input"])
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in halves(raw)]
+        elif block["type"] != "tool_use":
+            deltas = []  # a server tool's result arrives whole in its start event
         else:
             raw = reply.raw_arguments(calls)
             calls += 1

@@ -65,6 +65,7 @@ def _output_items(reply: Reply) -> list[dict[str, Any]]:
                 "encrypted_content": reply.signature,
             }
         )
+    items.extend(dict(item) for item in reply.provider_items)
     if reply.text:
         part = {"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}
         items.append(

@@ -118,14 +118,16 @@ def test_settings_files_configure_deferral(tmp_path: Path) -> None:
     (root / ".toolbelt").mkdir(parents=True)
     user = {"toolSearch": {"mode": "always", "maxTools": 10}}
     (home / ".config" / "toolbelt" / "settings.json").write_text(json.dumps(user))
-    project = {"toolSearch": {"contextShare": 0.25}}
+    project = {"toolSearch": {"contextShare": 0.25, "form": "proxy", "search": "provider"}}
     (root / ".toolbelt" / "settings.json").write_text(json.dumps(project))
     for trusted in (True, False):  # it decides what is shown, never what may run
         settings = load_settings(root, home=home, trusted=trusted)
-        assert DeferralSettings.from_settings(settings) == DeferralSettings("always", 10, 0.25)
+        assert DeferralSettings.from_settings(settings) == DeferralSettings(
+            "always", 10, 0.25, "proxy", "provider"
+        )
         assert settings.ignored == []
     assert DeferralSettings.from_settings(load_settings(tmp_path, home=tmp_path)) == (
-        DeferralSettings("auto", 30, 0.10)
+        DeferralSettings("auto", 30, 0.10, "native", "toolbelt")
     )
 
 

@@ -27,6 +27,7 @@ from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_r
 from toolbelt.agent.call_ids import unique_call_ids
 from toolbelt.agent.context_guard import fit_results, text_tokens, tool_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
+from toolbelt.agent.offer import turn_offer
 from toolbelt.agent.opening import open_client
 from toolbelt.agent.reply import stream_reply
 from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord, stop_cause
@@ -45,7 +46,6 @@ from toolbelt.providers.model import (
     TurnComplete,
 )
 from toolbelt.runtime import Runtime
-from toolbelt.toolsearch.deferral import DeferralSettings, offered_tools, session_state
 
 __all__ = ["Agent"]
 
@@ -105,7 +105,7 @@ class Agent:
             self._system = build_system_prompt(
                 self.runtime.session.root,
                 mode=self.runtime.mode,
-                tools=self._offered_tools(),
+                tools=turn_offer(self.runtime, self.model).tools,
                 policy=self.runtime.policy,
             )
         return self._system
@@ -114,17 +114,6 @@ class Agent:
     def messages(self) -> list[Message]:
         """The conversation so far (``transcript.messages``)."""
         return self.transcript.messages
-
-    def _offered_tools(self) -> tuple[Tool[Any], ...]:
-        """The tools offered to the model this turn — the one place that decides it: every
-        tool, unless a large MCP catalog is deferred behind ``tool_search`` (then the
-        built-ins, ``tool_search`` and the tools a search has loaded, in a stable order)."""
-        state = session_state(
-            self.runtime.session,
-            DeferralSettings.from_settings(self.runtime.settings),
-            context_window=self.model.context_window,
-        )
-        return offered_tools(self.runtime.toolset.tools(), state)
 
     async def run(self, prompt: str | Sequence[ContentBlock]) -> AgentResult:
         """Send ``prompt`` and loop until the model is done; raises ``ProviderError``."""
@@ -215,12 +204,15 @@ class Agent:
 
     async def _model_turn(self, emit: Emit) -> TurnComplete | None:
         """Stream one reply; None when cancelled (its partial text is kept)."""
-        self._turn_tools = self._offered_tools()
+        offer = turn_offer(self.runtime, self.model)
+        self._turn_tools = offer.tools
         request = ModelRequest(
             system=self.system,
             messages=tuple(self.transcript.messages),
-            tools=self._turn_tools,
+            tools=offer.tools,
             max_tokens=self.max_tokens,
+            deferred_tools=offer.deferred,
+            tool_search=offer.search,
         )
         complete: TurnComplete | None = None
         partial: list[str] = []

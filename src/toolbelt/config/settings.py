@@ -117,6 +117,8 @@ class _ToolSearch(BaseModel):
     mode: Literal["auto", "always", "never"] | None = None
     max_tools: int | None = Field(default=None, alias="maxTools", ge=0)
     context_share: float | None = Field(default=None, alias="contextShare", gt=0, le=1)
+    form: Literal["native", "proxy"] | None = None
+    search: Literal["toolbelt", "provider"] | None = None
 
 
 class _SettingsFile(BaseModel):
@@ -171,6 +173,10 @@ class Settings:
     """``toolSearch.maxTools``: defer when there are more MCP tools than this."""
     tool_search_context_share: float | None = None
     """``toolSearch.contextShare``: ...or when their schemas pass this share of the context."""
+    tool_search_form: Literal["native", "proxy"] | None = None
+    """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
+    tool_search_search: Literal["toolbelt", "provider"] | None = None
+    """``toolSearch.search``: whose search finds deferred tools in the native form."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -249,6 +255,8 @@ def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
         merged.tool_search_max_tools = section.max_tools
     if section.context_share is not None:
         merged.tool_search_context_share = section.context_share
+    merged.tool_search_form = section.form or merged.tool_search_form
+    merged.tool_search_search = section.search or merged.tool_search_search
 
 
 def _loosening(

@@ -6,16 +6,28 @@ cache. A turn with extended thinking keeps its content blocks (thinking with sig
 tool uses) in ``provider_data["anthropic_content"]``; they are sent back verbatim, which the API
 requires for thinking that precedes tool use. ``request.options["thinking"]`` is sent as the
 API's ``thinking`` parameter (``{"type": "enabled", "budget_tokens": 4000}``).
+
+Deferred tools (``request.deferred_tools``) go in the native form (``deferred``): sent with
+``defer_loading``, found by toolbelt's ``tool_search`` — whose results become ``tool_reference``
+blocks — or by the API's own search, whose ``server_tool_use`` and ``tool_search_tool_result``
+blocks are kept and replayed like thinking blocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Container
 from typing import Any
 
 from toolbelt.core.content import ContentBlock, TextBlock
+from toolbelt.core.executor import ToolCallResult
+from toolbelt.providers.deferred import (
+    anthropic_tool_search_result,
+    native_search_by_toolbelt,
+    request_tool_definitions,
+)
 from toolbelt.providers.failures import Endpoint
-from toolbelt.providers.formats import anthropic_tool_result, tool_definitions
+from toolbelt.providers.formats import anthropic_tool_result
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
@@ -29,6 +41,7 @@ from toolbelt.providers.model import (
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
+from toolbelt.toolsearch.deferral import TOOL_SEARCH
 
 __all__ = ["AnthropicClient", "anthropic_messages"]
 
@@ -39,7 +52,10 @@ _STOP: dict[str, StopReason] = {
     "stop_sequence": "stop_sequence",
     "refusal": "refusal",
 }
-_REPLAYED = {"thinking", "redacted_thinking"}
+_REPLAYED = {"thinking", "redacted_thinking", "server_tool_use", "tool_search_tool_result"}
+"""Blocks the API needs back verbatim: thinking with its signature, and a server tool's
+call and result (its own tool search)."""
+_SERVER_INPUT = "_input_json"  # a server tool's streamed input, parsed when the turn ends
 
 
 class AnthropicClient(SdkModelClient):
@@ -60,14 +76,14 @@ class AnthropicClient(SdkModelClient):
         params: dict[str, Any] = {
             "model": self.endpoint.model,
             "max_tokens": request.max_tokens,
-            "messages": anthropic_messages(request.messages),
+            "messages": anthropic_messages(request.messages, native_search_by_toolbelt(request)),
             "stream": True,
         }
         if request.system:
             cached = {"type": "ephemeral"}
             params["system"] = [{"type": "text", "text": request.system, "cache_control": cached}]
         if request.tools:
-            params["tools"] = tool_definitions(request.tools, "anthropic")
+            params["tools"] = request_tool_definitions(request, "anthropic")
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if "thinking" in request.options:
@@ -95,7 +111,10 @@ class AnthropicClient(SdkModelClient):
                         if (text := turn.text(delta.text)) is not None:
                             yield text
                     elif delta.type == "input_json_delta":
-                        turn.add_arguments(event.index, delta.partial_json)
+                        if block["type"] == "tool_use":
+                            turn.add_arguments(event.index, delta.partial_json)
+                        else:  # a server tool's call, replayed and never run here
+                            block[_SERVER_INPUT] = block.get(_SERVER_INPUT, "") + delta.partial_json
                     elif delta.type == "thinking_delta":
                         block["thinking"] = block.get("thinking", "") + delta.thinking
                     elif delta.type == "signature_delta":
@@ -104,25 +123,47 @@ class AnthropicClient(SdkModelClient):
                     usage = _usage(event.usage, usage)
                     if event.delta.stop_reason is not None:
                         stop = _STOP.get(event.delta.stop_reason, "other")
-        ordered = [blocks[index] for index in sorted(blocks)]
+        ordered = [_server_input_parsed(blocks[index]) for index in sorted(blocks)]
         done = turn.finish(stop, usage)
         if any(block["type"] in _REPLAYED for block in ordered):
             done = _with_replay(done, ordered)
         yield done
 
 
-def anthropic_messages(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """The transcript as Messages API ``messages`` (tool results in one user message)."""
+def anthropic_messages(
+    transcript: tuple[Message, ...], deferred: Container[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """The transcript as Messages API ``messages`` (tool results in one user message);
+    ``tool_search`` results refer to the tools in ``deferred`` (natively deferred with
+    toolbelt's search) by ``tool_reference``."""
     messages: list[dict[str, Any]] = []
     for message in transcript:
         if isinstance(message, AssistantMessage):
             messages.append({"role": "assistant", "content": _assistant_content(message)})
         elif isinstance(message, ToolResultsMessage):
-            content = [anthropic_tool_result(result) for result in message.results]
+            content = [_tool_result(result, deferred) for result in message.results]
             messages.append({"role": "user", "content": content})
         else:
             messages.append({"role": "user", "content": _blocks(message.content)})
     return messages
+
+
+def _tool_result(result: ToolCallResult, deferred: Container[str]) -> dict[str, Any]:
+    if result.tool == TOOL_SEARCH and deferred:
+        return anthropic_tool_search_result(result, deferred)
+    return anthropic_tool_result(result)
+
+
+def _server_input_parsed(block: dict[str, Any]) -> dict[str, Any]:
+    """``block`` with a server tool's streamed input parsed into ``input`` (as sent)."""
+    raw = block.pop(_SERVER_INPUT, None)
+    if raw is None:
+        return block
+    try:
+        block["input"] = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        block["input"] = {}  # the API produced it; an unparsable one is replayed empty
+    return block
 
 
 def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:

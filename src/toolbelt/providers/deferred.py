@@ -1,29 +1,36 @@
 """Deferred tools in the providers' native forms, and the proxy form everywhere else.
 
-- Anthropic Messages: every deferred tool is sent with ``defer_loading: true`` (the API keeps
-  it out of the prompt until a search returns a ``tool_reference`` to it). The search is the
-  API's own BM25 tool (``search="provider"``: ``tool_search_tool_bm25_20251119``), or
-  toolbelt's ``tool_search`` (``search="toolbelt"``: exact names first) whose result
-  ``anthropic_tool_search_result`` turns into ``tool_reference`` blocks.
-- OpenAI Responses: deferred function tools carry ``defer_loading: true`` beside a
-  ``{"type": "tool_search"}`` tool run by OpenAI (``search="provider"``); or the tool search
-  is ``execution: "client"`` with toolbelt's schema (``search="toolbelt"``): the model's
-  ``tool_search_call`` item runs ``tool_search`` and ``openai_tool_search_output`` answers it
-  with the found tools' definitions. Shapes from the openai 3.51 SDK's types
-  (``ToolSearchToolParam``, ``FunctionToolParam.defer_loading``,
-  ``ResponseToolSearchOutputItemParam``).
-- Chat Completions, Gemini, MCP and text formats have no native form: they get the proxy form,
-  ``offered_tools`` (``tool_search`` returns schemas; tools are called by name or through
-  ``call_mcp_tool``).
+A request that defers (``ModelRequest.deferred_tools``, set by the agent loop when tool search
+is on and ``toolSearch.form`` is ``native``) is sent, by a client that has a native form:
 
-In every form the order is stable: the offered tools in ``offered_tools`` order, then the
-search tool, then the deferred tools in catalog order.
+- Anthropic Messages: every deferred tool with ``defer_loading: true`` (the API keeps it out
+  of the prompt until a search returns a ``tool_reference`` to it), after the search tool that
+  ends the cached prefix. The search is toolbelt's ``tool_search`` (``tool_search="toolbelt"``,
+  the default: exact names first, ``select:``), whose results ``anthropic_tool_search_result``
+  turns into ``tool_reference`` blocks; or the API's own BM25 tool
+  (``"provider"``: ``tool_search_tool_bm25_20251119``), whose blocks are replayed verbatim.
+- OpenAI Responses: with toolbelt's search, ``{"type": "tool_search", "execution": "client"}``
+  with ``tool_search``'s schema and no deferred tool at all: the model's ``tool_search_call``
+  item runs ``tool_search``, and ``openai_tool_search_output`` answers it with the found tools'
+  definitions, which the model may call from then on. With the provider's search, the deferred
+  function tools carry ``defer_loading: true`` beside a hosted ``{"type": "tool_search"}``.
+  Shapes from the openai 3.51 SDK's types (``ToolSearchToolParam``,
+  ``FunctionToolParam.defer_loading``, ``ResponseToolSearchCall``,
+  ``ResponseToolSearchOutputItemParam``).
+- Chat Completions, Gemini, MCP and text formats have no native form: ``tools`` (the offered
+  tools: toolbelt's own, ``tool_search`` and what it loaded) is the proxy form, where
+  ``tool_search`` returns schemas and tools are called by name or through ``call_mcp_tool``.
+
+The native forms keep the tools list identical from request to request (what a search loads
+is carried by the transcript, not by the list), so the prompt cache holds: the offered tools
+that are not deferred in ``offered_tools`` order, then the search tool, then the deferred
+tools in catalog order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Container, Iterable, Sequence
+from typing import Any
 
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCallResult
@@ -35,6 +42,7 @@ from toolbelt.providers.formats import (
     openai_responses_tool,
     tool_definitions,
 )
+from toolbelt.providers.model import ModelRequest, ModelToolCall, ToolSearchSide
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.toolsearch.deferral import (
     TOOL_SEARCH,
@@ -50,12 +58,66 @@ __all__ = [
     "SearchSide",
     "anthropic_tool_search_result",
     "deferred_tool_definitions",
+    "native_search_by_toolbelt",
+    "native_tool_definitions",
+    "openai_tool_search_call",
     "openai_tool_search_output",
+    "request_tool_definitions",
 ]
 
-SearchSide = Literal["provider", "toolbelt"]
+SearchSide = ToolSearchSide
+NATIVE: frozenset[Provider] = frozenset({"anthropic", "openai-responses"})
 ANTHROPIC_TOOL_SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 OPENAI_TOOL_SEARCH = {"type": "tool_search"}
+
+
+def request_tool_definitions(
+    request: ModelRequest, provider: Provider, *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """The ``tools`` a client sends for ``request``: the native form of deferral when the
+    request defers and ``provider`` has one, else ``request.tools`` as they are."""
+    if not request.deferred_tools or provider not in NATIVE:
+        return tool_definitions(request.tools, provider, strict=strict)
+    return native_tool_definitions(
+        request.tools,
+        request.deferred_tools,
+        provider,
+        search=request.tool_search,
+        strict=strict,
+    )
+
+
+def native_search_by_toolbelt(request: ModelRequest) -> frozenset[str]:
+    """The deferred tools' names when ``request`` defers natively with toolbelt's search (its
+    ``tool_search`` results then travel as references or definitions), else empty."""
+    if request.tool_search != "toolbelt":
+        return frozenset()
+    return frozenset(tool.name for tool in request.deferred_tools)
+
+
+def native_tool_definitions(
+    offered: Sequence[AnyTool],
+    deferred: Sequence[AnyTool],
+    provider: Provider,
+    *,
+    search: SearchSide = "toolbelt",
+    strict: bool = False,
+) -> list[dict[str, Any]]:
+    """``offered`` (which holds ``tool_search``) and ``deferred`` in ``provider``'s native form
+    of deferral (Anthropic or OpenAI Responses); a deferred tool that was loaded is sent as
+    deferred, since the transcript carries what loaded it."""
+    ours = next((tool for tool in offered if tool.name == TOOL_SEARCH), None)
+    if search == "toolbelt" and ours is None:
+        raise UsageError(
+            "search='toolbelt' needs the `tool_search` tool; wrap the toolset in "
+            "`ToolSearchToolset(toolset)`, or use search='provider'."
+        )
+    held_back = {tool.name for tool in deferred}
+    own = [tool for tool in offered if tool is not ours and tool.name not in held_back]
+    searcher = ours if search == "toolbelt" else None
+    if provider == "anthropic":
+        return _anthropic(own, searcher, list(deferred))
+    return _responses(own, searcher, list(deferred), strict)
 
 
 def deferred_tool_definitions(
@@ -66,23 +128,15 @@ def deferred_tool_definitions(
     search: SearchSide = "provider",
     strict: bool = False,
 ) -> list[dict[str, Any]]:
-    """The ``tools`` of a request to ``provider``, with deferral in its native form if it has
-    one (Anthropic, OpenAI Responses), else in the proxy form (``offered_tools``)."""
+    """The ``tools`` of a request to ``provider`` carrying the whole catalog ``all_tools``,
+    with deferral in its native form if it has one (Anthropic, OpenAI Responses), else in the
+    proxy form (``offered_tools``)."""
     tools = tuple(all_tools)
-    native = provider in ("anthropic", "openai-responses")
-    if not native or not defers(tools, state):
+    if provider not in NATIVE or not defers(tools, state):
         return tool_definitions(offered_tools(tools, state), provider, strict=strict)
-    ours = next((tool for tool in tools if tool.name == TOOL_SEARCH), None)
-    if search == "toolbelt" and ours is None:
-        raise UsageError(
-            "search='toolbelt' needs the `tool_search` tool; wrap the toolset in "
-            "`ToolSearchToolset(toolset)`, or use search='provider'."
-        )
-    own = [tool for tool in tools if tool is not ours and not is_deferrable(tool)]
     deferred = [tool for tool in tools if is_deferrable(tool)]
-    if provider == "anthropic":
-        return _anthropic(own, ours if search == "toolbelt" else None, deferred)
-    return _responses(own, ours if search == "toolbelt" else None, deferred, strict)
+    own = [tool for tool in tools if not is_deferrable(tool)]  # with tool_search, if there
+    return native_tool_definitions(own, deferred, provider, search=search, strict=strict)
 
 
 def _anthropic(
@@ -121,14 +175,29 @@ def _responses(
     return definitions
 
 
-def anthropic_tool_search_result(result: ToolCallResult) -> dict[str, Any]:
+def anthropic_tool_search_result(
+    result: ToolCallResult, deferred: Container[str] | None = None
+) -> dict[str, Any]:
     """The ``tool_result`` of toolbelt's ``tool_search`` under Anthropic's native deferral:
-    one ``tool_reference`` per tool found (the API loads their definitions); errors stay text."""
-    names = _found(result)
-    if names is None:
+    one ``tool_reference`` per tool found among ``deferred`` (the API loads their
+    definitions; a reference to a tool the request does not carry would be refused). An
+    error, or a search that found nothing, stays text: the model reads why."""
+    names = [name for name in _found(result) or () if deferred is None or name in deferred]
+    if not names:
         return anthropic_tool_result(result)
     references = [{"type": "tool_reference", "tool_name": name} for name in names]
     return {"type": "tool_result", "tool_use_id": result.call_id, "content": references}
+
+
+def openai_tool_search_call(call: ModelToolCall) -> dict[str, Any]:
+    """The ``tool_search_call`` input item replaying the model's client-executed search."""
+    return {
+        "type": "tool_search_call",
+        "call_id": call.id,
+        "arguments": dict(call.arguments),
+        "execution": "client",
+        "status": "completed",
+    }
 
 
 def openai_tool_search_output(

@@ -39,10 +39,15 @@ __all__ = [
     "TextDelta",
     "ToolCallStarted",
     "ToolResultsMessage",
+    "ToolSearchSide",
     "TurnComplete",
     "Usage",
     "UserMessage",
 ]
+
+ToolSearchSide = Literal["toolbelt", "provider"]
+"""Who runs the search over deferred tools in a provider's native form: toolbelt's
+``tool_search`` (exact names first, ``select:``), or the provider's own search."""
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
 """Why a turn ended, in one vocabulary for every provider."""
@@ -135,6 +140,15 @@ class ModelRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
     """Provider-specific extras a caller opts into (e.g. reasoning effort); clients ignore
     keys they do not know."""
+    deferred_tools: tuple[Tool[Any], ...] = ()
+    """Every tool held back behind ``tool_search`` (loaded or not, in catalog order), when
+    the provider's native form of deferral is wanted. A client with one (Anthropic Messages,
+    OpenAI Responses) sends them marked ``defer_loading`` — or lets its search hand them over —
+    so the provider keeps them out of the prompt until a search finds them; every other client
+    ignores this, since ``tools`` already holds ``tool_search`` and what it loaded (the proxy
+    form)."""
+    tool_search: ToolSearchSide = "toolbelt"
+    """Whose search finds ``deferred_tools`` in the native form."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,13 @@
 """OpenAI Responses through the official ``openai`` SDK, streaming.
 
 The transcript is sent whole every turn (no ``previous_response_id``), so a conversation does
-not depend on what the server kept. Reasoning items a turn produced are kept in
-``provider_data["responses_reasoning"]`` and sent back before that turn's calls, which is what
-lets a reasoning model continue its chain of thought across tool calls. A Responses turn has
+not depend on what the server kept. The items a turn produced besides its text and calls —
+reasoning, and the hosted tool search's call and output — are kept in
+``provider_data["responses_items"]`` and sent back before that turn's calls, which is what
+lets a reasoning model continue its chain of thought across tool calls (and keeps what a
+hosted search loaded loaded). Deferred tools go in the native form (``deferred``): a
+client-executed ``tool_search_call`` item is run as a call of toolbelt's ``tool_search`` and
+answered by a ``tool_search_output`` carrying the found tools' definitions. A Responses turn has
 no finish reason: it wants tools iff it output ``function_call`` items, and an ``incomplete``
 status with ``max_output_tokens`` is a cut-off turn. ``request.options["reasoning"]`` is sent
 as the API's ``reasoning`` parameter (``{"effort": "low"}``).
@@ -11,12 +15,19 @@ as the API's ``reasoning`` parameter (``{"effort": "low"}``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from toolbelt.core.content import ContentBlock, TextBlock
+from toolbelt.providers.deferred import (
+    native_search_by_toolbelt,
+    openai_tool_search_call,
+    openai_tool_search_output,
+    request_tool_definitions,
+)
 from toolbelt.providers.failures import Endpoint, Failure, describe
-from toolbelt.providers.formats import openai_responses_output, tool_definitions
+from toolbelt.providers.formats import openai_responses_output
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
@@ -35,8 +46,12 @@ from toolbelt.providers.untrusted import (
     neutralised_request,
     restored_turn,
 )
+from toolbelt.toolsearch.deferral import TOOL_SEARCH
 
 __all__ = ["OpenAIResponsesClient", "responses_input"]
+
+_REPLAYED_KEY = "responses_items"
+_OWN_ITEMS = {"message", "function_call"}  # rebuilt from the neutral message, never replayed
 
 
 _INCOMPLETE: dict[str, StopReason] = {
@@ -70,14 +85,14 @@ class OpenAIResponsesClient(SdkModelClient):
             request = neutralised_request(request)
         params: dict[str, Any] = {
             "model": self.endpoint.model,
-            "input": responses_input(request.messages),
+            "input": responses_input(request.messages, request),
             "max_output_tokens": request.max_tokens,
             "stream": True,
         }
         if request.system:
             params["instructions"] = request.system
         if request.tools:
-            definitions = tool_definitions(request.tools, "openai-responses")
+            definitions = request_tool_definitions(request, "openai-responses")
             if self._neutralise:
                 definitions = [neutralised_definition(d) for d in definitions]
             params["tools"] = definitions
@@ -108,6 +123,12 @@ class OpenAIResponsesClient(SdkModelClient):
                     if not turn.has_call(key):
                         turn.start_call(key, item.call_id, item.name)
                     turn.set_arguments(key, item.arguments)
+                elif kind == "response.output_item.done" and _searches_here(event.item):
+                    item = event.item  # the model asks toolbelt's tool_search to run
+                    started = turn.start_call(item.id, item.call_id or item.id, TOOL_SEARCH)
+                    if started is not None:
+                        yield started
+                    turn.set_arguments(item.id, _search_arguments(item.arguments))
                 elif kind in ("response.completed", "response.incomplete"):
                     final = event.response
                 elif kind in ("response.failed", "error"):
@@ -118,37 +139,52 @@ class OpenAIResponsesClient(SdkModelClient):
                 self.endpoint,
                 1,
             )
-        reasoning = [
-            item.model_dump(exclude_none=True) for item in final.output if item.type == "reasoning"
+        replayed = [
+            item.model_dump(exclude_none=True)
+            for item in final.output
+            if item.type not in _OWN_ITEMS and not _searches_here(item)
         ]
         complete = turn.finish(
             _stop(final),
             _usage(final.usage),
-            {"responses_reasoning": reasoning} if reasoning else None,
+            {_REPLAYED_KEY: replayed} if replayed else None,
         )
         yield restored_turn(complete) if self._neutralise else complete
 
 
-def responses_input(transcript: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """The transcript as Responses ``input`` items."""
+def responses_input(
+    transcript: tuple[Message, ...], request: ModelRequest | None = None
+) -> list[dict[str, Any]]:
+    """The transcript as Responses ``input`` items; under ``request``'s native deferral with
+    toolbelt's search, ``tool_search`` calls and results are the search's own items."""
+    native = request is not None and bool(native_search_by_toolbelt(request))
+    catalog = request.deferred_tools if request is not None else ()
     items: list[dict[str, Any]] = []
     for message in transcript:
         if isinstance(message, AssistantMessage):
-            items.extend(_assistant_items(message))
+            items.extend(_assistant_items(message, native))
         elif isinstance(message, ToolResultsMessage):
-            items.extend(openai_responses_output(result) for result in message.results)
+            for result in message.results:
+                if native and result.tool == TOOL_SEARCH:
+                    items.append(openai_tool_search_output(result, catalog))
+                else:
+                    items.append(openai_responses_output(result))
         else:
             items.append({"role": "user", "content": _content(message.content)})
     return items
 
 
-def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
-    replay = (message.provider_data or {}).get("responses_reasoning")
+def _assistant_items(message: AssistantMessage, native_search: bool) -> list[dict[str, Any]]:
+    data = message.provider_data or {}
+    replay = data.get(_REPLAYED_KEY, data.get("responses_reasoning"))  # the older key
     items: list[dict[str, Any]] = list(replay) if isinstance(replay, list) else []
     if message.text:
         items.append({"role": "assistant", "content": message.text})
     for call in message.tool_calls:
-        items.append(_call(call.id, call.name, arguments_as_written(message, call)))
+        if native_search and call.name == TOOL_SEARCH:
+            items.append(openai_tool_search_call(call))
+        else:
+            items.append(_call(call.id, call.name, arguments_as_written(message, call)))
     for invalid in message.invalid_calls:  # answered with an error; replayed with no arguments
         items.append(_call(invalid.id, invalid.name, "{}"))
     return items
@@ -173,8 +209,22 @@ def _stop(response: Any) -> StopReason:
     if response.status == "incomplete":
         reason = getattr(response.incomplete_details, "reason", None)
         return _INCOMPLETE.get(reason or "", "other")
-    has_calls = any(item.type == "function_call" for item in response.output)
+    has_calls = any(
+        item.type == "function_call" or _searches_here(item) for item in response.output
+    )
     return "tool_use" if has_calls else "end_turn"
+
+
+def _searches_here(item: Any) -> bool:
+    """Whether ``item`` is a tool search the client (toolbelt) is asked to run."""
+    return bool(item.type == "tool_search_call" and getattr(item, "execution", None) == "client")
+
+
+def _search_arguments(arguments: Any) -> str | dict[str, Any]:
+    """A ``tool_search_call``'s arguments (an object, or JSON text from some servers)."""
+    if isinstance(arguments, dict):
+        return arguments
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 def _usage(usage: Any) -> Usage:

@@ -8,6 +8,11 @@ or their definitions past ``context_share`` of the model's context window — de
 are not offered: ``tool_search`` finds them and loads them, and a loaded tool is offered on
 every later request of the session.
 
+Where the provider has a native form of deferral (Anthropic Messages, OpenAI Responses) and
+``toolSearch.form`` is ``native`` (the default), ``natively_deferred`` names the tools the
+client sends in that form (``providers.deferred``) instead: the provider keeps them out of the
+prompt, and its search (``toolSearch.search: "provider"``) or toolbelt's loads them.
+
 The order is stable so prompt caches hold: toolbelt's own tools in catalog order, then
 ``tool_search``, then the loaded tools in the order they were loaded — loading a tool only
 appends to the list. The state lives in the session (``session_state``), so what was loaded
@@ -31,6 +36,7 @@ from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import AnyTool
 from toolbelt.providers.formats import anthropic_tool
+from toolbelt.providers.model import ToolSearchSide
 from toolbelt.toolsearch.terms import MCP_PREFIX
 
 __all__ = [
@@ -40,12 +46,14 @@ __all__ = [
     "defers",
     "estimated_tokens",
     "is_deferrable",
+    "natively_deferred",
     "offered_tools",
     "session_state",
 ]
 
 TOOL_SEARCH = "tool_search"
 ToolSearchMode = Literal["auto", "always", "never"]
+ToolSearchForm = Literal["native", "proxy"]
 _BYTES_PER_TOKEN = 4
 _token_cache: weakref.WeakKeyDictionary[AnyTool, int] = weakref.WeakKeyDictionary()
 
@@ -60,6 +68,13 @@ class DeferralSettings:
     """Defer when there are more deferrable tools than this."""
     context_share: float = 0.10
     """...or when their definitions take more than this share of the context window."""
+    form: ToolSearchForm = "native"
+    """``native``: the provider's own deferral where it has one; ``proxy``: always the
+    ``tool_search`` + ``call_mcp_tool`` form (for a server that speaks a provider's wire
+    format without its tool search)."""
+    search: ToolSearchSide = "toolbelt"
+    """In the native form, whose search finds deferred tools: toolbelt's ``tool_search``
+    (exact names first, ``select:``), or the provider's own."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DeferralSettings:
@@ -73,6 +88,8 @@ class DeferralSettings:
             settings.tool_search_context_share
             if settings.tool_search_context_share is not None
             else default.context_share,
+            settings.tool_search_form or default.form,
+            settings.tool_search_search or default.search,
         )
 
 
@@ -156,6 +173,15 @@ def offered_tools(all_tools: Iterable[AnyTool], state: ToolSearchState) -> tuple
         )
     loaded = [deferred[name] for name in state.loaded if name in deferred]
     return (*own, search, *loaded)
+
+
+def natively_deferred(all_tools: Iterable[AnyTool], state: ToolSearchState) -> tuple[AnyTool, ...]:
+    """The tools a client with a native form of deferral sends as deferred (every deferrable
+    tool, loaded or not, in catalog order), or none: deferral is off, or the form is proxy."""
+    if state.settings.form != "native":
+        return ()
+    deferrable = [tool for tool in all_tools if is_deferrable(tool)]
+    return tuple(deferrable) if _defers(deferrable, state) else ()
 
 
 def _defers(deferrable: list[AnyTool], state: ToolSearchState) -> bool:
