@@ -18,7 +18,12 @@ from tests.support.fake_script import Reply
 __all__ = ["HANG", "anthropic", "chat", "compact_json", "error_body", "halves"]
 
 HANG = "<hang>"
-_ANTHROPIC_STOP = {"end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens"}
+_ANTHROPIC_STOP = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "pause_turn": "pause_turn",
+}
 _CHAT_STOP = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
 _GEMINI_STOP = {"end_turn": "STOP", "tool_use": "STOP", "max_tokens": "MAX_TOKENS"}
 

@@ -268,3 +268,25 @@ async def test_chat_completions_gets_the_proxy_form(tmp_path: Path) -> None:
     assert listed[-1] == "tool_search"
     assert not any(name.startswith("mcp__") for name in listed)
     assert not any("defer_loading" in tool for tool in tools)
+
+
+async def test_a_paused_server_search_is_resumed_by_asking_again(tmp_path: Path) -> None:
+    """Anthropic pauses a long turn of its own tools (``pause_turn``); the loop sends the
+    transcript again, ending with the paused turn as it came, and the model goes on."""
+    server_call = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "tool_search_tool_bm25",
+        "input": {"query": "jira"},
+    }
+    script = [
+        {"provider_items": [server_call], "stop": "pause_turn"},
+        {"text": "Resumed and done."},
+    ]
+    with FakeProvider(script) as fake:
+        async with runtime_on(tmp_path, search="provider") as runtime:
+            text = await run_agent(fake, "anthropic:claude-sonnet-4-6", runtime)
+    assert text == "Resumed and done."
+    assert len(fake.requests) == 2
+    paused = fake.requests[1].body["messages"][-1]
+    assert paused == {"role": "assistant", "content": [server_call]}

@@ -185,6 +185,8 @@ class Agent:
             turn = TurnRecord.of(len(turns), complete, self.model.model, self.pricing)
             turns.append(turn)
             emit(ModelTurn(turn.index, message, turn.usage, turn.cost, turn.stop_reason))
+            if complete.stop_reason == "pause_turn" and not message.tool_calls:
+                continue  # the provider paused its own tool's work: asking again resumes it
             if not message.tool_calls and not message.invalid_calls:
                 stop = stop_cause(complete.stop_reason)
                 break

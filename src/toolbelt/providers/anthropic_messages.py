@@ -51,6 +51,7 @@ _STOP: dict[str, StopReason] = {
     "max_tokens": "max_tokens",
     "stop_sequence": "stop_sequence",
     "refusal": "refusal",
+    "pause_turn": "pause_turn",
 }
 _REPLAYED = {"thinking", "redacted_thinking", "server_tool_use", "tool_search_tool_result"}
 """Blocks the API needs back verbatim: thinking with its signature, and a server tool's

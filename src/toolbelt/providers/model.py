@@ -49,8 +49,12 @@ ToolSearchSide = Literal["toolbelt", "provider"]
 """Who runs the search over deferred tools in a provider's native form: toolbelt's
 ``tool_search`` (exact names first, ``select:``), or the provider's own search."""
 
-StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "other"]
-"""Why a turn ended, in one vocabulary for every provider."""
+StopReason = Literal[
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "other"
+]
+"""Why a turn ended, in one vocabulary for every provider. ``pause_turn``: the provider paused
+a long turn of its own server tools (Anthropic's tool search); sending the transcript, which
+ends with the paused turn, again lets it go on."""
 
 
 @dataclass(frozen=True, slots=True)
