@@ -138,7 +138,7 @@ async def test_caps_on_sessions_and_calls_answer_with_an_error_not_a_wait(tmp_pa
 
 
 async def test_an_idle_session_ends_with_the_jobs_it_started(tmp_path: Path) -> None:
-    server = start(tmp_path, "--mode", "bypass", "--session-idle-timeout", "1")
+    server = start(tmp_path, "--mode", "bypass", "--session-idle-timeout", "4")
     mark = f"5252{os.getpid()}"
     try:
         async with httpx.AsyncClient(timeout=30, headers=server.headers) as http:
