@@ -1,0 +1,211 @@
+"""The workspace files a program-starting entry names, and their content digests.
+
+An approved entry is words (``python server.py``, ``./scripts/mcp.sh``); what runs is what the
+words resolve to when it starts. Were only the words pinned, a ``git pull`` rewriting
+``server.py`` behind an approved ``.mcp.json`` would run the new code unasked. So a pin
+(``config.launches``) also holds the SHA-256 of every regular file inside the workspace that
+the entry names, found by this rule:
+
+- the words are taken as they will run: ``${VAR}`` expanded (MCP entries), each simple command
+  of a hook parsed out of its shell text (``permissions.shell``), ``$TOOLBELT_PROJECT_DIR`` and
+  ``$CLAUDE_PROJECT_DIR`` standing for the workspace, ``sh -c CODE`` read inside;
+- each word is resolved against the entry's real working directory (its ``cwd``, or the
+  workspace), a ``--name=value`` option by its value, and the program itself also on ``PATH``'s
+  absolute entries (the ones it is started with, ``core.programs``);
+- a file counts when its lexical or its real path lies in the workspace (a committed symlink
+  counts, and so does what it points to) and it is the program, the script of an interpreter
+  (the first file operand of ``python``, ``node``, ``sh``, ``uv run``...), or another argument
+  that can run: executable, a source suffix (``.py``, ``.js``, ``.sh``...) or a ``#!`` line.
+  Other arguments (a database, a data file the server writes) are not pinned: pinning them
+  would hold the server back after its first run.
+
+A file is read only up to ``MAX_PINNED_BYTES``; a larger one cannot be pinned and so is never
+approved (its entry does not start, and the notice says why).
+
+**The limit:** what the named file loads in turn — a server's imported modules, a package
+``npx`` or ``uv run`` finds, a configuration it reads — is not pinned. Reviewing the entry
+point of a server is reviewing its top; the rest is the repository's code like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from toolbelt.core.programs import absolute_path
+from toolbelt.permissions.shell import analyze_command
+
+__all__ = [
+    "MAX_PINNED_BYTES",
+    "TOO_LARGE",
+    "file_digests",
+    "hook_files",
+    "hooks_section_files",
+    "named_files",
+]
+
+MAX_PINNED_BYTES = 64 * 1024 * 1024
+"""The most of a named file read to pin it (a big server binary hashes in well under 0.1 s)."""
+TOO_LARGE = "too-large"
+"""Stands for a file over ``MAX_PINNED_BYTES``: never equal to a digest, so never approved."""
+
+_CODE_SUFFIXES = frozenset(
+    {".py", ".pyw", ".pyz", ".pyc", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"}
+    | {".sh", ".bash", ".zsh", ".ksh", ".fish", ".rb", ".pl", ".pm", ".php", ".lua", ".r"}
+    | {".jar", ".wasm", ".go", ".java", ".kt", ".kts", ".swift", ".exs", ".ex", ".clj", ".tcl"}
+    | {".groovy", ".awk", ".ps1"}
+)
+_INTERPRETERS = frozenset(
+    {"python", "pypy", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php"}
+    | {"sh", "bash", "dash", "zsh", "ksh", "fish", "lua", "rscript", "java", "go", "uv", "uvx"}
+    | {"npx", "pnpm", "yarn", "poetry", "pipenv", "hatch", "pdm", "env", "exec", "nohup"}
+)
+_VERSION = re.compile(r"[\d.]+$")
+_PROJECT_DIR = re.compile(
+    r"\$\{(?:TOOLBELT|CLAUDE)_PROJECT_DIR\}"  # ${TOOLBELT_PROJECT_DIR}
+    r"|\$(?:TOOLBELT|CLAUDE)_PROJECT_DIR\b"  # $TOOLBELT_PROJECT_DIR
+)
+_PLACEHOLDER = "TOOLBELTPROJECTDIRd41d8cd9"
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+_MAX_NESTING = 4
+
+
+def named_files(
+    argv: Sequence[str], cwd: Path, workspace: Path, path: str | None = None
+) -> list[Path]:
+    """The workspace files the command ``argv``, started in ``cwd``, names (see the module's
+    rule), as absolute paths (lexical, not resolved), first seen first."""
+    if not argv:
+        return []
+    base = Path(os.path.realpath(cwd))  # where the kernel resolves them (a symlinked cwd too)
+    found: list[Path] = []
+    program = _program_file(argv[0], base, path)
+    if program is not None:
+        found.append(program)
+    interpreter = _name(argv[0]) in _INTERPRETERS
+    script_seen = False
+    for word in argv[1:]:
+        value = word.partition("=")[2] if word.startswith("--") and "=" in word else word
+        candidate = _existing(value, base)
+        if candidate is None:
+            continue
+        if (interpreter and not script_seen) or _can_run(candidate):
+            found.append(candidate)
+        script_seen = True
+    return [file for file in dict.fromkeys(found) if _inside(file, workspace)]
+
+
+def hook_files(command: str, workspace: Path, *, depth: int = 0) -> list[Path]:
+    """The workspace files a hook's shell ``command``, run in ``workspace``, names."""
+    found: list[Path] = []
+    cwd = workspace
+    text = _PROJECT_DIR.sub(_PLACEHOLDER, command)  # a plain word: the parse stays the same
+    for simple in analyze_command(text).commands:
+        argv = [word.replace(_PLACEHOLDER, str(workspace)) for word in simple.argv]
+        if argv and argv[0] == "cd" and len(argv) == 2:
+            cwd = Path(os.path.normpath(cwd / argv[1]))  # a later relative word is read there
+            continue
+        found += named_files(argv, cwd, workspace)
+        code = _shell_code(argv)
+        if code is not None and depth < _MAX_NESTING:
+            found += hook_files(code, workspace, depth=depth + 1)
+    return list(dict.fromkeys(found))
+
+
+def hooks_section_files(hooks: Mapping[str, Any], workspace: Path) -> list[Path]:
+    """The workspace files the command hooks of a settings file's ``hooks`` section name (they
+    run in the workspace)."""
+    found: list[Path] = []
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else ():
+            handlers = group.get("hooks", ()) if isinstance(group, dict) else ()
+            for handler in handlers if isinstance(handlers, list) else ():
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str):
+                    found += hook_files(command, workspace)
+    return list(dict.fromkeys(found))
+
+
+def file_digests(files: Iterable[Path]) -> dict[str, str]:
+    """Each file's SHA-256 (``TOO_LARGE`` past the bound), by its path as named."""
+    digests: dict[str, str] = {}
+    for file in files:
+        digest = _digest(file)
+        if digest is not None:
+            digests[str(file)] = digest
+    return digests
+
+
+def _digest(file: Path) -> str | None:
+    """SHA-256 of the regular file ``file`` (symlinks followed), None when it is not one now."""
+    try:
+        with open(file, "rb") as handle:
+            if not os.path.isfile(f"/proc/self/fd/{handle.fileno()}"):
+                return None
+            if os.fstat(handle.fileno()).st_size > MAX_PINNED_BYTES:
+                return TOO_LARGE
+            digest = hashlib.sha256()
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+            return digest.hexdigest()
+    except OSError:
+        return None
+
+
+def _program_file(word: str, base: Path, path: str | None) -> Path | None:
+    """The file the program word runs: a path (``./srv``, ``bin/srv``) against ``base``, a bare
+    name on ``PATH``'s absolute entries."""
+    if "/" in word:
+        return _existing(word, base)
+    found = shutil.which(word, path=absolute_path(path))
+    return Path(found) if found is not None else None
+
+
+def _existing(word: str, base: Path) -> Path | None:
+    """``word`` as a path against ``base``, when it is a regular file now."""
+    if not word or word.startswith("-"):
+        return None
+    candidate = Path(os.path.normpath(base / word))
+    return candidate if candidate.is_file() else None
+
+
+def _can_run(file: Path) -> bool:
+    if file.suffix.lower() in _CODE_SUFFIXES or os.access(file, os.X_OK):
+        return True
+    try:
+        with open(file, "rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def _inside(file: Path, workspace: Path) -> bool:
+    """Whether ``file`` is named in the workspace, or leads there through a symlink."""
+    real_workspace = Path(os.path.realpath(workspace))
+    lexical = Path(os.path.abspath(file))
+    real = Path(os.path.realpath(file))
+    return any(
+        path == top or top in path.parents
+        for path in (lexical, real)
+        for top in (Path(os.path.abspath(workspace)), real_workspace)
+    )
+
+
+def _name(word: str) -> str:
+    """``/usr/bin/python3.11`` → ``python``."""
+    return _VERSION.sub("", os.path.basename(word)).lower()
+
+
+def _shell_code(argv: Sequence[str]) -> str | None:
+    """The code of ``sh -c CODE`` (``bash -lc`` too), else None."""
+    if not argv or _name(argv[0]) not in _SHELLS:
+        return None
+    for index, word in enumerate(argv[1:-1], start=1):
+        if word.startswith("-") and not word.startswith("--") and "c" in word:
+            return argv[index + 1]
+    return None
