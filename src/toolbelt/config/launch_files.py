@@ -14,8 +14,9 @@ the entry names, found by this rule:
   absolute entries (the ones it is started with, ``core.programs``);
 - a file counts when its lexical or its real path lies in the workspace (a committed symlink
   counts, and so does what it points to) and it is the program, the script of an interpreter
-  (the first file operand of ``python``, ``node``, ``sh``, ``uv run``...), or another argument
-  that can run: executable, a source suffix (``.py``, ``.js``, ``.sh``...) or a ``#!`` line.
+  (the first operand of ``python``, ``node``, ``sh``...: the first word not an option), or
+  another argument that can run: executable, a source suffix (``.py``, ``.js``, ``.sh``...)
+  or a ``#!`` line.
   Other arguments (a database, a data file the server writes) are not pinned: pinning them
   would hold the server back after its first run.
 
@@ -88,15 +89,14 @@ def named_files(
     if program is not None:
         found.append(program)
     interpreter = _name(argv[0]) in _INTERPRETERS
-    script_seen = False
+    operand_seen = False
     for word in argv[1:]:
         value = word.partition("=")[2] if word.startswith("--") and "=" in word else word
+        script = interpreter and not operand_seen and not word.startswith("-")
+        operand_seen = operand_seen or not word.startswith("-")
         candidate = _existing(value, base)
-        if candidate is None:
-            continue
-        if (interpreter and not script_seen) or _can_run(candidate):
+        if candidate is not None and (script or _can_run(candidate)):
             found.append(candidate)
-        script_seen = True
     return [file for file in dict.fromkeys(found) if _inside(file, workspace)]
 
 

@@ -115,7 +115,7 @@ def unapproved(
 
 def _file_note(name: str, digest: str | None) -> str:
     if digest is None:
-        return f"{name}, now gone"
+        return f"{name}, {'no longer what it runs' if os.path.lexists(name) else 'now gone'}"
     if digest == TOO_LARGE:
         return f"{name}, over {MAX_PINNED_BYTES >> 20} MiB and so too large to pin"
     return name
