@@ -18,6 +18,7 @@ import pytest
 from tests.mcp_client.conftest import FAKE, write_servers
 from tests.mcp_client.test_cli import toolbelt
 from tests.mcp_client.test_trust_pins import CHANGED, echo
+from toolbelt.config.launch_files import MAX_PINNED_BYTES
 
 
 def script_entry(mark: str, state: Path, *args: str) -> dict[str, object]:
@@ -140,3 +141,26 @@ def test_a_hook_script_changed_after_trust_does_not_run(workspace: Path, command
     what = f"the hooks in {settings} (its file {script})"
     assert done.stderr == CHANGED.format(what=what, root=workspace)
     assert not (workspace / "pwned").exists()
+
+
+def test_a_named_file_too_large_to_pin_is_never_approved(workspace: Path, mark: str) -> None:
+    big = workspace / "big.py"
+    with big.open("wb") as handle:  # sparse: nothing is written, and pinning reads none of it
+        handle.truncate(MAX_PINNED_BYTES + 1)
+    entry = script_entry(mark, workspace, "big.py")
+    config = write_servers(workspace / ".mcp.json", {"fake": entry})
+    trusted = toolbelt("trust", str(workspace))
+    assert trusted.returncode == 0
+    assert (
+        f"Approved 1 MCP server as written now, with the 1 workspace file they name: a part "
+        f"that changes, or whose file changes, will not run until you review it and trust "
+        f"{workspace} again.\n"
+    ) in trusted.stdout
+    assert (
+        f"toolbelt: warning: {big} is over 64 MiB, too large to pin, so the MCP server or hooks "
+        "naming it will not run; name a smaller file or one outside the workspace.\n"
+    ) in trusted.stderr
+    stderr = echo(workspace)[2]
+    note = "over 64 MiB and so too large to pin"
+    what = f"the MCP server `fake` in {config} (its file {big}, {note})"
+    assert stderr == CHANGED.format(what=what, root=workspace)

@@ -54,7 +54,14 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
         f"its .toolbelt settings now apply in full, hooks and allow rules included. Listed in "
         f"{where}."
     )
-    if launches:
+    files = len({name for pin in launches.values() for name in pin.files})
+    if launches and files:
+        print(
+            f"Approved {_count_parts(launches)} as written now, with the {files} workspace "
+            f"file{'s' if files > 1 else ''} they name: a part that changes, or whose file "
+            f"changes, will not run until you review it and trust {real} again."
+        )
+    elif launches:
         print(
             f"Approved {_count_parts(launches)} as written now: a part that changes will not "
             f"run until you review it and trust {real} again."

@@ -34,9 +34,10 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from toolbelt.core.programs import absolute_path
 from toolbelt.permissions.shell import analyze_command
@@ -143,18 +144,28 @@ def file_digests(files: Iterable[Path]) -> dict[str, str]:
 
 def _digest(file: Path) -> str | None:
     """SHA-256 of the regular file ``file`` (symlinks followed), None when it is not one now."""
+    handle = _open_regular(file)
+    if handle is None:
+        return None
+    with handle:
+        if os.fstat(handle.fileno()).st_size > MAX_PINNED_BYTES:
+            return TOO_LARGE
+        digest = hashlib.sha256()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+
+
+def _open_regular(file: Path) -> BinaryIO | None:
+    """``file`` opened for reading if it is a regular file; never blocks on a FIFO put there."""
     try:
-        with open(file, "rb") as handle:
-            if not os.path.isfile(f"/proc/self/fd/{handle.fileno()}"):
-                return None
-            if os.fstat(handle.fileno()).st_size > MAX_PINNED_BYTES:
-                return TOO_LARGE
-            digest = hashlib.sha256()
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-            return digest.hexdigest()
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
 
 
 def _program_file(word: str, base: Path, path: str | None) -> Path | None:
@@ -177,11 +188,11 @@ def _existing(word: str, base: Path) -> Path | None:
 def _can_run(file: Path) -> bool:
     if file.suffix.lower() in _CODE_SUFFIXES or os.access(file, os.X_OK):
         return True
-    try:
-        with open(file, "rb") as handle:
-            return handle.read(2) == b"#!"
-    except OSError:
+    handle = _open_regular(file)
+    if handle is None:
         return False
+    with handle:
+        return handle.read(2) == b"#!"
 
 
 def _inside(file: Path, workspace: Path) -> bool:
