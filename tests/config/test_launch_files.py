@@ -68,3 +68,19 @@ def test_digests_read_regular_files_only(tmp_path: Path) -> None:
     assert digests == {
         str(file): "cc42155088fca5730758db72b2a5bca33112a941dfaa2d43098ec422ce4ea213"
     }
+
+
+def test_a_package_runners_project_local_program_is_named(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    bins, venv = ws / "node_modules" / ".bin", ws / ".venv" / "bin"
+    server = make(ws / "node_modules" / "srv" / "index.js")
+    bins.mkdir(parents=True)
+    (bins / "mcp-server-x").symlink_to(server)  # how npm installs a bin
+    make(venv / "srv", mode=0o755)
+    assert named_files(["npx", "-y", "@scope/mcp-server-x@1.2", "."], ws, ws) == [
+        bins / "mcp-server-x"
+    ]
+    assert named_files(["npm", "exec", "mcp-server-x"], ws, ws) == [bins / "mcp-server-x"]
+    assert named_files(["uv", "run", "srv", "--port", "1"], ws, ws) == [venv / "srv"]
+    assert named_files(["npx", "not-installed"], ws, ws) == []
+    assert named_files(["npm", "test"], ws, ws) == []

@@ -14,9 +14,10 @@ the entry names, found by this rule:
   absolute entries (the ones it is started with, ``core.programs``);
 - a file counts when its lexical or its real path lies in the workspace (a committed symlink
   counts, and so does what it points to) and it is the program, the script of an interpreter
-  (the first operand of ``python``, ``node``, ``sh``...: the first word not an option), or
-  another argument that can run: executable, a source suffix (``.py``, ``.js``, ``.sh``...)
-  or a ``#!`` line.
+  (the first operand of ``python``, ``node``, ``sh``...: the first word not an option), the
+  project-local program of a package runner (``npx pkg``'s ``node_modules/.bin/pkg``, ``uv
+  run srv``'s ``.venv/bin/srv``), or another argument that can run: executable, a source
+  suffix (``.py``, ``.js``, ``.sh``...) or a ``#!`` line.
   Other arguments (a database, a data file the server writes) are not pinned: pinning them
   would hold the server back after its first run.
 
@@ -75,6 +76,14 @@ _PROJECT_DIR = re.compile(
 _PLACEHOLDER = "TOOLBELTPROJECTDIRd41d8cd9"
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 _MAX_NESTING = 4
+_DIRECT_RUNNERS = frozenset({"npx", "pnpx", "bunx"})
+_RUNNER_SUBCOMMANDS = {
+    "npm": {"exec", "x"},
+    "pnpm": {"exec", "dlx"},
+    "yarn": {"exec", "run", "dlx"},
+    "bun": {"x", "run"},
+    "uv": {"run"},
+}
 
 
 def named_files(
@@ -98,7 +107,27 @@ def named_files(
         candidate = _existing(value, base)
         if candidate is not None and (script or _can_run(candidate)):
             found.append(candidate)
+    found += _runner_bins(argv, base)
     return [file for file in dict.fromkeys(found) if _inside(file, workspace)]
+
+
+def _runner_bins(argv: Sequence[str], base: Path) -> list[Path]:
+    """The project-local program a package runner starts: ``npx pkg`` (``npm exec``, ``pnpm
+    exec``, ``yarn``, ``bunx``...) runs ``node_modules/.bin/pkg`` when it is there, ``uv run
+    srv`` runs ``.venv/bin/srv``."""
+    name = _name(argv[0])
+    words = list(argv[1:])
+    if name in _RUNNER_SUBCOMMANDS and words and words[0] in _RUNNER_SUBCOMMANDS[name]:
+        words = words[1:]
+    elif name not in _DIRECT_RUNNERS:
+        return []
+    operand = next((word for word in words if not word.startswith("-")), None)
+    if operand is None:
+        return []
+    folder = base / (".venv/bin" if name == "uv" else "node_modules/.bin")
+    package = operand[:1] + operand[1:].partition("@")[0]  # @scope/pkg@1.2 → @scope/pkg
+    names = {package, package.rpartition("/")[2]}
+    return sorted(folder / bin_name for bin_name in names if (folder / bin_name).is_file())
 
 
 def hook_files(command: str, workspace: Path, *, depth: int = 0) -> list[Path]:
