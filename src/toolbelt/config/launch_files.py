@@ -24,9 +24,11 @@ the entry names, found by this rule:
 A file is read only up to ``MAX_PINNED_BYTES``; a larger one cannot be pinned and so is never
 approved (its entry does not start, and the notice says why).
 
-**The limit:** what the named file loads in turn — a server's imported modules, a package
-``npx`` or ``uv run`` finds, a configuration it reads — is not pinned. Reviewing the entry
-point of a server is reviewing its top; the rest is the repository's code like any other.
+**The limits:** what the named file loads in turn — a server's imported modules, the rest of
+the package behind a runner's bin, a configuration it reads — is not pinned: reviewing a
+server's entry point is not reviewing all its code, which stays the repository's code like any
+other. Nor are words known only when the hook runs (``$(…)``, variables other than the project
+directory), nor files outside the workspace (the user's own system, not the repository's).
 """
 
 from __future__ import annotations
