@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -161,25 +162,33 @@ async def test_toolbelt_mcp_over_http_shares_the_servers_between_sessions(
     assert len(starts) == 1  # one server process for both sessions
 
 
-def test_a_users_server_never_starts_inside_an_untrusted_workspace(
+def test_a_users_server_starts_in_the_workspace_only_when_its_entry_says_so(
     workspace: Path, user_config: Path, tmp_path: Path
 ) -> None:
-    """``python3 -m srv`` started in the repository would import the repository's ``srv.py``:
-    a user-level server starts in the user's home unless the workspace is trusted."""
+    """``python3 -m srv`` started in the repository would import the repository's ``srv.py``
+    (and ``npx pkg`` run its ``node_modules/.bin/pkg``), files a sandboxed command may write:
+    a user-level server starts in the user's home, trusted workspace or not, unless its entry
+    names the workspace as its ``cwd`` (``${TOOLBELT_PROJECT_DIR}``)."""
     marker = tmp_path / "ran"
     (workspace / "planted_srv.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
-    entry = {"command": sys.executable, "args": ["-m", "planted_srv"], "startupTimeout": 5}
+    # PYTHONSAFEPATH empty: the cwd is on sys.path, so where it starts decides what it imports
+    entry: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", "planted_srv"],
+        "env": {"PYTHONSAFEPATH": ""},
+        "startupTimeout": 5,
+    }
     (user_config / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": entry}}))
     listed = toolbelt("mcp-servers", "--root", str(workspace), cwd=workspace)  # run from it
     assert "mine" in listed.stdout
     assert not marker.exists()
     trusted = toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
     assert "mine" in trusted.stdout
-    assert not marker.exists()  # started in the workspace, but with PYTHONSAFEPATH=1
-    entry["env"] = {"PYTHONSAFEPATH": ""}  # the user's own entry may ask for the cwd back
+    assert not marker.exists()  # trusting the repository is not trusting what was written there
+    entry["cwd"] = "${TOOLBELT_PROJECT_DIR}"  # the user's own entry may ask for the workspace
     (user_config / "mcp.json").write_text(json.dumps({"mcpServers": {"mine": entry}}))
     toolbelt("mcp-servers", "--root", str(workspace), "--trust-workspace", cwd=workspace)
-    assert marker.exists()  # a trusted workspace is where its servers work
+    assert marker.exists()
 
 
 def test_toolbelt_mcp_ends_cleanly_when_its_client_leaves(

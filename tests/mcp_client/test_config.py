@@ -79,7 +79,13 @@ def test_variables_are_expanded_with_defaults(workspace: Path) -> None:
         "/h/bin/srv",
         ("--key", "none"),
     )
-    assert (dict(local.env), local.eager, local.call_timeout) == ({"X": "t0k"}, True, 5.0)
+    # a stdio server is told the workspace as hooks are (${TOOLBELT_PROJECT_DIR} works too)
+    told = {"TOOLBELT_PROJECT_DIR": str(workspace), "CLAUDE_PROJECT_DIR": str(workspace)}
+    assert (dict(local.env), local.eager, local.call_timeout) == (
+        {**told, "X": "t0k"},
+        True,
+        5.0,
+    )
 
 
 @pytest.mark.parametrize(

@@ -208,8 +208,9 @@ def _parser() -> argparse.ArgumentParser:
         description="A workspace's .toolbelt settings may only restrict (deny and ask rules) "
         "until you trust it: its allow rules, hooks, extra directories and default mode are "
         "ignored, because whoever wrote the repository wrote them. Trusting approves its MCP "
-        "servers and hooks as written now: one that changes later does not run until you "
-        "trust the workspace again.",
+        "servers and hooks as written now, with the workspace files they name (a server's "
+        "script, a hook's): one that changes later does not run until you trust the "
+        "workspace again.",
     )
     trusted.add_argument("directory", nargs="?", default=".", help="workspace (default: .)")
     trusted.add_argument("--remove", action="store_true", help="stop trusting it")

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
-from toolbelt.config.launches import launch_digest, launch_key
+from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, hooks_section_files
+from toolbelt.config.launches import LaunchPin, launch_key, launch_pin
 from toolbelt.config.settings import Settings, load_settings, settings_files, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
-from toolbelt.mcp_client.config import mcp_config_files
+from toolbelt.mcp_client.config import entry_files, mcp_config_files
 from toolbelt.permissions.display import visible
 
 __all__ = ["load_and_warn", "manage_trust", "workspace_launches"]
@@ -53,10 +54,24 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
         f"its .toolbelt settings now apply in full, hooks and allow rules included. Listed in "
         f"{where}."
     )
-    if launches:
+    files = len({name for pin in launches.values() for name in pin.files})
+    if launches and files:
+        print(
+            f"Approved {_count_parts(launches)} as written now, with the {files} workspace "
+            f"file{'s' if files > 1 else ''} they name: a part that changes, or whose file "
+            f"changes, will not run until you review it and trust {real} again."
+        )
+    elif launches:
         print(
             f"Approved {_count_parts(launches)} as written now: a part that changes will not "
             f"run until you review it and trust {real} again."
+        )
+    for name in _too_large(launches):
+        print(
+            f"toolbelt: warning: {visible(name)} is over {MAX_PINNED_BYTES >> 20} MiB, too large "
+            "to pin, so the MCP server or hooks naming it will not run; name a smaller file or "
+            "one outside the workspace.",
+            file=sys.stderr,
         )
     if broad or not (real / ".git").exists():
         reason = broad or f"{real} is not a repository of its own"
@@ -70,19 +85,33 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
     return 0
 
 
-def workspace_launches(root: Path, *, home: Path | None = None) -> dict[str, str]:
-    """The pins of ``root``'s program-starting parts as they are now (what ``toolbelt trust``
-    stores). A file that cannot be read pins nothing: loading it fails with its own error."""
-    pins: dict[str, str] = {}
+def workspace_launches(root: Path, *, home: Path | None = None) -> dict[str, LaunchPin]:
+    """The pins of ``root``'s program-starting parts as they are now, with the workspace files
+    they name (what ``toolbelt trust`` stores). A file that cannot be read pins nothing:
+    loading it fails with its own error."""
+    pins: dict[str, LaunchPin] = {}
     for path in mcp_config_files(root, home=home)[1:]:
         servers = _section(path, "mcpServers")
         for name, entry in servers.items():
-            pins[launch_key(path, f"mcpServers.{name}")] = launch_digest(entry)
+            files = entry_files(path, name, entry, root)
+            pins[launch_key(path, f"mcpServers.{name}")] = launch_pin(entry, files)
     for path in settings_files(root, home=home)[1:]:
         hooks = _section(path, "hooks")
         if hooks:
-            pins[launch_key(path, "hooks")] = launch_digest(hooks)
+            files = hooks_section_files(hooks, root)
+            pins[launch_key(path, "hooks")] = launch_pin(hooks, files)
     return pins
+
+
+def _too_large(launches: dict[str, LaunchPin]) -> list[str]:
+    """The named files too large to pin, which will therefore never be approved."""
+    names = (
+        name
+        for pin in launches.values()
+        for name, digest in pin.files.items()
+        if digest == TOO_LARGE
+    )
+    return sorted(set(names))
 
 
 def _section(path: Path, key: str) -> dict[str, Any]:
@@ -94,7 +123,7 @@ def _section(path: Path, key: str) -> dict[str, Any]:
     return section if isinstance(section, dict) else {}
 
 
-def _count_parts(launches: dict[str, str]) -> str:
+def _count_parts(launches: dict[str, LaunchPin]) -> str:
     """``2 MCP servers and the hooks of 1 settings file``."""
     servers = sum("#mcpServers." in key for key in launches)
     hooks = len(launches) - servers

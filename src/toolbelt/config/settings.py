@@ -15,6 +15,7 @@ than refusing to start. Missing files are fine.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -25,7 +26,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbelt.config.files import ConfigFileError, read_config_text
-from toolbelt.config.launches import changed_notice, is_approved
+from toolbelt.config.launch_files import hooks_section_files
+from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
 from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
@@ -149,7 +151,7 @@ class Settings:
     """Whether the workspace's own settings files were applied in full."""
     ignored: list[str] = field(default_factory=list)
     """What an untrusted workspace's files asked for and did not get, one line per file."""
-    approved: dict[str, str] | None = None
+    approved: dict[str, LaunchPin] | None = None
     """The pins of the program-starting parts the user approved when trusting the workspace
     (``config.launches``); None when everything present is approved (``--trust-workspace``)."""
     changed: list[str] = field(default_factory=list)
@@ -233,9 +235,12 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             expanded = str(user_home) + directory[1:] if tilde else directory
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
         hooks = raw.get("hooks", {})
-        if index > 0 and hooks and not is_approved(merged.approved, path, "hooks", hooks):
-            merged.changed.append(f"the hooks in {path}")
-            hooks = {}
+        if index > 0 and hooks:
+            files = functools.partial(hooks_section_files, hooks, root)  # read only if needed
+            changed = unapproved(merged.approved, path, "hooks", hooks, files)
+            if changed is not None:
+                merged.changed.append(f"the hooks in {path}{changed}")
+                hooks = {}
         for event, groups in hooks.items():
             merged.hooks.setdefault(event, []).extend(groups)
         merged.private_origins += parsed.web_fetch.allow_private_origins

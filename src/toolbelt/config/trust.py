@@ -14,8 +14,9 @@ covers everything below it except the git repositories of their own nested there
 repository). The user's own settings file always applies.
 
 Trust also pins what it approved: the digests of the workspace's program-starting parts (MCP
-server entries, hooks; ``config.launches``) are stored beside the directory, under
-``approved``, and a part that changes afterwards does not run until the user trusts again.
+server entries, hooks) and of the workspace files they name (``config.launches``) are stored
+beside the directory, under ``approved``, and a part that changes afterwards does not run until
+the user trusts again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.config.launches import LaunchPin, stored_pin
 
 __all__ = [
     "approved_launches",
@@ -77,12 +79,14 @@ def trusted_workspaces(home: Path | None = None) -> list[Path]:
     return [Path(entry) for entry in entries if isinstance(entry, str) and entry.startswith("/")]
 
 
-def approved_launches(home: Path | None = None) -> dict[str, str]:
-    """The pins of the program-starting parts the user approved (``config.launches``)."""
+def approved_launches(home: Path | None = None) -> dict[str, LaunchPin]:
+    """The pins of the program-starting parts the user approved (``config.launches``); a
+    malformed one approves nothing."""
     pins = _load(home).get("approved", {})
     if not isinstance(pins, dict):
         return {}
-    return {key: value for key, value in pins.items() if isinstance(value, str)}
+    read = {key: stored_pin(value) for key, value in pins.items()}
+    return {key: pin for key, pin in read.items() if pin is not None}
 
 
 def is_trusted(root: Path, *, home: Path | None = None) -> bool:
@@ -135,7 +139,7 @@ def too_broad(root: Path, *, home: Path | None = None) -> str | None:
 
 
 def trust(
-    root: Path, *, home: Path | None = None, launches: Mapping[str, str] | None = None
+    root: Path, *, home: Path | None = None, launches: Mapping[str, LaunchPin] | None = None
 ) -> Path:
     """Add ``root`` (resolved) to the trusted workspaces and approve ``launches``, the pins of
     its program-starting parts (``config.launches``, taken by ``toolbelt trust``), replacing the
@@ -161,7 +165,7 @@ def distrust(root: Path, *, home: Path | None = None) -> bool:
     return True
 
 
-def _pins_of_others(root: Path, home: Path | None) -> dict[str, str]:
+def _pins_of_others(root: Path, home: Path | None) -> dict[str, LaunchPin]:
     """The stored pins, less those of ``root``'s own files (being replaced or dropped)."""
     pins = approved_launches(home)
     return {key: pin for key, pin in pins.items() if not _of_workspace(key, root)}
@@ -174,11 +178,12 @@ def _of_workspace(key: str, root: Path) -> bool:
     return folder in (root, root / ".toolbelt")
 
 
-def _store(entries: list[Path], pins: Mapping[str, str], home: Path | None) -> None:
+def _store(entries: list[Path], pins: Mapping[str, LaunchPin], home: Path | None) -> None:
     """Replace the trust file atomically (a reader never sees half of it)."""
     target = trust_file(home)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = {"workspaces": [str(entry) for entry in entries], "approved": dict(sorted(pins.items()))}
+    approved = {key: pin.stored() for key, pin in sorted(pins.items())}
+    data = {"workspaces": [str(entry) for entry in entries], "approved": approved}
     payload = json.dumps(data, indent=2) + "\n"
     fd, temp = tempfile.mkstemp(prefix=".trusted-", dir=target.parent)
     try:

@@ -5,7 +5,9 @@ whole), in ``cwd``, with the environment plus ``TOOLBELT_PROJECT_DIR`` and, for 
 scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
 hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
 would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
-``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back).
+``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back). Its
+``PATH`` keeps only absolute entries, as a stdio MCP server's does: a relative or empty one
+(``node_modules/.bin``, ``::``) would find the hook's programs in the workspace.
 Its stdin is the payload as JSON; the executor builds it with ``session_id``, ``cwd``,
 ``permission_mode``, ``hook_event_name`` (``PreToolUse`` / ``PostToolUse`` /
 ``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
@@ -44,6 +46,7 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
+from toolbelt.core.programs import absolute_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.watchdog import new_run_id
@@ -245,4 +248,5 @@ def _environment(env: Mapping[str, str] | None, cwd: Path) -> dict[str, str]:
     merged.setdefault("TOOLBELT_PROJECT_DIR", str(cwd))
     merged.setdefault("CLAUDE_PROJECT_DIR", str(cwd))
     merged.setdefault("PYTHONSAFEPATH", "1")
+    merged["PATH"] = absolute_path(merged.get("PATH", os.defpath))  # see the module's docstring
     return merged

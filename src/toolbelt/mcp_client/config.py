@@ -20,6 +20,7 @@ JSON only: nothing here imports the MCP SDK, so a workspace without servers pays
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolbelt.config.files import ConfigFileError, load_json_config
-from toolbelt.config.launches import changed_notice, is_approved
+from toolbelt.config.launch_files import named_files
+from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.errors import SettingsError
 
@@ -67,7 +69,8 @@ class McpConfig:
 
     servers: tuple[ServerConfig, ...] = ()
     ignored: tuple[Path, ...] = ()
-    changed: tuple[tuple[Path, str], ...] = ()
+    changed: tuple[tuple[Path, str, str], ...] = ()
+    """(file, server name, what changed: "" for the entry, else `` (its file …)``)."""
     root: Path | None = None
 
     @property
@@ -75,7 +78,7 @@ class McpConfig:
         """What an untrusted workspace's MCP files lost, or which of a trusted one's servers
         changed since it was trusted, to tell the user; None if nothing."""
         if self.changed and self.root is not None:
-            servers = [f"the MCP server `{name}` in {path}" for path, name in self.changed]
+            servers = [f"the MCP server `{n}` in {path}{what}" for path, n, what in self.changed]
             return changed_notice(servers, self.root)
         if not self.ignored:
             return None
@@ -85,6 +88,13 @@ class McpConfig:
             "(they would run programs it names). Trust it with `toolbelt trust` (or "
             "`--trust-workspace` for one run)."
         )
+
+
+def project_dir_variables(root: Path) -> dict[str, str]:
+    """``TOOLBELT_PROJECT_DIR`` and ``CLAUDE_PROJECT_DIR``: the workspace, for ``${…}`` in an
+    entry and in a stdio server's environment (as hooks have them)."""
+    directory = os.path.abspath(root)
+    return {"TOOLBELT_PROJECT_DIR": directory, "CLAUDE_PROJECT_DIR": directory}
 
 
 def mcp_config_files(root: Path, *, home: Path | None = None) -> tuple[Path, Path, Path]:
@@ -102,7 +112,7 @@ def load_mcp_config(
     trusted: bool,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
-    approved: Mapping[str, str] | None = None,
+    approved: Mapping[str, LaunchPin] | None = None,
 ) -> McpConfig:
     """Read every MCP configuration file that exists; ``SettingsError`` naming the file and key
     for one that is malformed (a server silently dropped is worse than refusing to start).
@@ -110,10 +120,11 @@ def load_mcp_config(
     ``approved`` holds the pins stored when the workspace was trusted (``Settings.approved``);
     a workspace entry that does not match its pin is left out, and so is an earlier entry of
     the same name (the changed one was meant to replace it). None approves every entry."""
-    env = os.environ if environ is None else environ
+    env = {**(os.environ if environ is None else environ), **project_dir_variables(root)}
+    user_home = home if home is not None else Path.home()
     servers: dict[str, ServerConfig] = {}
     ignored: list[Path] = []
-    changed: list[tuple[Path, str]] = []
+    changed: list[tuple[Path, str, str]] = []
     for index, path in enumerate(mcp_config_files(root, home=home)):
         if index > 0 and not trusted:
             # Not even parsed: its content is ignored, so nothing in it (a malformed entry, a
@@ -129,24 +140,55 @@ def load_mcp_config(
             continue
         entries = _entries(path, data)
         for name, raw in entries.items():
-            server = _server(path, name, raw, env)
-            if index > 0 and not is_approved(approved, path, f"mcpServers.{name}", raw):
-                changed.append((path, name))
+            # the user's own servers start in their home, the workspace's in the workspace
+            server = _started_in(_server(path, name, raw, env), root if index else user_home, root)
+            what = None
+            if index > 0:
+                files = functools.partial(server_files, server, root)  # read only if needed
+                what = unapproved(approved, path, f"mcpServers.{name}", raw, files)
+            if what is not None:
+                changed.append((path, name, what))
                 servers.pop(name, None)
                 continue
             servers[name] = server
-    start_dir = root if trusted else (home if home is not None else Path.home())
-    started = tuple(_started_in(s, start_dir) for s in servers.values())
-    return McpConfig(started, tuple(ignored), tuple(changed), root)
+    return McpConfig(tuple(servers.values()), tuple(ignored), tuple(changed), root)
 
 
-def _started_in(server: ServerConfig, directory: Path) -> ServerConfig:
-    """A stdio server without its own ``cwd`` starts in ``directory``: the workspace when it is
-    trusted, else the user's home — never an untrusted repository, where ``npx pkg`` would run
-    its ``node_modules/.bin/pkg`` and ``python -m srv`` its ``srv.py``."""
-    if server.transport != "stdio" or server.cwd is not None:
+def entry_files(
+    path: Path, name: str, raw: Any, root: Path, environ: Mapping[str, str] | None = None
+) -> list[Path]:
+    """The workspace files the entry ``raw`` (``mcpServers.NAME`` of the workspace's file
+    ``path``) names as it would start now; none for an entry that does not load (loading it
+    reports why)."""
+    env = {**(os.environ if environ is None else environ), **project_dir_variables(root)}
+    try:
+        server = _started_in(_server(path, name, raw, env), root, root)
+    except SettingsError:
+        return []
+    return server_files(server, root)
+
+
+def server_files(server: ServerConfig, root: Path) -> list[Path]:
+    """The workspace files a stdio server's command line names (``config.launch_files``)."""
+    if server.transport != "stdio":
+        return []
+    path = server.env.get("PATH", os.environ.get("PATH"))
+    argv = [server.command, *server.args]
+    return named_files(argv, Path(server.cwd or root), root, path)
+
+
+def _started_in(server: ServerConfig, directory: Path, root: Path) -> ServerConfig:
+    """A stdio server without its own ``cwd`` starts in ``directory``: a workspace entry (read
+    only when the workspace is trusted, and pinned) in the workspace; the user's own entry in
+    the user's home, trusted workspace or not. A sandboxed command may write in the workspace,
+    so there ``npx pkg`` would run a ``node_modules/.bin/pkg`` it planted, ``uv run`` its
+    ``.venv``, as the user and unconfined. A user server that works on the workspace gets it
+    from ``${TOOLBELT_PROJECT_DIR}`` in its ``args``, ``env`` or ``cwd`` (set for it, as for
+    hooks, together with ``CLAUDE_PROJECT_DIR``)."""
+    if server.transport != "stdio":
         return server
-    return replace(server, cwd=str(directory))
+    env = {**project_dir_variables(root), **server.env}
+    return replace(server, cwd=server.cwd or str(directory), env=env)
 
 
 def _entries(path: Path, data: Any) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def server_states(runtime: Runtime) -> list[ServerState]:
     mcp = runtime.mcp_config
     changed = mcp.changed if mcp is not None else ()
     root = mcp.root if mcp is not None else None
-    for path, name in changed:
+    for path, name, what in changed:
         states.append(
             ServerState(
                 name,
@@ -72,7 +72,8 @@ def server_states(runtime: Runtime) -> list[ServerState]:
                 "?",
                 "not started",
                 0,
-                "it changed since you trusted the workspace; review it, then run "
+                f"{what.strip()[1:-1] or 'it'} changed since you trusted the workspace; review it, "
+                "then run "
                 f"`toolbelt trust {root}` to approve it",
             )
         )
