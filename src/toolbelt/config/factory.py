@@ -11,6 +11,7 @@ from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.modes import MODES
+from toolbelt.permissions.own_install import OwnInstall
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import HiddenReads, RuleSet
@@ -71,10 +72,16 @@ def build_policy(
             )
 
     user_config = UserConfig.current()
+    own_install = OwnInstall.around(session.roots)
 
     def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
-        # by name (.git/, .env) wherever the file is, then the user's own configuration
-        return protection_of(path, real) or user_config.protection(path, real)
+        # by name (.git/, .env) wherever the file is, then the user's own configuration and
+        # toolbelt's own installation (its .venv, package, launcher: what it runs unconfined)
+        return (
+            protection_of(path, real)
+            or user_config.protection(path, real)
+            or own_install.protection(path, real)
+        )
 
     def listed_secret(below_root: Path, path: Path) -> bool:
         # by names and strings only: it runs for every file a grep, glob or ls finds

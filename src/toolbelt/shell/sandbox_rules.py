@@ -23,12 +23,12 @@ listable but their own files closed. Entries created later beside a secret are n
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
+from toolbelt.permissions.own_install import own_install
 from toolbelt.permissions.protected import protected_entry_reason
 
 __all__ = [
@@ -212,30 +212,6 @@ def virtualenv_startup_files(root: Path) -> list[str]:
             continue
         found += (str(site / name) for name in names if protected_entry_reason(site, name))
     return list(dict.fromkeys(found))
-
-
-def own_install(roots: Sequence[Path]) -> list[Path]:
-    """What toolbelt runs or imports itself, unconfined, that lies inside a writable root: its
-    virtual environment (``sys.prefix``: the interpreter, the ``rg`` beside it that grep
-    prefers, the packages it imports later), the interpreter's real file, toolbelt's package
-    (an editable install in its own repository) and the ``rg`` grep would run. A sandboxed
-    command that rewrote one (``shell/seccomp.py``, ``.venv/bin/rg``) would have its code run
-    by toolbelt itself, or by the launcher before it confines: they stay read-only — mounted
-    so where namespaces work, granted around where only Landlock does."""
-    from toolbelt.search.ripgrep import find_rg
-
-    places = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
-    places += [Path(sys.executable), Path(__file__).parents[1]]
-    rg = find_rg()
-    if rg is not None and "/" in rg:
-        places.append(Path(rg))
-    real_roots = [_real(root) for root in roots]
-    found: list[Path] = []
-    for place in (_real(p) for p in places if os.path.lexists(p)):
-        inside = any(place == root or root in place.parents for root in real_roots)
-        if inside and place not in real_roots and not any(f in place.parents for f in found):
-            found = [f for f in found if place not in f.parents] + [place]
-    return found
 
 
 def _real(path: Path) -> Path:
