@@ -10,8 +10,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from tests.agent.scripts import open_runtime
 from tests.tools.helpers import Harness
 
+from toolbelt.agent import Agent
+from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.events import CallState
 from toolbelt.permissions.secret_links import SecretLinks
 from toolbelt.shell.landlock import abi_version
@@ -117,3 +120,17 @@ async def test_a_link_a_sandboxed_command_makes_is_not_read(tmp_path: Path) -> N
         assert ["hard link of" in reason for reason in asked(h)] == [True]
     finally:
         await h.session.aclose()
+
+
+async def test_an_instruction_file_linked_to_a_secret_is_not_sent_to_the_provider(
+    tmp_path: Path,
+) -> None:
+    """``AGENTS.md`` goes into the system prompt only when read_file would show it without
+    asking: a hard link of ``.env`` under that name stays out."""
+    (tmp_path / ".env").write_text(SECRET)
+    os.link(tmp_path / ".env", tmp_path / "AGENTS.md")
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.\n")
+    async with open_runtime(tmp_path) as runtime:
+        system = Agent(ScriptedModel([]), runtime).system
+    assert "sk-very-secret" not in system and "AGENTS.md" not in system
+    assert "Use tabs." in system
