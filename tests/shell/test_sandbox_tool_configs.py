@@ -16,6 +16,7 @@ import pytest
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.shell.landlock import abi_version
+from toolbelt.shell.sandbox import SandboxSettings
 
 pytestmark = pytest.mark.anyio
 
@@ -126,3 +127,84 @@ async def test_a_sandboxed_command_cannot_change_an_existing_toolchain_file(
     assert result.state is CallState.ERROR
     assert "Read-only file system" in result.text or "Permission denied" in result.text
     assert toolchain.read_text() == '[toolchain]\nchannel = "stable"\n'
+
+
+def _backends() -> list[str]:
+    usable = ["landlock"] if abi_version() >= 4 else []
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--", "true"]
+    if subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+        usable.append("bwrap")
+    return usable
+
+
+NESTED = ["sub/.envrc", "crate/rust-toolchain.toml", "sub/.git/hooks/pre-commit", "lib/.pdbrc"]
+
+
+def nested_harness(root: Path, sandbox: str, *, approve: bool = False) -> Harness:
+    for name in NESTED:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("kept\n")
+    (root / "append.sh").write_text("".join(f"echo evil >> {name}\n" for name in NESTED))
+    harness = Harness(root, mode="default", approve=approve)
+    harness.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
+    return harness
+
+
+@pytest.mark.parametrize("sandbox", _backends())
+async def test_existing_nested_configuration_stays_read_only(tmp_path: Path, sandbox: str) -> None:
+    """Below the top level too: a nested repository's hooks, a crate's toolchain file."""
+    h = nested_harness(tmp_path, sandbox)
+    try:
+        result = await h.call("bash", command="sh append.sh; echo done > sub/ok.txt")
+        assert h.requester.asked == []
+        assert result.text.count("Read-only file system") == len(NESTED), result.text
+        assert [(tmp_path / name).read_text() for name in NESTED] == ["kept\n"] * len(NESTED)
+        assert (tmp_path / "sub" / "ok.txt").read_text() == "done\n"  # the rest is writable
+    finally:
+        await h.session.aclose()
+
+
+@pytest.mark.parametrize("sandbox", _backends())
+async def test_nested_configuration_made_between_commands_is_read_only_next(
+    tmp_path: Path, sandbox: str
+) -> None:
+    h = nested_harness(tmp_path, sandbox, approve=True)
+    try:
+        assert (await h.call("bash", command="echo first")).text == "first"  # the shell runs
+        made = await h.call("write_file", path="deep/er/.envrc", content="kept\n")  # approved
+        assert made.state is CallState.SUCCESS, made.text
+        (tmp_path / "later.sh").write_text("echo evil >> deep/er/.envrc\n")
+        result = await h.call("bash", command="sh later.sh")
+        assert "Read-only file system" in result.text
+        assert (tmp_path / "deep" / "er" / ".envrc").read_text() == "kept\n"
+    finally:
+        await h.session.aclose()
+
+
+def make_repo(repo: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for key, value in (("user.email", "a@example.com"), ("user.name", "A")):
+        subprocess.run(["git", "-C", str(repo), "config", key, value], check=True)
+    return repo
+
+
+@pytest.mark.parametrize("sandbox", _backends())
+async def test_a_nested_repository_commits_in_the_git_profile_but_its_hooks_stay_read_only(
+    tmp_path: Path, sandbox: str
+) -> None:
+    repo = make_repo(tmp_path / "sub")
+    (repo / "x.txt").write_text("x\n")
+    (repo / "hook.sh").write_text("echo evil > .git/hooks/pre-commit\n")
+    h = Harness(tmp_path, mode="default", approve=True)
+    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
+    try:
+        await h.call("bash", command="cd sub")
+        for command in ("git add x.txt", "git commit -qm first"):  # asked, then git's profile
+            result = await h.call("bash", command=command)
+            assert result.state is CallState.SUCCESS, result.text
+        assert (await h.call("bash", command="git log --format=%s")).text == "first"
+        planted = await h.call("bash", command="sh hook.sh")
+        assert "Read-only file system" in planted.text
+        assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    finally:
+        await h.session.aclose()

@@ -98,26 +98,30 @@ def workspace_grants(
     writable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
     git: bool = False,
+    nested: Sequence[Path] = (),
 ) -> Grants:
     """The workspace profile: see the module docstring. With ``git``, the profile for git's
     own writes (``git add``, ``git commit`` … that the user approved): ``.git/`` is writable
     but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
-    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks)."""
+    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks). ``nested`` are
+    the protected entries that exist below the roots' top level (``sub/.git``, ``crate/
+    rust-toolchain.toml``, see ``created``): read-only as the top level's are."""
     hidden = secrets_for(home, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
     entries: list[str] = []
     protected: list[str] = []
     own = own_install(roots)
+    deeper = [Path(p) for path in nested for p in _kept(path, git=git)]
     for root in roots:
         more, kept = _writable_entries(root)
-        for entry in more:  # a secret or toolbelt's own install inside a root: grant around
-            entries += cover(Path(entry), (*hidden, *own))[0]
+        for entry in more:  # a secret, toolbelt's own install or a nested protected entry
+            entries += cover(Path(entry), (*hidden, *own, *deeper))[0]  # inside: grant around
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
         protected += kept + virtualenv_startup_files(root)
-    protected += [str(path) for path in own if str(path) not in protected]
+    protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper)]))
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
@@ -167,6 +171,14 @@ def proc_entries() -> list[str]:
         return []
     skip = {"self", "thread-self"}
     return [f"/proc/{name}" for name in names if not name.isdigit() and name not in skip]
+
+
+def _kept(path: Path, *, git: bool) -> list[str]:
+    """What of the protected entry ``path`` stays read-only: all of it, or for a repository's
+    ``.git/`` in the git profile only what makes git run programs (``GIT_CODE``)."""
+    if git and path.name == ".git" and path.is_dir() and not path.is_symlink():
+        return [str(path / name) for name in GIT_CODE if os.path.lexists(path / name)]
+    return [str(path)]
 
 
 def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
