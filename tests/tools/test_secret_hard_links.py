@@ -1,7 +1,8 @@
-"""A hard link to a secret under an innocent name (``ln .env notes.txt``, which a sandboxed
-command may run) is that secret: read_file, edit_file and a command that reads it ask as they
-would for ``.env``, and grep, glob and ls leave it out — a name is not an identity. Other
-hard links (a uv or pnpm install links every file of its cache) are read as before."""
+"""A hard link to a secret under an innocent name (``ln .env notes.txt`` made outside the
+sandbox, a ``cp -al`` backup, an archive's hard-link entry) is that secret: read_file,
+edit_file and a command that reads it ask as they would for ``.env``, and grep, glob and ls
+leave it out — a name is not an identity. Other hard links (a uv or pnpm install links every
+file of its cache) are read as before."""
 
 from __future__ import annotations
 
@@ -103,7 +104,9 @@ def test_a_walk_cut_short_treats_unseen_links_as_secrets(tmp_path: Path) -> None
 
 
 @pytest.mark.skipif(abi_version() < 4, reason="needs Landlock ABI 4 (Linux 6.7+)")
-async def test_a_link_a_sandboxed_command_makes_is_not_read(tmp_path: Path) -> None:
+async def test_a_sandboxed_command_cannot_link_an_existing_secret(tmp_path: Path) -> None:
+    """Below the top level too, an existing ``.env`` is mounted read-only for commands, so
+    ``ln`` cannot give it a second name (a link made before is caught by the tests above)."""
     root = tmp_path / "ws"
     (root / "config").mkdir(parents=True)
     (root / "config" / ".env").write_text(SECRET)
@@ -111,13 +114,11 @@ async def test_a_link_a_sandboxed_command_makes_is_not_read(tmp_path: Path) -> N
     h = Harness(root, mode="default", approve=False)
     try:
         made = await h.call("bash", command="sh link.sh")
-        assert made.state is CallState.SUCCESS, made.text
-        assert (root / "config" / "notes.txt").stat().st_nlink == 2
-        result = await h.call("read_file", path="config/notes.txt")
-        grep = await h.call("grep", pattern="sk-very", output_mode="content")
-        assert result.state is CallState.ERROR
-        assert "sk-very-secret" not in result.text + grep.text
-        assert ["hard link of" in reason for reason in asked(h)] == [True]
+        assert made.state is CallState.ERROR
+        assert "Invalid cross-device link" in made.text
+        assert not (root / "config" / "notes.txt").exists()
+        assert (root / "config" / ".env").stat().st_nlink == 1
+        assert asked(h) == []
     finally:
         await h.session.aclose()
 

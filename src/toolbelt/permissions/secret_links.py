@@ -1,8 +1,10 @@
 """Hard links to secrets: a name is not an identity.
 
-``ln .env notes.txt`` (a sandboxed command may run it: the workspace is writable) gives the
-secret a second, innocent name, and every check by name — read_file asking before ``.env``,
-grep leaving ``.env`` out of its results — lets ``notes.txt`` through. So a file the policy
+``ln .env notes.txt`` — run outside the sandbox, by a ``cp -al`` backup, or by extracting an
+archive with hard-link entries (inside the sandbox an existing secret is a read-only mount,
+which ``link`` cannot cross) — gives the secret a second, innocent name, and every check
+by name — read_file asking before ``.env``, grep leaving ``.env`` out of its results — lets
+``notes.txt`` through. So a file the policy
 would show without asking that has other hard links (``st_nlink > 1``) is matched by its
 identity, ``(st_dev, st_ino)``, against the workspace's secret-named files that have other
 links too, and takes the decision of the secret it is.
