@@ -64,11 +64,17 @@ def test_a_sandboxed_command_cannot_rewrite_the_installed_launcher_or_rg(
     seccomp = site / "toolbelt" / "shell" / "seccomp.py"
     before = seccomp.read_text()
     target = seccomp.relative_to(ws)
-    appended = call_bash(ws, env, f"echo 'import os' >> {target}")
+    visible = call_bash(ws, env, f"echo 'import os' >> {target}")  # the analysis sees it
+    assert visible.returncode == 3
+    assert "toolbelt's own installation" in visible.stdout
+    # a script of the workspace: what it writes only the sandbox sees
+    (ws / "append.sh").write_text(f"echo 'import os' >> {target}\n")
+    appended = call_bash(ws, env, "sh append.sh")
     assert appended.returncode == 1
     assert "Read-only file system" in appended.stdout
     assert seccomp.read_text() == before
-    replaced = call_bash(ws, env, "echo evil > .venv/bin/rg; echo new > .venv/bin/new-tool")
+    (ws / "replace.sh").write_text("echo evil > .venv/bin/rg; echo new > .venv/bin/new-tool\n")
+    replaced = call_bash(ws, env, "sh replace.sh")
     assert "Read-only file system" in replaced.stdout
     assert (ws / ".venv" / "bin" / "rg").read_text() == "#!/bin/sh\necho genuine\n"
     assert not (ws / ".venv" / "bin" / "new-tool").exists()

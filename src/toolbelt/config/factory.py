@@ -11,9 +11,11 @@ from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.hooks.base import ToolHooks
 from toolbelt.permissions.modes import MODES
+from toolbelt.permissions.own_install import OwnInstall
 from toolbelt.permissions.policy import ToolbeltPolicy
 from toolbelt.permissions.protected import protection_of
 from toolbelt.permissions.rules import HiddenReads, RuleSet
+from toolbelt.permissions.secret_links import SecretLinks
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
 
@@ -71,15 +73,31 @@ def build_policy(
             )
 
     user_config = UserConfig.current()
+    own_install = OwnInstall.around(session.roots)
 
-    def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
-        # by name (.git/, .env) wherever the file is, then the user's own configuration
-        return protection_of(path, real) or user_config.protection(path, real)
-
-    def listed_secret(below_root: Path, path: Path) -> bool:
+    def secret_reason(below_root: Path, path: Path) -> str | None:
         # by names and strings only: it runs for every file a grep, glob or ls finds
         found = protection_of(below_root)
-        return (found is not None and found.kind == "secret") or user_config.secret(path)
+        if found is not None and found.kind == "secret":
+            return found.reason
+        token = user_config.protection(path) if user_config.secret(path) else None
+        return None if token is None else token.reason
+
+    links = SecretLinks(lambda: session.roots, secret_reason)  # `ln .env notes.txt`
+
+    def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
+        # by name (.git/, .env) wherever the file is, then the user's own configuration and
+        # toolbelt's own installation (its .venv, package, launcher: what it runs unconfined),
+        # then by identity: another name of a secret file is that secret
+        return (
+            protection_of(path, real)
+            or user_config.protection(path, real)
+            or own_install.protection(path, real)
+            or (links.twin(real) if real is not None else None)
+        )
+
+    def listed_secret(below_root: Path, path: Path) -> bool:
+        return secret_reason(below_root, path) is not None or links.twin(path) is not None
 
     return ToolbeltPolicy(
         mode=mode,

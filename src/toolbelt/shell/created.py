@@ -14,7 +14,9 @@ to the current time on every change, ``touch`` included, and no unprivileged cal
   What it finds is accepted — it was made between commands, by tools the user approved.
 - ``created()`` (after it) does the same walk, and returns the protected entries that were
   not in the cache: those the command made. Pre-existing ones (a nested repository's
-  ``.git``) are never reported.
+  ``.git``) are never reported; ``nested()`` lists them, for the sandbox to mount read-only
+  (a command could otherwise append to ``sub/.git/hooks/pre-commit`` or ``crate/
+  rust-toolchain.toml``, which only a top-level mount would stop).
 
 A new ``pyvenv.cfg`` is not reported: ``python -m venv`` makes one (see ``startup_files``).
 Protected directories are not descended into (everything under a new one goes with it; a
@@ -64,6 +66,18 @@ class CreatedWatch:
         """Protected entries that appeared since the last ``baseline``/``created``, sorted;
         the cache then holds them as known (remove them, or they count as accepted)."""
         return sorted(Path(p) for p in self._refresh())
+
+    def nested(self) -> list[Path]:
+        """The protected entries the last walk found below the roots' top level (those at
+        the top are the sandbox's own concern), sorted: existing ones, which the sandbox
+        keeps read-only as it does the top level's."""
+        roots = set(self._roots)
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            if directory not in roots
+            for name in listing.protected
+        )
 
     def forget(self, path: Path) -> None:
         """Drop ``path`` (a removed protected entry) from its directory's listing."""

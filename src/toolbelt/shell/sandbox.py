@@ -138,28 +138,34 @@ class Sandbox:
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
             extra_secrets=self.settings.secrets,
             git=profile == "git",
+            nested=self._watch.nested(),
         )
 
     def layout(self, profile: Profile) -> object:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
-        entries of the roots, granted one by one under Landlock. A shell whose layout
-        changed is restarted, so a directory created by write_file is writable in it. With
-        mounts, the protected names and the virtualenvs' ``site-packages`` (by ctime, which a
-        command cannot set back as it can the mtime: a ``.pth`` an approved ``pip install``
-        added between commands is mounted read-only for the next one, see
-        ``virtualenv_startup_files``)."""
-        if self.backend != "landlock" or profile == "readonly":
+        protected entries at any depth (``nested``: the watch is brought up to date first,
+        unless confined jobs run, whose creations it must not accept), and under Landlock the
+        entries of the roots, granted one by one. A shell whose layout changed is restarted,
+        so a directory created by write_file is writable in it, and a ``sub/.envrc`` it
+        created is mounted read-only. With mounts, the protected names and the virtualenvs'
+        ``site-packages`` (by ctime, which a command cannot set back as it can the mtime: a
+        ``.pth`` an approved ``pip install`` added between commands is mounted read-only for
+        the next one, see ``virtualenv_startup_files``)."""
+        if self.backend is None or profile == "readonly":
             return None
-        listings = [_entries(root) for root in self._roots]
-        if namespaces_work():  # the roots are granted whole: only protected names matter
-            return tuple(
+        if not self._jobs:
+            self._watch.baseline()
+        nested = tuple(self._watch.nested())
+        if self.backend != "landlock" or namespaces_work():  # roots granted whole
+            listings = [_entries(root) for root in self._roots]
+            return nested, tuple(
                 (
                     frozenset(n for n in names if protected_entry_reason(root, n)),
                     tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                 )
                 for root, names in zip(self._roots, listings, strict=True)
             )
-        return tuple(listings)
+        return nested, tuple(_entries(root) for root in self._roots)
 
     def protected_names(self) -> frozenset[Path]:
         """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in

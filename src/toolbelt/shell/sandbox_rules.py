@@ -23,12 +23,12 @@ listable but their own files closed. Entries created later beside a secret are n
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
+from toolbelt.permissions.own_install import own_install
 from toolbelt.permissions.protected import protected_entry_reason
 
 __all__ = [
@@ -98,26 +98,30 @@ def workspace_grants(
     writable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
     git: bool = False,
+    nested: Sequence[Path] = (),
 ) -> Grants:
     """The workspace profile: see the module docstring. With ``git``, the profile for git's
     own writes (``git add``, ``git commit`` … that the user approved): ``.git/`` is writable
     but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
-    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks)."""
+    cannot, ``.git/`` stays read-only (a grant on it would reach its hooks). ``nested`` are
+    the protected entries that exist below the roots' top level (``sub/.git``, ``crate/
+    rust-toolchain.toml``, see ``created``): read-only as the top level's are."""
     hidden = secrets_for(home, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
     entries: list[str] = []
     protected: list[str] = []
     own = own_install(roots)
+    deeper = [Path(p) for path in nested for p in _kept(path, git=git)]
     for root in roots:
         more, kept = _writable_entries(root)
-        for entry in more:  # a secret or toolbelt's own install inside a root: grant around
-            entries += cover(Path(entry), (*hidden, *own))[0]
+        for entry in more:  # a secret, toolbelt's own install or a nested protected entry
+            entries += cover(Path(entry), (*hidden, *own, *deeper))[0]  # inside: grant around
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
         protected += kept + virtualenv_startup_files(root)
-    protected += [str(path) for path in own if str(path) not in protected]
+    protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper)]))
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
@@ -169,6 +173,14 @@ def proc_entries() -> list[str]:
     return [f"/proc/{name}" for name in names if not name.isdigit() and name not in skip]
 
 
+def _kept(path: Path, *, git: bool) -> list[str]:
+    """What of the protected entry ``path`` stays read-only: all of it, or for a repository's
+    ``.git/`` in the git profile only what makes git run programs (``GIT_CODE``)."""
+    if git and path.name == ".git" and path.is_dir() and not path.is_symlink():
+        return [str(path / name) for name in GIT_CODE if os.path.lexists(path / name)]
+    return [str(path)]
+
+
 def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
     """(unprotected, protected) entries of ``root``."""
     writable: list[str] = []
@@ -212,30 +224,6 @@ def virtualenv_startup_files(root: Path) -> list[str]:
             continue
         found += (str(site / name) for name in names if protected_entry_reason(site, name))
     return list(dict.fromkeys(found))
-
-
-def own_install(roots: Sequence[Path]) -> list[Path]:
-    """What toolbelt runs or imports itself, unconfined, that lies inside a writable root: its
-    virtual environment (``sys.prefix``: the interpreter, the ``rg`` beside it that grep
-    prefers, the packages it imports later), the interpreter's real file, toolbelt's package
-    (an editable install in its own repository) and the ``rg`` grep would run. A sandboxed
-    command that rewrote one (``shell/seccomp.py``, ``.venv/bin/rg``) would have its code run
-    by toolbelt itself, or by the launcher before it confines: they stay read-only — mounted
-    so where namespaces work, granted around where only Landlock does."""
-    from toolbelt.search.ripgrep import find_rg
-
-    places = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
-    places += [Path(sys.executable), Path(__file__).parents[1]]
-    rg = find_rg()
-    if rg is not None and "/" in rg:
-        places.append(Path(rg))
-    real_roots = [_real(root) for root in roots]
-    found: list[Path] = []
-    for place in (_real(p) for p in places if os.path.lexists(p)):
-        inside = any(place == root or root in place.parents for root in real_roots)
-        if inside and place not in real_roots and not any(f in place.parents for f in found):
-            found = [f for f in found if place not in f.parents] + [place]
-    return found
 
 
 def _real(path: Path) -> Path:

@@ -1,0 +1,125 @@
+"""Hard links to secrets: a name is not an identity.
+
+``ln .env notes.txt`` — run outside the sandbox, by a ``cp -al`` backup, or by extracting an
+archive with hard-link entries (inside the sandbox an existing secret is a read-only mount,
+which ``link`` cannot cross) — gives the secret a second, innocent name, and every check
+by name — read_file asking before ``.env``, grep leaving ``.env`` out of its results — lets
+``notes.txt`` through. So a file the policy
+would show without asking that has other hard links (``st_nlink > 1``) is matched by its
+identity, ``(st_dev, st_ino)``, against the workspace's secret-named files that have other
+links too, and takes the decision of the secret it is.
+
+The index of those secrets comes from one walk of the roots (breadth first, symlinks not
+followed), made the first time a file with other links is met and kept for the session. It
+is rebuilt only when the file asked about changed its links after the walk began: ``link``,
+``unlink`` and ``rename`` set the inode's ``st_ctime`` to the current time, and no
+unprivileged call sets it back, so a file whose ctime is older than the walk had the same
+names during it (``_TICK`` covers the coarse clock file systems stamp ctimes with). Files
+with one link — nearly all of them — cost one ``stat``. A walk that meets more than
+``limit`` entries stops there, and then a file with other links whose identity it did not
+see is treated as a secret: the analysis cannot be sure, so it asks.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolbelt.core.access import Protection
+
+__all__ = ["SecretLinks"]
+
+_TICK = 100_000_000
+"""Nanoseconds by which a file system's ctime may lag the clock (a jiffy is at most 10 ms)."""
+_LIMIT = 300_000
+"""Entries one walk looks at before it gives up being sure."""
+
+SecretReason = Callable[[Path, Path], str | None]
+"""(path below the first root, path) → why a file with that name is a secret, or None."""
+
+
+class SecretLinks:
+    """The secret-named files of the roots that have other hard links, by identity."""
+
+    def __init__(
+        self,
+        roots: Callable[[], Sequence[Path]],
+        secret_reason: SecretReason,
+        *,
+        limit: int = _LIMIT,
+    ) -> None:
+        self._roots = roots
+        self._reason = secret_reason
+        self._limit = limit
+        self._lock = threading.Lock()  # listings filter their paths in worker threads
+        self._walked_at: int | None = None
+        self._complete = True
+        self._secrets: dict[tuple[int, int], tuple[Path, str]] = {}
+
+    def twin(self, path: Path) -> Protection | None:
+        """The secret protection ``path`` has as another name of a secret file, or None."""
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+            return None
+        with self._lock:
+            if self._walked_at is None or info.st_ctime_ns >= self._walked_at - _TICK:
+                self._walk()
+            found = self._secrets.get((info.st_dev, info.st_ino))
+            complete = self._complete
+        if found is not None:
+            secret, reason = found
+            return Protection("secret", f"it is a hard link of {secret}, and {reason}", path)
+        if not complete:
+            return Protection(
+                "secret",
+                f"it has {info.st_nlink} hard links and the workspace is too large to check "
+                "that none of them is a secret",
+                path,
+            )
+        return None
+
+    def _walk(self) -> None:
+        started = time.time_ns()
+        roots = [Path(os.path.realpath(root)) for root in self._roots()]
+        first = str(roots[0]) + os.sep if roots else ""
+        pending = deque(str(root) for root in roots)
+        secrets: dict[tuple[int, int], tuple[Path, str]] = {}
+        seen = 0
+        while pending and seen <= self._limit:
+            directory = pending.popleft()
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            self._note(entry, first, secrets)
+            except OSError:
+                continue
+        self._secrets = secrets
+        self._complete = not pending
+        self._walked_at = started
+
+    def _note(
+        self, entry: os.DirEntry[str], first: str, secrets: dict[tuple[int, int], tuple[Path, str]]
+    ) -> None:
+        path = Path(entry.path)
+        below = Path(entry.path[len(first) :]) if entry.path.startswith(first) else path
+        reason = self._reason(below, path)
+        if reason is None:
+            return
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            return
+        if info.st_nlink > 1:
+            secrets[(info.st_dev, info.st_ino)] = (path, reason)
