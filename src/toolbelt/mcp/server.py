@@ -27,24 +27,38 @@ from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.mcp.envelope import error_reply
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
+from toolbelt.mcp.plain_methods import (
+    LOG_LEVELS,
+    MethodError,
+    agreed_version,
+    checked_log_level,
+    discover_result,
+    initialize_result,
+    tools_list_result,
+)
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
+from toolbelt.mcp.revisions import (
+    META_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_VERSION,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+)
 from toolbelt.mcp.user_channel import ElicitationUser
-from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
-from toolbelt.toolsearch.listing import listed_tools, loaded_more, searchable
+from toolbelt.toolsearch.listing import loaded_more, searchable
 
-__all__ = ["SUPPORTED_VERSIONS", "McpServer", "internal_error_reply"]
+__all__ = [
+    "META_VERSION",
+    "MODERN_VERSIONS",
+    "SUPPORTED_VERSIONS",
+    "McpServer",
+    "Outbox",
+    "Outgoing",
+    "internal_error_reply",
+]
 
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-MODERN_VERSIONS = ("2026-07-28",)
-"""The stateless era: no initialize; each request carries its version and the client's
-capabilities in ``_meta``; the server asks the user with an ``input_required`` result."""
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 Outgoing = tuple[dict[str, Any], Any]
 """A message and the id of the client request it belongs to (None: not tied to a request).
@@ -121,7 +135,7 @@ class McpServer:
         """The response to a request that needs no tool call (initialize, list, ping...)."""
         try:
             result = self._immediate(method, params)
-        except _MethodError as exc:
+        except MethodError as exc:
             return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
         except Exception as exc:  # one request fails, the server goes on
             return internal_error_reply(request_id, method, exc)
@@ -130,46 +144,18 @@ class McpServer:
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
             self.client_capabilities = params.get("capabilities") or {}
-            asked = params.get("protocolVersion")
-            version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
-            self.protocol_version = version
-            return {
-                "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
-                "serverInfo": {"name": "toolbelt", "title": "toolbelt", "version": _version()},
-                "instructions": self._instructions(),
-            }
+            self.protocol_version = agreed_version(params.get("protocolVersion"))
+            return initialize_result(self.protocol_version, self._list_changes, self.session.root)
         if method == "server/discover":
-            return {
-                "supportedVersions": list(MODERN_VERSIONS),
-                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
-                "instructions": self._instructions(),
-                "resultType": "complete",
-                "ttlMs": 0,
-                "cacheScope": "private",
-                "_meta": {META_SERVER_INFO: {"name": "toolbelt", "version": _version()}},
-            }
+            return discover_result(self._list_changes, self.session.root)
         if method == "ping":
             return {"resultType": "complete"}
         if method == "tools/list":
-            # resultType, ttlMs and cacheScope are required on the 2026-07-28 wire, ignored before
-            # with tool search: our tools, tool_search and what it loaded (toolsearch.listing)
-            listed = listed_tools(self.toolset, self.session, self.runtime.settings)
-            tools = [mcp_tool(tool) for tool in listed]
-            return {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+            return tools_list_result(self.toolset, self.session, self.runtime.settings)
         if method == "logging/setLevel":
-            level = params.get("level")
-            if level not in LOG_LEVELS:
-                raise _MethodError(-32602, f"Unknown log level {level!r}; use one of {LOG_LEVELS}.")
-            self._log_level = level
+            self._log_level = checked_log_level(params.get("level"))
             return {}
-        raise _MethodError(-32601, f"Method not found: {method}")
-
-    def _instructions(self) -> str:
-        return (
-            f"Coding tools for the workspace {self.session.root}: read, search, edit files and "
-            "run commands."
-        )
+        raise MethodError(-32601, f"Method not found: {method}")
 
     # -- tool calls ----------------------------------------------------------------------
 
@@ -358,15 +344,3 @@ def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[s
     traceback.print_exception(exc, file=sys.stderr)
     text = f"Internal error in {method}: {type(exc).__name__}; the request was not carried out."
     return error_reply(request_id, -32603, text)
-
-
-class _MethodError(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.error = {"code": code, "message": message}
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("toolbelt")
