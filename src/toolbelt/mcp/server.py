@@ -14,7 +14,6 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
-import secrets
 import sys
 import traceback
 from typing import Any
@@ -36,6 +35,7 @@ from toolbelt.mcp.plain_methods import (
     initialize_result,
     tools_list_result,
 )
+from toolbelt.mcp.request_states import RequestStates
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
 from toolbelt.mcp.revisions import (
@@ -94,9 +94,8 @@ class McpServer:
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
         self.executor.events.subscribe(self._on_event)
-        self._states: dict[str, tuple[tuple[str, str], str]] = {}
-        """2026-07-28: each ``requestState`` token handed out → the call it was for and the
-        key of the answer it waits for (outlives the request: the retry is a new one)."""
+        self._states = RequestStates()
+        """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -185,7 +184,7 @@ class McpServer:
         if meta.get(META_VERSION) in MODERN_VERSIONS:
             call.modern = meta.get(META_CAPABILITIES) or {}
             call.fingerprint = call_fingerprint(name, arguments)
-            self._take_input_responses(call, params)
+            self._states.take_input_responses(call, params)
         # 2026-07-28: a request opts in to log messages, about itself, by a level in its _meta
         log_level = meta.get(META_LOG_LEVEL) if call.modern is not None else self._log_level
         if call.modern is not None and self._notice and not self._notice_told:
@@ -200,7 +199,7 @@ class McpServer:
         if call.scope.cancelled_caught:
             return  # a cancelled request gets no response
         if call.input_request is not None:  # the 2026-07-28 way to ask: the client retries
-            await self._send(self._input_required(call), request_id)
+            await self._send(self._states.input_required(call), request_id)
             return
         if result.is_error:
             text = f"{name}: {result.error_kind}: {result.text[:200]}"
@@ -210,33 +209,6 @@ class McpServer:
             await self._send(changed, request_id)
         reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
-
-    def _input_required(self, call: InFlightCall) -> dict[str, Any]:
-        """The ``input_required`` answer to ``call``, with a token that binds the retry to the
-        call as the client sent it (tool name and raw arguments), so an answer can never
-        approve a different call."""
-        assert call.input_request is not None
-        assert call.fingerprint is not None
-        token = secrets.token_urlsafe(16)
-        key = call.input_request.key
-        self._states[token] = (call.fingerprint, key)
-        requests = {key: {"method": "elicitation/create", "params": call.input_request.elicitation}}
-        asking = {"resultType": "input_required", "inputRequests": requests, "requestState": token}
-        return {"jsonrpc": "2.0", "id": call.request_id, "result": asking}
-
-    def _take_input_responses(self, call: InFlightCall, params: dict[str, Any]) -> None:
-        """A retry after ``input_required``: keep the user's answer for whoever asked it (the
-        permission prompt, or a tool's question), under the key it was asked with."""
-        token = params.get("requestState")
-        pending = self._states.pop(token, None) if isinstance(token, str) else None
-        if pending is None:
-            return
-        fingerprint, key = pending
-        if fingerprint != call.fingerprint:
-            return  # the state belongs to another call: ask again
-        answer = (params.get("inputResponses") or {}).get(key)
-        if isinstance(answer, dict):
-            call.answer = (key, answer)
 
     def inflight(self, call_id: str) -> InFlightCall | None:
         """The record of the running call the executor knows as ``call_id``, if any."""
