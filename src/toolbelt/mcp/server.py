@@ -24,6 +24,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
+from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import error_reply
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.plain_methods import (
@@ -87,9 +88,8 @@ class McpServer:
         self.executor = runtime.executor
         self._inflight: dict[str, InFlightCall] = {}
         """Every tools/call running, by the executor's call id (``mcp-<request id>``)."""
-        self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
-        self._next_id = 0
-        self._input_ended = False
+        self._client_requests = ClientRequests(self._send)
+        """What the server asked the client (elicitation) and waits for."""
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
@@ -114,7 +114,7 @@ class McpServer:
     async def _handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
         method = message.get("method")
         if method is None:
-            self._deliver_reply(message)
+            self._client_requests.deliver(message)
             return
         request_id = message.get("id")
         params = message.get("params") or {}
@@ -248,34 +248,11 @@ class McpServer:
 
         Once the client's input has ended nothing can answer, so the result is ``{}`` at once.
         """
-        if self._input_ended:
-            return {}
-        self._next_id += 1
-        request_id = self._next_id
-        arrived = anyio.Event()
-        box: list[dict[str, Any]] = []
-        self._replies[request_id] = (arrived, box)
-        try:
-            await self._send(
-                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            )
-            with anyio.move_on_after(timeout):
-                await arrived.wait()
-        finally:
-            self._replies.pop(request_id, None)
-        return box[0].get("result", {}) if box else {}
-
-    def _deliver_reply(self, message: dict[str, Any]) -> None:
-        pending = self._replies.get(message.get("id"))  # type: ignore[arg-type]
-        if pending is not None:
-            pending[1].append(message)
-            pending[0].set()
+        return await self._client_requests.request(method, params, timeout=timeout)
 
     def end_of_input(self) -> None:
         """The client sends nothing more: requests waiting for its answer get none, now."""
-        self._input_ended = True
-        for arrived, _ in self._replies.values():
-            arrived.set()
+        self._client_requests.end_of_input()
 
     async def log(self, level: str, text: str) -> None:
         """Send a log message when its level is at or above the client's chosen level."""
