@@ -15,12 +15,12 @@ from typing import Any
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.registry import Toolset
+from toolbelt.mcp.notifications import LOG_LEVELS
 from toolbelt.mcp.revisions import META_SERVER_INFO, MODERN_VERSIONS, SUPPORTED_VERSIONS
 from toolbelt.providers.formats import mcp_tool
 from toolbelt.toolsearch.listing import listed_tools
 
 __all__ = [
-    "LOG_LEVELS",
     "MethodError",
     "agreed_version",
     "checked_log_level",
@@ -28,9 +28,6 @@ __all__ = [
     "initialize_result",
     "tools_list_result",
 ]
-
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-"""The syslog levels of ``logging/setLevel``, least severe first (their order is the filter)."""
 
 
 class MethodError(Exception):

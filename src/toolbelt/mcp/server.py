@@ -14,8 +14,6 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
-import sys
-import traceback
 from typing import Any
 
 import anyio
@@ -25,10 +23,10 @@ from anyio.streams.memory import MemoryObjectSendStream
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.mcp.client_requests import ClientRequests
-from toolbelt.mcp.envelope import error_reply
+from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
+from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
 from toolbelt.mcp.plain_methods import (
-    LOG_LEVELS,
     MethodError,
     agreed_version,
     checked_log_level,
@@ -205,8 +203,7 @@ class McpServer:
             text = f"{name}: {result.error_kind}: {result.text[:200]}"
             await self._log("info", text, log_level, request_id)
         if self._list_changes and loaded_more(result):  # the client lists the loaded tools
-            changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            await self._send(changed, request_id)
+            await self._send(list_changed_message(), request_id)
         reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
 
@@ -220,16 +217,8 @@ class McpServer:
         call = self._inflight.get(event.call_id)
         if call is None or call.progress_token is None:
             return
-        params: dict[str, Any] = {
-            "progressToken": call.progress_token,
-            "progress": call.next_progress(),
-            "message": event.message,
-        }
-        if event.fraction is not None:
-            params.update(progress=event.fraction, total=1.0)
-        message = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
         # the outbox is unbounded and keeps the order: progress precedes the response
-        self._outbox.send_nowait((message, call.route))
+        self._outbox.send_nowait((progress_message(call, event), call.route))
 
     async def _send(self, message: dict[str, Any], route: Any = None) -> None:
         await self._outbox.send((message, route))
@@ -261,10 +250,9 @@ class McpServer:
     async def _log(self, level: str, text: str, threshold: Any, route: Any) -> bool:
         """Send a log message, on ``route``'s stream, if ``threshold`` (a level the client
         chose; None: it asked for no logs) lets it through; True when it was sent."""
-        if threshold not in LOG_LEVELS or LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+        message = log_message(level, text, threshold)
+        if message is None:
             return False
-        params = {"level": level, "logger": "toolbelt", "data": text}
-        message = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
         await self._send(message, route)
         return True
 
@@ -284,12 +272,3 @@ class McpServer:
         for call in list(self._inflight.values()):
             call.scope.cancel()
         await self.runtime.aclose()
-
-
-def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[str, Any]:
-    """The JSON-RPC internal error for a request whose handler failed; the traceback goes to
-    stderr, for whoever runs the server, and the client is told the request alone failed."""
-    print(f"toolbelt mcp: {method} (id {request_id!r}) failed:", file=sys.stderr)
-    traceback.print_exception(exc, file=sys.stderr)
-    text = f"Internal error in {method}: {type(exc).__name__}; the request was not carried out."
-    return error_reply(request_id, -32603, text)
