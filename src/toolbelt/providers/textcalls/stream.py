@@ -16,45 +16,32 @@ prompt, calls before its closing ``</think>`` are answered as not run.
 from __future__ import annotations
 
 import codecs
-import random
-import re
-import secrets
-import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolbelt.core.schema import JsonSchema
 from toolbelt.providers.framing import ZWSP, restore_values
 from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls.closers import Closer, Swallow
+from toolbelt.providers.textcalls.call_ids import TurnCallIds, new_call_id
+from toolbelt.providers.textcalls.call_problems import (
+    CUT_OFF,
+    is_tool_name,
+    not_a_tool_name,
+    written_in_reasoning,
+)
+from toolbelt.providers.textcalls.closers import Closer
 from toolbelt.providers.textcalls.coerce import coerce_arguments
 from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.markers import Markers
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
 
 ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
 
-_ID_ALPHABET = string.ascii_letters + string.digits
-# Ids need to be unique, not secret: a generator seeded once from the OS costs no system call
-# per id (``secrets`` reads the OS for every one).
-_ID_RANDOM = random.Random(secrets.randbits(128))
-# Template leaks (``{{ tc.name }}``), quotes, tags and spaces never belong in a tool name.
-_BAD_NAME = re.compile(r"[{}<>\"'\s]")
-
 
 _NAME_WINDOW = 512
 """A call block's tool name comes within its first characters, or not early at all."""
-
-
-def new_call_id() -> str:
-    """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    number = _ID_RANDOM.getrandbits(53)  # two ids never meet in practice
-    chars = []
-    for _ in range(9):
-        number, digit = divmod(number, 62)
-        chars.append(_ID_ALPHABET[digit])
-    return "".join(chars)
 
 
 class TextCallParser:
@@ -69,24 +56,17 @@ class TextCallParser:
     ) -> None:
         self.family = family
         self._schemas = schemas or {}
-        self._new_id = new_id
-        self._openers = sorted(family.openers, key=lambda o: -len(o.marker))
-        self._floating = [o for o in self._openers if not o.at_start]
-        self._at_start = [o for o in self._openers if o.at_start]
-        terminators = tuple(o.marker for o in self._floating if o.closer is Swallow)
-        self._spans = SpanOpeners(terminators)
+        self._ids = TurnCallIds(new_id)
+        self._markers = Markers(family)
+        self._at_start = self._markers.at_start
+        self._spans = SpanOpeners(self._markers.terminators)
         self._span: Span | None = None  # quoted or reasoning text: no call is read in it
-        self._marks = (*(o.marker for o in self._floating), *SpanOpeners.markers)
-        self._longest = max(len(m) for m in self._marks)
-        self._first_chars = {m[0] for m in self._marks}
-        # one scan in C says whether a chunk could hold (the start of) any marker
-        self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
+        self._marker_char = self._markers.marker_char
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
         self._buf = ""
         self._opener: Opener | None = None
         self._closer: Closer | None = None
         self._blank_so_far = True
-        self._ids: set[str] = set()
         self._pending: str | None = None  # the id announced for the open block's first call
         self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
@@ -177,7 +157,7 @@ class TextCallParser:
                 elif ahead is None:
                     found = None
                 else:  # not searched yet, or the marker found was inside quoted text
-                    found = self._find_opener(buf)
+                    found = self._markers.find_opener(buf, blank_so_far=self._blank_so_far)
                     ahead = None if found is None else (len(buf) - found[0], found[1])
                 span = self._spans.find(buf, len(buf) if found is None else found[0], final=final)
                 if span is not None:
@@ -187,7 +167,9 @@ class TextCallParser:
                     buf = rest
                     continue
                 if found is None:
-                    keep = 0 if final else self._holdback(buf)
+                    keep = 0
+                    if not final:  # a tail that may still grow into a marker waits
+                        keep = self._markers.holdback(buf, blank_so_far=self._blank_so_far)
                     self._show(buf[: len(buf) - keep], events)
                     return buf[len(buf) - keep :]
                 index, opener = found
@@ -233,7 +215,7 @@ class TextCallParser:
         self._looking = False
         groups = match.groupdict()
         name = groups.get("name") or groups.get("alt") or ""
-        self._pending = self._id(groups.get("id"))
+        self._pending = self._ids.unique(groups.get("id"))
         events.append(ToolCallStarted(self._pending, name))
 
     def _close(self, buf: str, found: tuple[int, int], events: list[ParseEvent]) -> str:
@@ -246,35 +228,6 @@ class TextCallParser:
         self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
         self._pending, self._looking = None, False
         return buf[consumed:]
-
-    def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
-        best: tuple[int, Opener] | None = None
-        for opener in self._floating:
-            index = buf.find(opener.marker)
-            if index >= 0 and (best is None or index < best[0]):
-                best = (index, opener)
-        if self._blank_so_far and self._at_start:
-            lead = len(buf) - len(buf.lstrip())
-            for opener in self._at_start:
-                if buf.startswith(opener.marker, lead) and (best is None or lead < best[0]):
-                    best = (lead, opener)
-        return best
-
-    def _holdback(self, buf: str) -> int:
-        """How many trailing characters could still become a marker."""
-        if self._blank_so_far and self._at_start and not buf.strip():
-            return len(buf)
-        tail_start = max(0, len(buf) - self._longest + 1)
-        earliest = len(buf)
-        for first in self._first_chars:  # the common case: no marker's first character near
-            index = buf.find(first, tail_start)
-            while 0 <= index < earliest:
-                tail = buf[index:]
-                if any(m.startswith(tail) for m in self._marks):
-                    earliest = index
-                    break
-                index = buf.find(first, index + 1)
-        return len(buf) - earliest
 
     def _show(self, text: str, events: list[ParseEvent]) -> None:
         if text:
@@ -290,11 +243,8 @@ class TextCallParser:
             elif isinstance(item, BadCall):
                 call_id = self._take_id(None, item.name, events)
                 self._invalid(InvalidToolCall(call_id, item.name, raw, item.problem), events)
-            elif _BAD_NAME.search(item.name) or not item.name:
-                problem = (
-                    f"{item.name!r} is not a tool name; call one of the offered tools by its "
-                    f"exact name, in this shape: {self.family.shape}"
-                )
+            elif not is_tool_name(item.name):
+                problem = not_a_tool_name(item.name, self.family.shape)
                 call_id = self._take_id(None, item.name, events)
                 self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
             else:
@@ -320,22 +270,15 @@ class TextCallParser:
         """The text so far was reasoning (its start was in the prompt): the calls in it were
         considered, not made. None of them runs; each was announced, so each is answered as
         not run (the model learns where a call belongs)."""
-        problem = (
-            f"This call was written inside your reasoning (before {marker}), so it did not "
-            f"run; to make it, write it after your reasoning ends: {self.family.shape}"
-        )
+        problem = written_in_reasoning(marker, self.family.shape)
         for call in self.calls:
             raw = self._raw.get(call.id, "")
             self.invalid.append(InvalidToolCall(call.id, call.name, raw, problem))
         self.calls.clear()
 
     def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
-        problem = (
-            "This tool call was cut off by the output limit before it was complete, so it "
-            "did not run; make it again with shorter arguments (write a large file in parts)."
-        )
         call_id = self._take_id(None, name, events)
-        self._invalid(InvalidToolCall(call_id, name, raw, problem, truncated=True), events)
+        self._invalid(InvalidToolCall(call_id, name, raw, CUT_OFF, truncated=True), events)
 
     def _invalid(self, call: InvalidToolCall, events: list[ParseEvent]) -> None:
         self.invalid.append(call)
@@ -346,13 +289,6 @@ class TextCallParser:
         if self._pending is not None:
             call_id, self._pending = self._pending, None
             return call_id
-        call_id = self._id(proposed)
+        call_id = self._ids.unique(proposed)
         events.append(ToolCallStarted(call_id, name))
-        return call_id
-
-    def _id(self, proposed: str | None) -> str:
-        call_id = proposed if proposed and proposed not in self._ids else self._new_id()
-        while call_id in self._ids:
-            call_id = self._new_id()
-        self._ids.add(call_id)
         return call_id
