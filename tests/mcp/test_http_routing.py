@@ -17,7 +17,7 @@ import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
-from tests.mcp.test_stdio_server import alive
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.anyio
 

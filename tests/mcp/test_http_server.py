@@ -13,7 +13,7 @@ import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
-from tests.mcp.test_stdio_server import alive
+from tests.support.processes import alive
 
 from mcp import ClientSession
 from toolbelt.shell.landlock import abi_version

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.processes import alive
 from tests.tools.helpers import Requester
 
 from toolbelt.config.factory import build_policy
@@ -235,22 +236,6 @@ async def test_default_mode_asks_and_bash_rules_apply(repo: Path) -> None:
     assert refused.text.startswith("the rule `Bash(git commit:*)` denies this call.")
 
 
-def _alive(pattern: str) -> bool:
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-        except OSError:
-            continue
-        if pattern in cmdline and not zombie:
-            return True
-    return False
-
-
 async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) -> None:
     tag = f"sleep 4{os.getpid()}"
     hook = repo / ".git/hooks/pre-commit"
@@ -262,5 +247,5 @@ async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) 
     with pytest.raises(ToolError) as caught:
         await git_runner.run("commit", "-q", "-F", "-", stdin="Hangs\n")
     assert str(caught.value).startswith("git commit did not finish within 1 s (a hook may be")
-    assert not _alive(tag)
+    assert not alive(tag)
     assert git(repo, "log", "-1", "--format=%s") == "start\n"
