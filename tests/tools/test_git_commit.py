@@ -9,16 +9,13 @@ from typing import Any
 
 import pytest
 from tests.support.processes import alive
-from tests.tools.helpers import Requester
+from tests.tools.helpers import Requester, call_once
 
-from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.errors import ToolError
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.decision import Approval
+from toolbelt.core.executor import ToolCallResult
 from toolbelt.permissions.rules import parse_rule
-from toolbelt.tools import builtin_toolset
 from toolbelt.tools._git import GitRunner
 from toolbelt.tools.git_commit import DEFAULT_TRAILER
 
@@ -67,17 +64,9 @@ async def commit(
         trusted=trusted,
         commit_trailer=trailer,
     )
-    requester = Requester(Approval.ONCE if approve else Approval.DENY)
-    executor = Executor(
-        builtin_toolset(),
-        session,
-        policy=build_policy(session, mode, settings=settings),
-        requester=requester,
+    return await call_once(
+        session, "git_commit", arguments, mode=mode, settings=settings, approve=approve
     )
-    try:
-        return await executor.run_one(ToolCall("c1", "git_commit", arguments)), requester
-    finally:
-        await session.aclose()
 
 
 async def test_commits_listed_paths_with_trailer_sha_and_stat(repo: Path) -> None:
