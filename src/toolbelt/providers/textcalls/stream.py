@@ -3,10 +3,10 @@
 Outside a call, text is passed on as soon as it cannot be the start of a call marker: only a
 suffix that is a prefix of some marker is held back, so the UI never shows half a tag and
 never waits longer than a marker's length. Inside a call, the family's closer decides where it
-ends and the family parses it; values are then coerced by the tool's schema. Bytes may be fed
-too: they are decoded incrementally, so a chunk may end inside a multi-byte character (the
-DeepSeek markers are full-width). ``finish`` reports a call the stream cut off as truncated —
-it is never returned as a runnable call.
+ends and the family parses it; ``turn_calls`` makes calls of what it parsed (values coerced by
+the tool's schema). Bytes may be fed too: they are decoded incrementally, so a chunk may end
+inside a multi-byte character (the DeepSeek markers are full-width). ``finish`` reports a call
+the stream cut off as truncated — it is never returned as a runnable call.
 
 Mention is not use: call markup inside a code block, an inline code span or reasoning
 (``<think>``) is text, not a call (``spans``); when the template opened the reasoning in the
@@ -17,27 +17,17 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from toolbelt.core.schema import JsonSchema
-from toolbelt.providers.framing import ZWSP, restore_values
-from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls.call_ids import TurnCallIds, new_call_id
-from toolbelt.providers.textcalls.call_problems import (
-    CUT_OFF,
-    is_tool_name,
-    not_a_tool_name,
-    written_in_reasoning,
-)
+from toolbelt.providers.model import TextDelta
+from toolbelt.providers.textcalls.call_ids import new_call_id
 from toolbelt.providers.textcalls.closers import Closer
-from toolbelt.providers.textcalls.coerce import coerce_arguments
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.textcalls.family import Family, Opener
 from toolbelt.providers.textcalls.markers import Markers
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
+from toolbelt.providers.textcalls.turn_calls import ParseEvent, TurnCalls
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
-
-ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
 
 
 _NAME_WINDOW = 512
@@ -55,8 +45,7 @@ class TextCallParser:
         new_id: Callable[[], str] = new_call_id,
     ) -> None:
         self.family = family
-        self._schemas = schemas or {}
-        self._ids = TurnCallIds(new_id)
+        self._turn = TurnCalls(family.shape, schemas or {}, new_id)
         self._markers = Markers(family)
         self._at_start = self._markers.at_start
         self._spans = SpanOpeners(self._markers.terminators)
@@ -67,12 +56,10 @@ class TextCallParser:
         self._opener: Opener | None = None
         self._closer: Closer | None = None
         self._blank_so_far = True
-        self._pending: str | None = None  # the id announced for the open block's first call
         self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
-        self.calls: list[ModelToolCall] = []
-        self._raw: dict[str, str] = {}  # each call's text, should it turn out to be reasoning
-        self.invalid: list[InvalidToolCall] = []
+        self.calls = self._turn.calls
+        self.invalid = self._turn.invalid
 
     @property
     def text(self) -> str:
@@ -130,10 +117,11 @@ class TextCallParser:
             raw = buf if opener.at_start else opener.marker + buf
             items = opener.parse(buf) if natural_stop else []
             if items:
-                self._emit(items, raw, events)
+                self._turn.emit(items, raw, events, self._show)
             else:
-                self._truncated(opener.name_hint(buf), raw, events)
-            self._pending, self._looking = None, False
+                self._turn.truncated(opener.name_hint(buf), raw, events)
+            self._turn.block_ended()
+            self._looking = False
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
@@ -198,7 +186,7 @@ class TextCallParser:
         self._spans.entered(entered)
         self._show(buf[:marker_end], events)
         if isinstance(entered, Reasoned):
-            self._retract(buf[index:marker_end])
+            self._turn.retract(buf[index:marker_end])
         else:
             self._span = entered
         return buf[marker_end:]
@@ -215,8 +203,7 @@ class TextCallParser:
         self._looking = False
         groups = match.groupdict()
         name = groups.get("name") or groups.get("alt") or ""
-        self._pending = self._ids.unique(groups.get("id"))
-        events.append(ToolCallStarted(self._pending, name))
+        events.append(self._turn.announce(groups.get("id"), name))
 
     def _close(self, buf: str, found: tuple[int, int], events: list[ParseEvent]) -> str:
         """Parse the block that ends at ``found``; returns the text after it."""
@@ -225,8 +212,9 @@ class TextCallParser:
         opener = self._opener
         self._opener, self._closer = None, None
         marker = "" if opener.at_start else opener.marker
-        self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
-        self._pending, self._looking = None, False
+        self._turn.emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events, self._show)
+        self._turn.block_ended()
+        self._looking = False
         return buf[consumed:]
 
     def _show(self, text: str, events: list[ParseEvent]) -> None:
@@ -235,60 +223,3 @@ class TextCallParser:
             if self._blank_so_far:
                 self._blank_so_far = not text.strip()
             events.append(TextDelta(text))
-
-    def _emit(self, items: list[Item], raw: str, events: list[ParseEvent]) -> None:
-        for item in items:
-            if isinstance(item, Visible):
-                self._show(item.text, events)
-            elif isinstance(item, BadCall):
-                call_id = self._take_id(None, item.name, events)
-                self._invalid(InvalidToolCall(call_id, item.name, raw, item.problem), events)
-            elif not is_tool_name(item.name):
-                problem = not_a_tool_name(item.name, self.family.shape)
-                call_id = self._take_id(None, item.name, events)
-                self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
-            else:
-                copied = ZWSP in raw or "\\u200b" in raw or "\\u200B" in raw  # JSON may escape it
-                self._raw[self._call(item, events, copied=copied)] = raw
-
-    def _call(self, item: Call, events: list[ParseEvent], *, copied: bool) -> str:
-        """Emit a parsed call; ``copied``: its text holds what a neutralised result showed."""
-        schema = self._schemas.get(item.name)
-        arguments: dict[str, Any] = (
-            coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
-            if schema is not None
-            else dict(item.arguments)
-        )
-        if copied:
-            arguments = restore_values(arguments)
-        call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
-        self.calls.append(call)
-        events.append(call)
-        return call.id
-
-    def _retract(self, marker: str) -> None:
-        """The text so far was reasoning (its start was in the prompt): the calls in it were
-        considered, not made. None of them runs; each was announced, so each is answered as
-        not run (the model learns where a call belongs)."""
-        problem = written_in_reasoning(marker, self.family.shape)
-        for call in self.calls:
-            raw = self._raw.get(call.id, "")
-            self.invalid.append(InvalidToolCall(call.id, call.name, raw, problem))
-        self.calls.clear()
-
-    def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
-        call_id = self._take_id(None, name, events)
-        self._invalid(InvalidToolCall(call_id, name, raw, CUT_OFF, truncated=True), events)
-
-    def _invalid(self, call: InvalidToolCall, events: list[ParseEvent]) -> None:
-        self.invalid.append(call)
-        events.append(call)
-
-    def _take_id(self, proposed: str | None, name: str, events: list[ParseEvent]) -> str:
-        """The id announced for this block's first call, or a new one announced now."""
-        if self._pending is not None:
-            call_id, self._pending = self._pending, None
-            return call_id
-        call_id = self._ids.unique(proposed)
-        events.append(ToolCallStarted(call_id, name))
-        return call_id
