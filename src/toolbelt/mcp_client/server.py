@@ -6,7 +6,7 @@ and outlives the call that started it. It starts on the first ``list_tools`` (or
 for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
 follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
 the stdio contract and was disconnected) the session ends and the next use starts it again,
-after a back-off that doubles with each failure in a row (0.5 s up to 30 s).
+after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``restart_backoff``).
 
 A call runs under the server's call timeout; leaving its scope — timeout, or our own
 cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
@@ -42,6 +42,7 @@ from toolbelt.mcp_client.failures import (
     refused,
     stopped_during,
 )
+from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
@@ -50,8 +51,6 @@ from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
 
-_BACKOFF_FIRST = 0.5
-_BACKOFF_MAX = 30.0
 CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
 
 
@@ -86,8 +85,7 @@ class McpServerToolset(Toolset):
         self._stdio: StdioConnection | None = None
         self._stop: anyio.Event | None = None
         self._lock: anyio.Lock | None = None
-        self._failures = 0
-        self._failed_at = 0.0
+        self._backoff = RestartBackoff()
         self._callers: list[ToolContext] = []
 
     # -- Toolset ------------------------------------------------------------------------
@@ -152,9 +150,7 @@ class McpServerToolset(Toolset):
                 return self._session
             if self._group is None:
                 raise not_open(self.config.name)
-            wait = self._backoff() - (anyio.current_time() - self._failed_at)
-            if self._failures and wait > 0:
-                await anyio.sleep(wait)
+            await self._backoff.wait()
             try:
                 with anyio.fail_after(self.config.start_timeout):
                     await self._group.start(self._run)
@@ -170,13 +166,9 @@ class McpServerToolset(Toolset):
         """The running session is going away (its server exited or was disconnected)."""
         return self._stop is not None and self._stop.is_set()
 
-    def _backoff(self) -> float:
-        return float(min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** max(self._failures - 1, 0)))
-
     def _failed(self, why: str) -> None:
         self.state, self.error = "failed", why
-        self._failures += 1
-        self._failed_at = anyio.current_time()
+        self._backoff.failed()
 
     async def _run(self, *, task_status: TaskStatus[None]) -> None:
         session: ClientSession | None = None
@@ -204,8 +196,7 @@ class McpServerToolset(Toolset):
                 self._session = None
                 self.state = "stopped"
                 self.error = self._describe_exit(None)
-                self._failures += 1
-                self._failed_at = anyio.current_time()
+                self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
         return describe_exit(self.config, self._stdio, exc)
@@ -258,7 +249,7 @@ class McpServerToolset(Toolset):
             raise could_not_run(self.config.name, remote, why) from exc
         finally:
             self._callers.remove(ctx)
-        self._failures = 0
+        self._backoff.succeeded()
         if not isinstance(result, types.CallToolResult):
             raise ToolError(f"The MCP server `{self.config.name}` sent an unexpected result.")
         return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id)
