@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shadow_modules import marks_left, plant_shadows
+
 TOOLBELT = Path(sys.executable).with_name("toolbelt")
 SHADOWS = ["openai", "anthropic", "httpx", "concurrent", "difflib", "json", "toolbelt_toolset_file"]
 
@@ -45,11 +47,9 @@ def toolset() -> toolbelt.Toolset:
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     """A cloned repository whose modules of common names each leave a mark when imported."""
-    repo, marks = tmp_path / "repo", tmp_path / "marks"
+    repo = tmp_path / "repo"
     repo.mkdir()
-    marks.mkdir()
-    for name in SHADOWS:
-        (repo / f"{name}.py").write_text(f"open({str(marks / name)!r}, 'w').write('ran')\n")
+    plant_shadows(repo, tmp_path / "marks", SHADOWS)
     (repo / "my_tools.py").write_text(MY_TOOLS)
     return repo
 
@@ -67,7 +67,7 @@ def toolbelt(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def marks(repo: Path) -> list[str]:
-    return sorted(path.name for path in (repo.parent / "marks").iterdir())
+    return marks_left(repo.parent / "marks")
 
 
 def test_an_installed_toolset_runs_none_of_the_repositorys_modules(repository: Path) -> None:

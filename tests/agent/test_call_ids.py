@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from tests.agent.test_run_command import toolbelt_run
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import toolbelt_run
 from toolbelt.agent.call_ids import unique_call_ids
 from toolbelt.providers.model import AssistantMessage, InvalidToolCall, ModelToolCall
 

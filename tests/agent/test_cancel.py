@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from tests.agent.scripts import call, open_runtime, reply
+from tests.support.processes import live_pids
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.content import TextBlock
@@ -30,20 +31,7 @@ TAG = str(os.getpid())
 
 def sleeps_running() -> list[int]:
     """Pids of live (not zombie) ``sleep 100<TAG>`` processes."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-        except (OSError, IndexError):
-            continue
-        if f"sleep 100{TAG}" in cmdline and not zombie:
-            found.append(int(entry))
-    return found
+    return live_pids(f"sleep 100{TAG}")
 
 
 async def until_sleeping() -> None:

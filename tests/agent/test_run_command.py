@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
-
-
-def toolbelt_run(
-    *args: str, home: Path, stdin: str = "", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``toolbelt run ARGS`` with its own home (the user's settings never leak in) and no
-    provider variables but those given."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.endswith(("_API_KEY", "_BASE_URL")) and k != "TOOLBELT_MODEL"
-    }
-    return subprocess.run(
-        [*TOOLBELT, "run", *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        env={**clean, "HOME": str(home), **(env or {})},
-        timeout=120,
-    )
+from tests.support.toolbelt_cli import toolbelt_run
 
 
 def test_without_a_model_it_says_how_to_choose_one(tmp_path: Path) -> None:

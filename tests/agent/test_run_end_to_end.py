@@ -4,19 +4,16 @@ OpenAI SDK: a task that reads, edits and runs a command in a temporary workspace
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.agent.test_cancel import TAG, sleeps_running
-from tests.agent.test_run_command import TOOLBELT, toolbelt_run
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import fake_model, signal_once, start_run, toolbelt_run
 
 FIX_THE_TYPO = [
     {"text": "Reading it.", "calls": [{"name": "read_file", "arguments": {"path": "app.py"}}]},
@@ -51,13 +48,7 @@ def test_a_task_that_reads_edits_and_runs_a_command(tmp_path: Path) -> None:
     with FakeProvider(FIX_THE_TYPO) as fake:
         done = toolbelt_run(
             "Fix the typo in app.py",
-            "--model",
-            "openai:gpt-test",
-            "--base-url",
-            fake.openai_url,
-            "--root",
-            str(root),
-            "--yes",
+            *fake_model(fake.openai_url, root),
             home=tmp_path,
         )
     assert done.returncode == 0, done.stderr
@@ -191,33 +182,8 @@ def test_ctrl_c_mid_command_exits_130_and_leaves_no_process(tmp_path: Path) -> N
     sleep = f"sleep 100{TAG}"
     script = [{"calls": [{"name": "bash", "arguments": {"command": sleep}}]}]
     with FakeProvider(script) as fake:
-        process = subprocess.Popen(
-            [
-                *TOOLBELT,
-                "run",
-                "wait",
-                "--model",
-                "openai:gpt-test",
-                "--base-url",
-                fake.openai_url,
-                "--root",
-                str(root),
-                "--yes",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "HOME": str(tmp_path)},
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while not sleeps_running() and process.poll() is None:
-                assert time.monotonic() < deadline, "the command never started"
-                time.sleep(0.02)
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=30)
-        finally:
-            process.kill()
+        process = start_run("wait", *fake_model(fake.openai_url, root), home=tmp_path)
+        out, err = signal_once(process, signal.SIGINT, when=lambda: bool(sleeps_running()))
     assert process.returncode == 130, err
     assert out == ""
     assert err.endswith("toolbelt: interrupted\n")
@@ -238,13 +204,7 @@ def test_the_same_task_through_every_native_provider(tmp_path: Path, spec: str, 
         base = fake.openai_url if spec.startswith("openai") else fake.url
         done = toolbelt_run(
             "Fix the typo in app.py",
-            "--model",
-            spec,
-            "--base-url",
-            base,
-            "--root",
-            str(root),
-            "--yes",
+            *fake_model(base, root, spec),
             home=tmp_path,
         )
     assert done.returncode == 0, done.stderr
@@ -270,13 +230,7 @@ def test_a_self_hosted_server_never_sees_a_forged_turn(tmp_path: Path) -> None:
     with FakeProvider(script) as fake:
         done = toolbelt_run(
             "Read notes.txt",
-            "--model",
-            "openai-compatible:Qwen/Qwen3-Coder-30B",
-            "--base-url",
-            fake.openai_url,
-            "--root",
-            str(root),
-            "--yes",
+            *fake_model(fake.openai_url, root, "openai-compatible:Qwen/Qwen3-Coder-30B"),
             home=tmp_path,
         )
     assert done.returncode == 0, done.stderr

@@ -9,8 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.agent.test_run_command import TOOLBELT, toolbelt_run
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import TOOLBELT, toolbelt_run
 from toolbelt.cli.render import Renderer
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.events import CallState

@@ -12,16 +12,11 @@ import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
-from tests.mcp.test_stdio_server import alive
+from tests.support.mcp_requests import INITIALIZE
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.anyio
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
-}
 STREAM = {"accept": "application/json, text/event-stream"}
 
 
@@ -101,7 +96,7 @@ async def test_caps_on_sessions_and_calls_answer_with_an_error_not_a_wait(tmp_pa
     mark = f"5151{os.getpid()}"
     try:
         async with httpx.AsyncClient(timeout=30, headers=server.headers) as http:
-            opened = [await http.post(server.url, json=INIT) for _ in range(3)]
+            opened = [await http.post(server.url, json=INITIALIZE) for _ in range(3)]
             assert [r.status_code for r in opened[:2]] == [200, 200]
             assert opened[2].json()["error"] == {
                 "code": -32000,
@@ -112,7 +107,7 @@ async def test_caps_on_sessions_and_calls_answer_with_an_error_not_a_wait(tmp_pa
                 server.url, headers={"mcp-session-id": opened[0].headers["mcp-session-id"]}
             )
             assert ended.status_code == 204
-            assert "result" in (await http.post(server.url, json=INIT)).json()
+            assert "result" in (await http.post(server.url, json=INITIALIZE)).json()
 
             headers = {**STREAM, "mcp-protocol-version": "2026-07-28"}
             async with http.stream(
@@ -142,7 +137,7 @@ async def test_an_idle_session_ends_with_the_jobs_it_started(tmp_path: Path) -> 
     mark = f"5252{os.getpid()}"
     try:
         async with httpx.AsyncClient(timeout=30, headers=server.headers) as http:
-            opened = await http.post(server.url, json=INIT)
+            opened = await http.post(server.url, json=INITIALIZE)
             session = {**STREAM, "mcp-session-id": opened.headers["mcp-session-id"]}
             body = {
                 "jsonrpc": "2.0",

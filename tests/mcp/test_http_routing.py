@@ -17,7 +17,8 @@ import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
-from tests.mcp.test_stdio_server import alive
+from tests.support.mcp_requests import INITIALIZE
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.anyio
 
@@ -133,15 +134,9 @@ async def test_a_cancel_notification_cancels_only_in_its_own_session(
     """Two 2025-11-25 sessions, both with a call id 7: A's notifications/cancelled ends A's."""
     mark = f"5050{os.getpid()}"
     base = {**server.headers, "accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
-    }
     async with httpx.AsyncClient(timeout=30) as http:
         ids = [
-            (await http.post(server.url, json=init, headers=base)).headers["mcp-session-id"]
+            (await http.post(server.url, json=INITIALIZE, headers=base)).headers["mcp-session-id"]
             for _ in range(2)
         ]
         a, b = ({**base, "mcp-session-id": i, "mcp-protocol-version": "2025-11-25"} for i in ids)

@@ -13,23 +13,13 @@ import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
-from tests.mcp.test_stdio_server import alive
+from tests.support.mcp_requests import INITIALIZE
+from tests.support.processes import alive
 
 from mcp import ClientSession
 from toolbelt.shell.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 
 @pytest.fixture
@@ -66,14 +56,20 @@ def test_health_and_dns_rebinding_protection(server: HttpServer) -> None:
     auth = server.headers
     port = server.port
     for host in ("evil.example", f"localhost.:{port}", f"127.0.0.1.nip.io:{port}"):
-        evil_host = httpx.post(server.url, headers={**auth, "Host": host}, json=INIT)
+        evil_host = httpx.post(server.url, headers={**auth, "Host": host}, json=INITIALIZE)
         assert (evil_host.status_code, evil_host.text) == (403, "Host not allowed")
     for host in (f"[::ffff:127.0.0.1]:{port}", "127.0.0.1", f"127.0.0.1:{port}0"):
-        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 403
+        assert (
+            httpx.post(server.url, headers={**auth, "Host": host}, json=INITIALIZE).status_code
+            == 403
+        )
     for host in (f"localhost:{port}", f"[::1]:{port}"):
-        assert httpx.post(server.url, headers={**auth, "Host": host}, json=INIT).status_code == 200
+        assert (
+            httpx.post(server.url, headers={**auth, "Host": host}, json=INITIALIZE).status_code
+            == 200
+        )
     for origin in ("http://evil.example", "null", "file://", "http://localhost@evil.example"):
-        evil = httpx.post(server.url, headers={**auth, "Origin": origin}, json=INIT)
+        evil = httpx.post(server.url, headers={**auth, "Origin": origin}, json=INITIALIZE)
         assert (evil.status_code, evil.text) == (403, "Origin not allowed")
         assert "access-control-allow-origin" not in evil.headers
     no_session = httpx.post(
@@ -83,12 +79,12 @@ def test_health_and_dns_rebinding_protection(server: HttpServer) -> None:
 
 
 def test_the_token_is_required_even_on_loopback(server: HttpServer) -> None:
-    assert httpx.post(server.url, json=INIT).status_code == 401
-    wrong = httpx.post(server.url, json=INIT, headers={"Authorization": "Bearer nope"})
+    assert httpx.post(server.url, json=INITIALIZE).status_code == 401
+    wrong = httpx.post(server.url, json=INITIALIZE, headers={"Authorization": "Bearer nope"})
     assert (wrong.status_code, wrong.text) == (401, "Missing or wrong bearer token")
-    in_query = httpx.post(f"{server.url}?token={server.token}", json=INIT)
+    in_query = httpx.post(f"{server.url}?token={server.token}", json=INITIALIZE)
     assert in_query.status_code == 401
-    ok = httpx.post(server.url, json=INIT, headers=server.headers)
+    ok = httpx.post(server.url, json=INITIALIZE, headers=server.headers)
     assert ok.status_code == 200
     assert len(ok.headers["mcp-session-id"]) == 32  # 128 bits
 
@@ -124,7 +120,9 @@ def test_a_local_web_page_on_another_port_or_scheme_cannot_call(server: HttpServ
         assert status == b"HTTP/1.1 415 Unsupported Media Type"
     assert browser_post(server, same, "application/json; charset=utf-8") == b"HTTP/1.1 200 OK"
     other_port = httpx.post(
-        server.url, json=INIT, headers={**server.headers, "Host": f"127.0.0.1:{server.port + 1}"}
+        server.url,
+        json=INITIALIZE,
+        headers={**server.headers, "Host": f"127.0.0.1:{server.port + 1}"},
     )
     assert other_port.status_code == 403
 
@@ -164,8 +162,8 @@ def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> 
         token = token_file.read_text().strip()
         assert len(token) >= 40
         url = f"http://127.0.0.1:{port}/mcp"
-        assert httpx.post(url, json=INIT).status_code == 401
-        ok = httpx.post(url, json=INIT, headers={"Authorization": f"Bearer {token}"})
+        assert httpx.post(url, json=INITIALIZE).status_code == 401
+        ok = httpx.post(url, json=INITIALIZE, headers={"Authorization": f"Bearer {token}"})
         assert ok.status_code == 200
     finally:
         process.terminate()

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from mcp.types import ElicitResult
 from tests.mcp.http_server import start
+from tests.support.mcp_requests import INITIALIZE
 
 pytestmark = pytest.mark.anyio
 
@@ -80,15 +81,9 @@ async def test_spill_directories_are_random_private_and_removed_with_the_session
     root = tmp_path / "root"
     root.mkdir()
     server = start(root, "--mode", "bypass", env={"XDG_RUNTIME_DIR": str(runtime)})
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
-    }
     try:
         async with httpx.AsyncClient(timeout=30, headers=server.headers) as http:
-            opened = await http.post(server.url, json=init)
+            opened = await http.post(server.url, json=INITIALIZE)
             session_id = opened.headers["mcp-session-id"]
             headers = {
                 "mcp-session-id": session_id,

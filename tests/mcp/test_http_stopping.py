@@ -11,17 +11,7 @@ from pathlib import Path
 
 import httpx
 from tests.mcp.http_server import start
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+from tests.support.mcp_requests import INITIALIZE
 
 
 def _until(condition: Callable[[], bool], what: str) -> None:
@@ -37,7 +27,9 @@ def test_health_says_stopping_from_sigterm_while_the_call_in_flight_finishes(
     running = start(tmp_path, "--mode", "bypass")
     try:
         headers = {**running.headers, "Accept": "application/json, text/event-stream"}
-        session = httpx.post(running.url, headers=headers, json=INIT).headers["mcp-session-id"]
+        session = httpx.post(running.url, headers=headers, json=INITIALIZE).headers[
+            "mcp-session-id"
+        ]
         command = "touch started; while [ ! -e go ]; do sleep 0.02; done; echo finished"
         call = {
             "jsonrpc": "2.0",
@@ -66,7 +58,7 @@ def test_health_says_stopping_from_sigterm_while_the_call_in_flight_finishes(
         assert (live.status_code, live.text) == (503, "stopping")
         ready = httpx.get(f"{running.base}/readyz")
         assert (ready.status_code, ready.text) == (503, "stopping")
-        refused = httpx.post(running.url, headers=headers, json=INIT)
+        refused = httpx.post(running.url, headers=headers, json=INITIALIZE)
         assert refused.status_code == 503
         assert refused.json()["error"]["message"] == "The server is stopping."
         assert running.process.poll() is None  # still draining: the call is in flight

@@ -16,15 +16,10 @@ from typing import Any
 import httpx
 import pytest
 from tests.mcp.http_server import start
+from tests.support.mcp_requests import INITIALIZE
 
 pytestmark = pytest.mark.anyio
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
-}
 
 PARSE, INVALID, PARAMS = -32700, -32600, -32602
 ID = "The request id must be a string or an integer"
@@ -137,7 +132,7 @@ def think(request_id: str) -> dict[str, Any]:
 def test_stdio_answers_each_malformed_line_with_its_error_and_serves_the_next(
     tmp_path: Path,
 ) -> None:
-    lines = [json.dumps(INIT)]
+    lines = [json.dumps(INITIALIZE)]
     for number, (line, *_) in enumerate(CASES):
         lines += [line, json.dumps(ping(f"after-{number}"))]
     lines.append(json.dumps(think("last")))
@@ -172,7 +167,7 @@ async def test_http_answers_each_malformed_request_alone_and_other_sessions_keep
         async with httpx.AsyncClient(timeout=30, headers=server.headers) as http:
 
             async def open_session() -> dict[str, str]:
-                opened = await http.post(server.url, json=INIT)
+                opened = await http.post(server.url, json=INITIALIZE)
                 return {"mcp-session-id": opened.headers["mcp-session-id"], **accept}
 
             async def rpc(message: dict[str, Any], session: dict[str, str]) -> dict[str, Any]:

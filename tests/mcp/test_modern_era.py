@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from mcp.types import ElicitResult
 from tests.mcp.http_server import start
+from tests.support.processes import alive
 
 from mcp import Client, StdioServerParameters
 
@@ -69,7 +70,6 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
 async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> None:
     import anyio
     import httpx
-    from tests.mcp.test_stdio_server import alive
 
     running = start(tmp_path, "--mode", "bypass")
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}

@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp.client.stdio import stdio_client
+from tests.support.processes import alive
 
 from mcp import ClientSession, StdioServerParameters
 
@@ -30,21 +31,6 @@ async def connect(root: Path, *args: str, elicitation: Any = None) -> AsyncItera
         async with ClientSession(read, write, **kwargs) as session:
             await session.initialize()
             yield session
-
-
-def alive(pattern: str) -> bool:
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-            except OSError:
-                continue
-            if pattern in cmdline and not zombie:
-                return True
-    return False
 
 
 async def test_tools_are_listed_with_schemas_and_annotations(tmp_path: Path) -> None:

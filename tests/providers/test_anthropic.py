@@ -6,12 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from tests.providers.conversation import (
+from tests.support.conversation import (
     PNG,
     TOOLS,
     Sleeps,
+    answer_calls,
     model,
     one_turn,
+    parallel_calls_answered,
     request,
     result,
     run_turn,
@@ -23,7 +25,6 @@ from toolbelt.providers.model import (
     ProviderError,
     TextDelta,
     ToolCallStarted,
-    ToolResultsMessage,
     Usage,
 )
 
@@ -42,7 +43,9 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
     with FakeProvider([PARALLEL, {"text": "Done."}]) as fake:
         async with model(SPEC, base_url=fake.url, api_key="sk-ant-test") as client:
             first = request(user("Read a.txt and list the folder.", image=True))
-            events, done = await run_turn(client, first)
+            events, done, final = await parallel_calls_answered(
+                client, first, ("toolu_a", "toolu_b")
+            )
             assert events[:-1] == [
                 TextDelta("Readin"),
                 TextDelta("g both."),
@@ -54,13 +57,6 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
                 ModelToolCall("toolu_a", "read_file", {"path": "a.txt"}),
                 ModelToolCall("toolu_b", "ls", {"path": "."}),
             )
-            results = ToolResultsMessage(
-                (
-                    result("toolu_a", "read_file", "a picture", image=True),
-                    result("toolu_b", "ls", "permission denied", error=True),
-                )
-            )
-            _, final = await run_turn(client, request(*first.messages, done.message, results))
     assert final.message.text == "Done." and final.stop_reason == "end_turn"
     body = fake.requests[1].body
     assert fake.requests[1].path == "/v1/messages"
@@ -121,8 +117,7 @@ async def test_thinking_blocks_are_replayed_with_their_signatures() -> None:
             budget = {"type": "enabled", "budget_tokens": 2000}
             first = replace(request(user("list")), options={"thinking": budget})
             _, done = await run_turn(client, first)
-            answer = ToolResultsMessage((result("toolu_1", "ls", "a.txt"),))
-            await run_turn(client, request(*first.messages, done.message, answer))
+            await answer_calls(client, first, done, result("toolu_1", "ls", "a.txt"))
     assert done.message.text == ""
     assert fake.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 2000}
     assert fake.requests[1].body["messages"][1] == {

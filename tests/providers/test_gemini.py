@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from tests.providers.conversation import PNG, Sleeps, model, one_turn, request, result, run_turn
-from tests.providers.conversation import user as user_message
+from tests.support.conversation import (
+    PNG,
+    Sleeps,
+    answer_calls,
+    model,
+    one_turn,
+    parallel_calls_answered,
+    request,
+    result,
+    run_turn,
+)
+from tests.support.conversation import user as user_message
 from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import (
     ModelToolCall,
     ProviderError,
     TextDelta,
     ToolCallStarted,
-    ToolResultsMessage,
     Usage,
 )
 
@@ -33,7 +42,9 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
     with FakeProvider([first_reply, {"text": "Done."}]) as fake:
         async with model(SPEC, base_url=fake.url, api_key="g-key") as client:
             first = request(user_message("Look and read.", image=True))
-            events, done = await run_turn(client, first)
+            events, done, final = await parallel_calls_answered(
+                client, first, ("gemini-call-2", "gemini-call-3")
+            )
             assert events[:-1] == [
                 TextDelta("Read"),
                 TextDelta("ing."),
@@ -46,13 +57,6 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
                 ModelToolCall("gemini-call-3", "ls", {"path": "."}),
             )
             assert isinstance(done.message.tool_calls[0].arguments["limit"], int)
-            results = ToolResultsMessage(
-                (
-                    result("gemini-call-2", "read_file", "a picture", image=True),
-                    result("gemini-call-3", "ls", "permission denied", error=True),
-                )
-            )
-            _, final = await run_turn(client, request(*first.messages, done.message, results))
     assert (final.message.text, final.stop_reason) == ("Done.", "end_turn")
     sent = fake.requests[1]
     assert sent.path == "/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
@@ -101,8 +105,7 @@ async def test_thought_signatures_are_replayed_verbatim() -> None:
             first = request(user_message("list"))
             _, done = await run_turn(client, first)
             assert done.message.tool_calls == (ModelToolCall("fc-1", "ls", {"path": "."}),)
-            answer = ToolResultsMessage((result("fc-1", "ls", "a.txt"),))
-            await run_turn(client, request(*first.messages, done.message, answer))
+            await answer_calls(client, first, done, result("fc-1", "ls", "a.txt"))
     assert fake.requests[1].body["contents"][1:] == [
         {
             "role": "model",

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.providers.conversation import TOOLS, model, run_turn, user
 from tests.providers.textcalls.test_framing import Note
+from tests.support.conversation import TOOLS, model, run_turn, user
 from tests.support.fake_provider import FakeProvider
 from toolbelt.agent.answers import invalid_call_result
 from toolbelt.core.content import TextBlock, ToolOutput

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.providers.conversation import model, one_turn, request, user
+from tests.support.conversation import model, one_turn, request, user
 from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import ProviderError, TextDelta
 from toolbelt.providers.open import open_model

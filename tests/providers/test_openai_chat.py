@@ -8,11 +8,13 @@ import json
 import anyio
 import pytest
 
-from tests.providers.conversation import (
+from tests.support.conversation import (
     PNG,
     Sleeps,
+    answer_calls,
     model,
     one_turn,
+    parallel_calls_answered,
     request,
     result,
     run_turn,
@@ -26,7 +28,6 @@ from toolbelt.providers.model import (
     ProviderError,
     TextDelta,
     ToolCallStarted,
-    ToolResultsMessage,
     Usage,
 )
 from toolbelt.providers.retry import RetryPolicy
@@ -46,7 +47,7 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
     with FakeProvider([PARALLEL, {"text": "Both read."}]) as fake:
         async with model("openai:gpt-5", base_url=fake.openai_url) as client:
             first = request(user("Read a.txt and list the folder."))
-            events, done = await run_turn(client, first)
+            events, done, final = await parallel_calls_answered(client, first, ("call_a", "call_b"))
             assert events[:-1] == [
                 TextDelta("Readin"),
                 TextDelta("g both."),
@@ -59,14 +60,6 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
                 ModelToolCall("call_a", "read_file", {"path": "a.txt"}),
                 ModelToolCall("call_b", "ls", {"path": "."}),
             )
-            results = ToolResultsMessage(
-                (
-                    result("call_a", "read_file", "a picture", image=True),
-                    result("call_b", "ls", "permission denied", error=True),
-                )
-            )
-            second = request(*first.messages, done.message, results)
-            _, final = await run_turn(client, second)
         await client.aclose()
     assert final.stop_reason == "end_turn" and final.message.text == "Both read."
     body = fake.requests[1].body
@@ -181,8 +174,7 @@ async def test_invalid_calls_are_replayed_with_empty_arguments() -> None:
             _, done = await run_turn(client, first)
             [bad] = done.message.invalid_calls
             assert "must be a JSON object of named arguments, not an array" in bad.problem
-            answer = ToolResultsMessage((result("call_x", "ls", bad.problem, error=True),))
-            await run_turn(client, request(*first.messages, done.message, answer))
+            await answer_calls(client, first, done, result("call_x", "ls", bad.problem, error=True))
     replayed = fake.requests[1].body["messages"][2]
     assert replayed["tool_calls"][0]["function"] == {"name": "ls", "arguments": "{}"}
 

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.providers.conversation import PNG, model, one_turn, request, result, run_turn, user
+from tests.support.conversation import (
+    PNG,
+    answer_calls,
+    model,
+    one_turn,
+    parallel_calls_answered,
+    request,
+    result,
+    run_turn,
+    user,
+)
 from tests.support.fake_provider import FakeProvider
 from toolbelt.providers.model import (
     ModelToolCall,
     TextDelta,
     ToolCallStarted,
-    ToolResultsMessage,
     Usage,
 )
 
@@ -30,7 +39,7 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
     with FakeProvider([first_reply, {"text": "Done."}]) as fake:
         async with model(SPEC, base_url=fake.openai_url, api_key="k") as client:
             first = request(user("Look at this and read a.txt.", image=True))
-            events, done = await run_turn(client, first)
+            events, done, final = await parallel_calls_answered(client, first, ("call_a", "call_b"))
             assert events[:-1] == [
                 TextDelta("Readin"),
                 TextDelta("g both."),
@@ -42,13 +51,6 @@ async def test_multi_turn_with_parallel_calls_an_error_and_an_image() -> None:
                 ModelToolCall("call_a", "read_file", {"path": "a.txt"}),
                 ModelToolCall("call_b", "ls", {"path": "."}),
             )
-            results = ToolResultsMessage(
-                (
-                    result("call_a", "read_file", "a picture", image=True),
-                    result("call_b", "ls", "permission denied", error=True),
-                )
-            )
-            _, final = await run_turn(client, request(*first.messages, done.message, results))
     assert (final.message.text, final.stop_reason) == ("Done.", "end_turn")
     body = fake.requests[1].body
     assert fake.requests[1].path == "/v1/responses"
@@ -100,8 +102,7 @@ async def test_reasoning_items_are_replayed_before_the_calls() -> None:
         async with model(SPEC, base_url=fake.openai_url, api_key="k") as client:
             first = request(user("list"))
             _, done = await run_turn(client, first)
-            answer = ToolResultsMessage((result("call_1", "ls", "a.txt"),))
-            await run_turn(client, request(*first.messages, done.message, answer))
+            await answer_calls(client, first, done, result("call_1", "ls", "a.txt"))
     assert fake.requests[1].body["input"][1:3] == [
         {
             "type": "reasoning",

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.factory import build_policy
+from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.permissions.decision import (
@@ -48,3 +49,27 @@ class Harness:
 
     async def call(self, tool: str, **arguments: Any) -> ToolCallResult:
         return await self.executor.run_one(ToolCall("t", tool, arguments))
+
+
+async def call_once(
+    session: Session,
+    tool: str,
+    arguments: dict[str, Any],
+    *,
+    mode: str,
+    settings: Settings,
+    approve: bool = True,
+) -> tuple[ToolCallResult, Requester]:
+    """One call of a built-in tool in ``session`` under ``settings``' rules, every prompt
+    answered ``approve``; the result, the requester (what was asked), and the session closed."""
+    requester = Requester(Approval.ONCE if approve else Approval.DENY)
+    executor = Executor(
+        builtin_toolset(),
+        session,
+        policy=build_policy(session, mode, settings=settings),
+        requester=requester,
+    )
+    try:
+        return await executor.run_one(ToolCall("c1", tool, arguments)), requester
+    finally:
+        await session.aclose()

@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.tools.helpers import Requester
+from tests.support.processes import alive
+from tests.tools.helpers import Requester, call_once
 
-from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.errors import ToolError
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.decision import Approval
+from toolbelt.core.executor import ToolCallResult
 from toolbelt.permissions.rules import parse_rule
-from toolbelt.tools import builtin_toolset
 from toolbelt.tools._git import GitRunner
 from toolbelt.tools.git_commit import DEFAULT_TRAILER
 
@@ -66,17 +64,9 @@ async def commit(
         trusted=trusted,
         commit_trailer=trailer,
     )
-    requester = Requester(Approval.ONCE if approve else Approval.DENY)
-    executor = Executor(
-        builtin_toolset(),
-        session,
-        policy=build_policy(session, mode, settings=settings),
-        requester=requester,
+    return await call_once(
+        session, "git_commit", arguments, mode=mode, settings=settings, approve=approve
     )
-    try:
-        return await executor.run_one(ToolCall("c1", "git_commit", arguments)), requester
-    finally:
-        await session.aclose()
 
 
 async def test_commits_listed_paths_with_trailer_sha_and_stat(repo: Path) -> None:
@@ -235,22 +225,6 @@ async def test_default_mode_asks_and_bash_rules_apply(repo: Path) -> None:
     assert refused.text.startswith("the rule `Bash(git commit:*)` denies this call.")
 
 
-def _alive(pattern: str) -> bool:
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                zombie = handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-        except OSError:
-            continue
-        if pattern in cmdline and not zombie:
-            return True
-    return False
-
-
 async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) -> None:
     tag = f"sleep 4{os.getpid()}"
     hook = repo / ".git/hooks/pre-commit"
@@ -262,5 +236,5 @@ async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) 
     with pytest.raises(ToolError) as caught:
         await git_runner.run("commit", "-q", "-F", "-", stdin="Hangs\n")
     assert str(caught.value).startswith("git commit did not finish within 1 s (a hook may be")
-    assert not _alive(tag)
+    assert not alive(tag)
     assert git(repo, "log", "-1", "--format=%s") == "start\n"

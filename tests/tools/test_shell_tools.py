@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from tests.support.processes import live_pids
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState, ProgressEvent
@@ -17,14 +18,6 @@ from toolbelt.core.wording import counted
 from toolbelt.shell.procs import marked_processes
 
 pytestmark = pytest.mark.anyio
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
 
 
 TAG = str(os.getpid())
@@ -37,18 +30,7 @@ def tagged(command: str) -> str:
 
 
 def pids_running(pattern: str) -> list[int]:
-    pattern = tagged(pattern)
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if pattern in cmdline and alive(int(entry)):
-                found.append(int(entry))
-    return found
+    return live_pids(tagged(pattern))
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from tests.tools.helpers import Requester
+from tests.tools.helpers import Requester, call_once
 from tests.web.local_server import (
     MIB,
     ConnectLog,
@@ -27,7 +27,6 @@ from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.decision import Approval
 from toolbelt.permissions.rules import parse_rule
 from toolbelt.tools import builtin_toolset
 from toolbelt.tools.web_fetch import WebFetchConfig
@@ -86,17 +85,9 @@ async def fetch(
     if resolver is not None:
         config.resolver = resolver
     session.resource(WebFetchConfig, lambda: config)
-    requester = Requester(Approval.ONCE if approve else Approval.DENY)
-    executor = Executor(
-        builtin_toolset(),
-        session,
-        policy=build_policy(session, mode, settings=settings),
-        requester=requester,
+    return await call_once(
+        session, "web_fetch", arguments, mode=mode, settings=settings, approve=approve
     )
-    try:
-        return await executor.run_one(ToolCall("c1", "web_fetch", arguments)), requester
-    finally:
-        await session.aclose()
 
 
 async def test_html_page_comes_back_as_markdown(tmp_path: Path, server: Server) -> None:

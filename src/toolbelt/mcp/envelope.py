@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from typing import Any
 
-__all__ = ["PARSE_ERROR", "InvalidMessage", "check_message", "encode_message", "error_reply"]
+__all__ = [
+    "PARSE_ERROR",
+    "InvalidMessage",
+    "check_message",
+    "encode_message",
+    "error_reply",
+    "internal_error_reply",
+]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -47,6 +55,15 @@ class InvalidMessage(Exception):
 def error_reply(request_id: str | int | None, code: int, text: str) -> dict[str, Any]:
     """A JSON-RPC error response."""
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
+
+
+def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[str, Any]:
+    """The JSON-RPC internal error for a request whose handler failed; the traceback goes to
+    stderr, for whoever runs the server, and the client is told the request alone failed."""
+    print(f"toolbelt mcp: {method} (id {request_id!r}) failed:", file=sys.stderr)
+    traceback.print_exception(exc, file=sys.stderr)
+    text = f"Internal error in {method}: {type(exc).__name__}; the request was not carried out."
+    return error_reply(request_id, -32603, text)
 
 
 def encode_message(message: dict[str, Any]) -> bytes:

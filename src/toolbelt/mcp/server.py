@@ -14,9 +14,6 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
-import secrets
-import sys
-import traceback
 from typing import Any
 
 import anyio
@@ -25,26 +22,42 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
-from toolbelt.mcp.envelope import error_reply
+from toolbelt.mcp.client_requests import ClientRequests
+from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
+from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
+from toolbelt.mcp.plain_methods import (
+    MethodError,
+    agreed_version,
+    checked_log_level,
+    discover_result,
+    initialize_result,
+    tools_list_result,
+)
+from toolbelt.mcp.request_states import RequestStates
 from toolbelt.mcp.requester import ElicitationRequester
 from toolbelt.mcp.results import call_result
+from toolbelt.mcp.revisions import (
+    META_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_VERSION,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+)
 from toolbelt.mcp.user_channel import ElicitationUser
-from toolbelt.providers.formats import mcp_tool
 from toolbelt.runtime import Runtime
-from toolbelt.toolsearch.listing import listed_tools, loaded_more, searchable
+from toolbelt.toolsearch.listing import loaded_more, searchable
 
-__all__ = ["SUPPORTED_VERSIONS", "McpServer", "internal_error_reply"]
+__all__ = [
+    "META_VERSION",
+    "MODERN_VERSIONS",
+    "SUPPORTED_VERSIONS",
+    "McpServer",
+    "Outbox",
+    "Outgoing",
+    "internal_error_reply",
+]
 
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-MODERN_VERSIONS = ("2026-07-28",)
-"""The stateless era: no initialize; each request carries its version and the client's
-capabilities in ``_meta``; the server asks the user with an ``input_required`` result."""
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 Outgoing = tuple[dict[str, Any], Any]
 """A message and the id of the client request it belongs to (None: not tied to a request).
@@ -73,16 +86,14 @@ class McpServer:
         self.executor = runtime.executor
         self._inflight: dict[str, InFlightCall] = {}
         """Every tools/call running, by the executor's call id (``mcp-<request id>``)."""
-        self._replies: dict[int, tuple[anyio.Event, list[dict[str, Any]]]] = {}
-        self._next_id = 0
-        self._input_ended = False
+        self._client_requests = ClientRequests(self._send)
+        """What the server asked the client (elicitation) and waits for."""
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
         self.executor.events.subscribe(self._on_event)
-        self._states: dict[str, tuple[tuple[str, str], str]] = {}
-        """2026-07-28: each ``requestState`` token handed out → the call it was for and the
-        key of the answer it waits for (outlives the request: the retry is a new one)."""
+        self._states = RequestStates()
+        """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -101,7 +112,7 @@ class McpServer:
     async def _handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
         method = message.get("method")
         if method is None:
-            self._deliver_reply(message)
+            self._client_requests.deliver(message)
             return
         request_id = message.get("id")
         params = message.get("params") or {}
@@ -121,7 +132,7 @@ class McpServer:
         """The response to a request that needs no tool call (initialize, list, ping...)."""
         try:
             result = self._immediate(method, params)
-        except _MethodError as exc:
+        except MethodError as exc:
             return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
         except Exception as exc:  # one request fails, the server goes on
             return internal_error_reply(request_id, method, exc)
@@ -130,46 +141,18 @@ class McpServer:
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
             self.client_capabilities = params.get("capabilities") or {}
-            asked = params.get("protocolVersion")
-            version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
-            self.protocol_version = version
-            return {
-                "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
-                "serverInfo": {"name": "toolbelt", "title": "toolbelt", "version": _version()},
-                "instructions": self._instructions(),
-            }
+            self.protocol_version = agreed_version(params.get("protocolVersion"))
+            return initialize_result(self.protocol_version, self._list_changes, self.session.root)
         if method == "server/discover":
-            return {
-                "supportedVersions": list(MODERN_VERSIONS),
-                "capabilities": {"tools": {"listChanged": self._list_changes}, "logging": {}},
-                "instructions": self._instructions(),
-                "resultType": "complete",
-                "ttlMs": 0,
-                "cacheScope": "private",
-                "_meta": {META_SERVER_INFO: {"name": "toolbelt", "version": _version()}},
-            }
+            return discover_result(self._list_changes, self.session.root)
         if method == "ping":
             return {"resultType": "complete"}
         if method == "tools/list":
-            # resultType, ttlMs and cacheScope are required on the 2026-07-28 wire, ignored before
-            # with tool search: our tools, tool_search and what it loaded (toolsearch.listing)
-            listed = listed_tools(self.toolset, self.session, self.runtime.settings)
-            tools = [mcp_tool(tool) for tool in listed]
-            return {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+            return tools_list_result(self.toolset, self.session, self.runtime.settings)
         if method == "logging/setLevel":
-            level = params.get("level")
-            if level not in LOG_LEVELS:
-                raise _MethodError(-32602, f"Unknown log level {level!r}; use one of {LOG_LEVELS}.")
-            self._log_level = level
+            self._log_level = checked_log_level(params.get("level"))
             return {}
-        raise _MethodError(-32601, f"Method not found: {method}")
-
-    def _instructions(self) -> str:
-        return (
-            f"Coding tools for the workspace {self.session.root}: read, search, edit files and "
-            "run commands."
-        )
+        raise MethodError(-32601, f"Method not found: {method}")
 
     # -- tool calls ----------------------------------------------------------------------
 
@@ -199,7 +182,7 @@ class McpServer:
         if meta.get(META_VERSION) in MODERN_VERSIONS:
             call.modern = meta.get(META_CAPABILITIES) or {}
             call.fingerprint = call_fingerprint(name, arguments)
-            self._take_input_responses(call, params)
+            self._states.take_input_responses(call, params)
         # 2026-07-28: a request opts in to log messages, about itself, by a level in its _meta
         log_level = meta.get(META_LOG_LEVEL) if call.modern is not None else self._log_level
         if call.modern is not None and self._notice and not self._notice_told:
@@ -214,43 +197,15 @@ class McpServer:
         if call.scope.cancelled_caught:
             return  # a cancelled request gets no response
         if call.input_request is not None:  # the 2026-07-28 way to ask: the client retries
-            await self._send(self._input_required(call), request_id)
+            await self._send(self._states.input_required(call), request_id)
             return
         if result.is_error:
             text = f"{name}: {result.error_kind}: {result.text[:200]}"
             await self._log("info", text, log_level, request_id)
         if self._list_changes and loaded_more(result):  # the client lists the loaded tools
-            changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            await self._send(changed, request_id)
+            await self._send(list_changed_message(), request_id)
         reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
         await self._send(reply, request_id)
-
-    def _input_required(self, call: InFlightCall) -> dict[str, Any]:
-        """The ``input_required`` answer to ``call``, with a token that binds the retry to the
-        call as the client sent it (tool name and raw arguments), so an answer can never
-        approve a different call."""
-        assert call.input_request is not None
-        assert call.fingerprint is not None
-        token = secrets.token_urlsafe(16)
-        key = call.input_request.key
-        self._states[token] = (call.fingerprint, key)
-        requests = {key: {"method": "elicitation/create", "params": call.input_request.elicitation}}
-        asking = {"resultType": "input_required", "inputRequests": requests, "requestState": token}
-        return {"jsonrpc": "2.0", "id": call.request_id, "result": asking}
-
-    def _take_input_responses(self, call: InFlightCall, params: dict[str, Any]) -> None:
-        """A retry after ``input_required``: keep the user's answer for whoever asked it (the
-        permission prompt, or a tool's question), under the key it was asked with."""
-        token = params.get("requestState")
-        pending = self._states.pop(token, None) if isinstance(token, str) else None
-        if pending is None:
-            return
-        fingerprint, key = pending
-        if fingerprint != call.fingerprint:
-            return  # the state belongs to another call: ask again
-        answer = (params.get("inputResponses") or {}).get(key)
-        if isinstance(answer, dict):
-            call.answer = (key, answer)
 
     def inflight(self, call_id: str) -> InFlightCall | None:
         """The record of the running call the executor knows as ``call_id``, if any."""
@@ -262,16 +217,8 @@ class McpServer:
         call = self._inflight.get(event.call_id)
         if call is None or call.progress_token is None:
             return
-        params: dict[str, Any] = {
-            "progressToken": call.progress_token,
-            "progress": call.next_progress(),
-            "message": event.message,
-        }
-        if event.fraction is not None:
-            params.update(progress=event.fraction, total=1.0)
-        message = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
         # the outbox is unbounded and keeps the order: progress precedes the response
-        self._outbox.send_nowait((message, call.route))
+        self._outbox.send_nowait((progress_message(call, event), call.route))
 
     async def _send(self, message: dict[str, Any], route: Any = None) -> None:
         await self._outbox.send((message, route))
@@ -290,34 +237,11 @@ class McpServer:
 
         Once the client's input has ended nothing can answer, so the result is ``{}`` at once.
         """
-        if self._input_ended:
-            return {}
-        self._next_id += 1
-        request_id = self._next_id
-        arrived = anyio.Event()
-        box: list[dict[str, Any]] = []
-        self._replies[request_id] = (arrived, box)
-        try:
-            await self._send(
-                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            )
-            with anyio.move_on_after(timeout):
-                await arrived.wait()
-        finally:
-            self._replies.pop(request_id, None)
-        return box[0].get("result", {}) if box else {}
-
-    def _deliver_reply(self, message: dict[str, Any]) -> None:
-        pending = self._replies.get(message.get("id"))  # type: ignore[arg-type]
-        if pending is not None:
-            pending[1].append(message)
-            pending[0].set()
+        return await self._client_requests.request(method, params, timeout=timeout)
 
     def end_of_input(self) -> None:
         """The client sends nothing more: requests waiting for its answer get none, now."""
-        self._input_ended = True
-        for arrived, _ in self._replies.values():
-            arrived.set()
+        self._client_requests.end_of_input()
 
     async def log(self, level: str, text: str) -> None:
         """Send a log message when its level is at or above the client's chosen level."""
@@ -326,10 +250,9 @@ class McpServer:
     async def _log(self, level: str, text: str, threshold: Any, route: Any) -> bool:
         """Send a log message, on ``route``'s stream, if ``threshold`` (a level the client
         chose; None: it asked for no logs) lets it through; True when it was sent."""
-        if threshold not in LOG_LEVELS or LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+        message = log_message(level, text, threshold)
+        if message is None:
             return False
-        params = {"level": level, "logger": "toolbelt", "data": text}
-        message = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
         await self._send(message, route)
         return True
 
@@ -349,24 +272,3 @@ class McpServer:
         for call in list(self._inflight.values()):
             call.scope.cancel()
         await self.runtime.aclose()
-
-
-def internal_error_reply(request_id: Any, method: Any, exc: Exception) -> dict[str, Any]:
-    """The JSON-RPC internal error for a request whose handler failed; the traceback goes to
-    stderr, for whoever runs the server, and the client is told the request alone failed."""
-    print(f"toolbelt mcp: {method} (id {request_id!r}) failed:", file=sys.stderr)
-    traceback.print_exception(exc, file=sys.stderr)
-    text = f"Internal error in {method}: {type(exc).__name__}; the request was not carried out."
-    return error_reply(request_id, -32603, text)
-
-
-class _MethodError(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.error = {"code": code, "message": message}
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("toolbelt")

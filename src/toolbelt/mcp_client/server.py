@@ -6,7 +6,7 @@ and outlives the call that started it. It starts on the first ``list_tools`` (or
 for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
 follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
 the stdio contract and was disconnected) the session ends and the next use starts it again,
-after a back-off that doubles with each failure in a row (0.5 s up to 30 s).
+after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``restart_backoff``).
 
 A call runs under the server's call timeout; leaving its scope — timeout, or our own
 cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
@@ -27,21 +27,30 @@ from mcp.shared.exceptions import MCPError
 
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.errors import ToolbeltError, ToolError
+from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
-from toolbelt.mcp_client.http_limits import TOO_LARGE
-from toolbelt.mcp_client.metadata import UnusableToolError
+from toolbelt.mcp_client.failures import (
+    answered_badly,
+    call_timed_out,
+    could_not_run,
+    could_not_start,
+    describe_exit,
+    first_error,
+    not_open,
+    refused,
+    stopped_during,
+)
+from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
-from toolbelt.mcp_client.stdio import UNREADABLE_KEY, StdioConnection
+from toolbelt.mcp_client.stdio import StdioConnection
+from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
 
-_BACKOFF_FIRST = 0.5
-_BACKOFF_MAX = 30.0
 CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
 
 
@@ -76,8 +85,7 @@ class McpServerToolset(Toolset):
         self._stdio: StdioConnection | None = None
         self._stop: anyio.Event | None = None
         self._lock: anyio.Lock | None = None
-        self._failures = 0
-        self._failed_at = 0.0
+        self._backoff = RestartBackoff()
         self._callers: list[ToolContext] = []
 
     # -- Toolset ------------------------------------------------------------------------
@@ -136,46 +144,31 @@ class McpServerToolset(Toolset):
 
     async def _ensure_started(self) -> ClientSession:
         if self._group is None or self._lock is None:
-            raise ToolError(
-                f"The MCP server `{self.config.name}` is not open; open the toolset (or the "
-                "runtime) before calling its tools."
-            )
+            raise not_open(self.config.name)
         async with self._lock:
             if self._session is not None and not self._stopping():
                 return self._session
             if self._group is None:
-                raise ToolError(
-                    f"The MCP server `{self.config.name}` is not open; open the toolset (or the "
-                    "runtime) before calling its tools."
-                )
-            wait = self._backoff() - (anyio.current_time() - self._failed_at)
-            if self._failures and wait > 0:
-                await anyio.sleep(wait)
+                raise not_open(self.config.name)
+            await self._backoff.wait()
             try:
                 with anyio.fail_after(self.config.start_timeout):
                     await self._group.start(self._run)
             except TimeoutError:
                 self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
             except Exception as exc:  # whatever a foreign server or transport throws at start
-                self._failed(self._describe_exit(_leaf(exc)))
+                self._failed(self._describe_exit(first_error(exc)))
             if self._session is None:
-                raise ToolError(
-                    f"The MCP server `{self.config.name}` could not be started ({self.error}); "
-                    "continue without its tools or ask the user to fix its configuration."
-                )
+                raise could_not_start(self.config.name, self.error)
             return self._session
 
     def _stopping(self) -> bool:
         """The running session is going away (its server exited or was disconnected)."""
         return self._stop is not None and self._stop.is_set()
 
-    def _backoff(self) -> float:
-        return float(min(_BACKOFF_MAX, _BACKOFF_FIRST * 2 ** max(self._failures - 1, 0)))
-
     def _failed(self, why: str) -> None:
         self.state, self.error = "failed", why
-        self._failures += 1
-        self._failed_at = anyio.current_time()
+        self._backoff.failed()
 
     async def _run(self, *, task_status: TaskStatus[None]) -> None:
         session: ClientSession | None = None
@@ -203,54 +196,18 @@ class McpServerToolset(Toolset):
                 self._session = None
                 self.state = "stopped"
                 self.error = self._describe_exit(None)
-                self._failures += 1
-                self._failed_at = anyio.current_time()
+                self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
-        stdio = self._stdio
-        if stdio is not None and stdio.problem:
-            return f"it {stdio.problem} and was disconnected"
-        if isinstance(exc, OSError) and self.config.transport == "stdio":
-            return f"cannot run `{self.config.command}`: {exc.strerror or exc}"
-        first_line = str(exc).strip().split("\n", 1)[0]
-        parts = [
-            f"{type(exc).__name__}: {first_line}" if exc is not None else "the server went away"
-        ]
-        if stdio is not None and stdio.stderr_tail:
-            parts.append(f"its last output on stderr: {stdio.stderr_tail[-400:]!r}")
-        return "; ".join(parts)
+        return describe_exit(self.config, self._stdio, exc)
 
     async def _relist(self, session: ClientSession) -> None:
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        for _ in range(100):  # a server whose pages never end cannot hang the start-up
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await session.list_tools(params=params)
-            tools += page.tools
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        tools = await list_remote_tools(session)
         names = tool_names(self.prefix, (tool.name for tool in tools), self._taken, self._given)
         self._given.update(names)
-        built: dict[str, McpTool] = {}
-        skipped: list[str] = []
-        for remote in tools:
-            name = names[remote.name]
-            if name in built:  # the server listed the same name twice: the first one counts
-                skipped.append(f"{remote.name[:80]!r}: listed twice")
-                continue
-            if remote.input_schema.get(UNREADABLE_KEY):
-                skipped.append(f"{remote.name[:80]!r}: {remote.input_schema[UNREADABLE_KEY]}")
-                continue
-            try:
-                built[name] = McpTool(
-                    name, self.config.name, remote, self._call, servers=self.spellings
-                )
-            except UnusableToolError as exc:
-                skipped.append(f"{remote.name[:80]!r}: {exc}")
-            except (ToolbeltError, RecursionError, KeyError, TypeError, ValueError) as exc:
-                skipped.append(f"{remote.name[:80]!r}: {type(exc).__name__}: {str(exc)[:200]}")
-        self._tools, self.skipped = built, skipped
+        self._tools, self.skipped = build_tools(
+            tools, names, self.config.name, self._call, self.spellings
+        )
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
@@ -279,37 +236,20 @@ class McpServerToolset(Toolset):
             with anyio.fail_after(timeout):
                 result = await session.call_tool(remote, arguments, progress_callback=on_progress)
         except TimeoutError:
-            raise ToolError(
-                f"The MCP server `{self.config.name}` did not answer `{remote}` within "
-                f"{timeout:g} s, so the call was cancelled; try again later or with less work."
-            ) from None
+            raise call_timed_out(self.config.name, remote, timeout) from None
         except MCPError as exc:
             if self._session is not session or self._stopping():
                 why = self._describe_exit(exc)
-                raise ToolError(
-                    f"The MCP server `{self.config.name}` stopped during `{remote}` ({why}); it "
-                    "restarts on the next call, but check whether the work was done first."
-                ) from exc
-            if TOO_LARGE in str(exc):  # an HTTP answer past the limit (``http_limits``)
-                raise ToolError(
-                    f"The MCP server `{self.config.name}` {TOO_LARGE}, as its answer to "
-                    f"`{remote}`, so it was dropped; ask it for less (a narrower query or a "
-                    "smaller page)."
-                ) from exc
-            raise ToolError(
-                f"The MCP server `{self.config.name}` refused `{remote}`: {exc}."
-            ) from exc
+                raise stopped_during(self.config.name, remote, why) from exc
+            raise refused(self.config.name, remote, exc) from exc
         except RuntimeError as exc:  # a structured result that breaks the tool's output schema
-            raise ToolError(f"The MCP server `{self.config.name}` answered badly: {exc}.") from exc
+            raise answered_badly(self.config.name, exc) from exc
         except Exception as exc:  # the transport's own failures (HTTP errors, a closed pipe)
-            why = self._describe_exit(_leaf(exc))
-            raise ToolError(
-                f"The MCP server `{self.config.name}` could not run `{remote}` ({why}); try "
-                "again, or continue without it."
-            ) from exc
+            why = self._describe_exit(first_error(exc))
+            raise could_not_run(self.config.name, remote, why) from exc
         finally:
             self._callers.remove(ctx)
-        self._failures = 0
+        self._backoff.succeeded()
         if not isinstance(result, types.CallToolResult):
             raise ToolError(f"The MCP server `{self.config.name}` sent an unexpected result.")
         return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id)
@@ -318,10 +258,3 @@ class McpServerToolset(Toolset):
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         return await ask_person(self.config.name, asked_person(self._callers), params)
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside exception groups (task groups wrap what their tasks raise)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc

@@ -85,6 +85,17 @@ class Case:
 CUT = "cut off"
 JSON_BAD = "not valid JSON"
 
+
+def cut_off(family: str, source: str, tool: str = "read_file", *, text: str | None = None) -> Case:
+    """A call the output limit cut off mid-way: it never runs and is answered as truncated."""
+    return Case(family, "truncated", source, text=text, invalid=[(tool, True, CUT)])
+
+
+def malformed(family: str, source: str, problem: str, tool: str = "read_file") -> Case:
+    """A call that does not parse: it never runs, and the correction contains ``problem``."""
+    return Case(family, "malformed", source, invalid=[(tool, False, problem)])
+
+
 # ---- Hermes / Qwen JSON ---------------------------------------------------------------------
 H = "hermes"
 CASES = [
@@ -143,11 +154,10 @@ CASES = [
         '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}}\n{"name": "bash", "arguments": {"command": "ls -la"}}\n</tool_call>',
         TWO,
     ),
-    Case(
+    malformed(
         H,
-        "malformed",
         '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.py"}\n</tool_call>',
-        invalid=[("read_file", False, JSON_BAD)],
+        JSON_BAD,
     ),
     Case(
         H,
@@ -155,12 +165,10 @@ CASES = [
         '<tool_call>{"name": "{{ tc.name }}", "arguments": {}}</tool_call>',
         invalid=[("{{ tc.name }}", False, "is not a tool name")],
     ),
-    Case(
+    cut_off(
         H,
-        "truncated",
         'Reading.<tool_call>\n{"name": "read_file", "arguments": {"path": "src/a',
         text="Reading.",
-        invalid=[("read_file", True, CUT)],
     ),
     Case(
         H,
@@ -226,17 +234,15 @@ CASES += [
         [("read_file", {"path": "a.py", "offset": 3})],
     ),
     Case(Q, "bare-function", "<function=ls>\n</function>", EMPTY),
-    Case(
+    malformed(
         Q,
-        "malformed",
         "<tool_call>\n<function=read_file>\npath: a.py\n</function>\n</tool_call>",
-        invalid=[("read_file", False, "outside <parameter=")],
+        "outside <parameter=",
     ),
-    Case(
+    cut_off(
         Q,
-        "truncated",
         "<tool_call>\n<function=write_file>\n<parameter=path>\nq.py\n</parameter>\n<parameter=content>\nimport o",
-        invalid=[("write_file", True, CUT)],
+        "write_file",
     ),
 ]
 
@@ -294,18 +300,12 @@ def _glm(layout: str) -> list[Case]:
             "Let me look first.\n\nBack soon.",
         ),
         Case(family, "escapes", call("write_file", path="q.py", content=CODE), ESCAPED),
-        Case(
+        malformed(
             family,
-            "malformed",
             f"<tool_call>read_file{n}<arg_key>path</arg_key>{n}</tool_call>",
-            invalid=[("read_file", False, "needs its <arg_value>")],
+            "needs its <arg_value>",
         ),
-        Case(
-            family,
-            "truncated",
-            f"<tool_call>read_file{n}<arg_key>path</arg_key>{n}<arg_value>src",
-            invalid=[("read_file", True, CUT)],
-        ),
+        cut_off(family, f"<tool_call>read_file{n}<arg_key>path</arg_key>{n}<arg_value>src"),
     ]
 
 
@@ -346,18 +346,10 @@ CASES += [
         r'[TOOL_CALLS][{"name": "write_file", "arguments": {"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}}]',
         ESCAPED,
     ),
-    Case(
-        M,
-        "malformed",
-        '[TOOL_CALLS][{"name": "read_file", "arguments": "path=a.py"}]',
-        invalid=[("read_file", False, "must be a JSON object")],
+    malformed(
+        M, '[TOOL_CALLS][{"name": "read_file", "arguments": "path=a.py"}]', "must be a JSON object"
     ),
-    Case(
-        M,
-        "truncated",
-        '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "a',
-        invalid=[("read_file", True, CUT)],
-    ),
+    cut_off(M, '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "a'),
 ]
 
 V = "mistral-v11"
@@ -393,18 +385,8 @@ CASES += [
         r'[TOOL_CALLS]write_file[ARGS]{"path": "q.py", "content": "print(\"hi\")\n\tpath = \"C:\\tmp\"\n"}',
         ESCAPED,
     ),
-    Case(
-        V,
-        "malformed",
-        '[TOOL_CALLS]read_file[ARGS]{"path": a.py}',
-        invalid=[("read_file", False, JSON_BAD)],
-    ),
-    Case(
-        V,
-        "truncated",
-        '[TOOL_CALLS]read_file[ARGS]{"path": "sr',
-        invalid=[("read_file", True, CUT)],
-    ),
+    malformed(V, '[TOOL_CALLS]read_file[ARGS]{"path": a.py}', JSON_BAD),
+    cut_off(V, '[TOOL_CALLS]read_file[ARGS]{"path": "sr'),
 ]
 
 # ---- Llama 3.x --------------------------------------------------------------------------------
@@ -440,18 +422,8 @@ CASES += [
     ),
     Case(L, "end-token-left-in", '{"name": "ls", "parameters": {}}<|eot_id|>', EMPTY, text=""),
     Case(L, "json-answer", '{"answer": 42}', text='{"answer": 42}'),
-    Case(
-        L,
-        "malformed",
-        '<|python_tag|>{"name": "read_file", "parameters": {"path": a.py}}',
-        invalid=[("read_file", False, JSON_BAD)],
-    ),
-    Case(
-        L,
-        "truncated",
-        '{"name": "read_file", "parameters": {"path": "sr',
-        invalid=[("read_file", True, CUT)],
-    ),
+    malformed(L, '<|python_tag|>{"name": "read_file", "parameters": {"path": a.py}}', JSON_BAD),
+    cut_off(L, '{"name": "read_file", "parameters": {"path": "sr'),
 ]
 
 # ---- DeepSeek -----------------------------------------------------------------------------------
@@ -501,18 +473,8 @@ for family, one in (("deepseek-v3", _v3), ("deepseek-v3.1", _v31)):
         Case(family, "end-of-sentence-left-in", "Done.<｜end▁of▁sentence｜>", text="Done."),
         Case(family, "ascii-bars", (BEGIN + one("ls", "{}") + END).replace("｜", "|"), EMPTY),
         Case(family, "no-outer-begin", one("ls", "{}"), EMPTY),
-        Case(
-            family,
-            "malformed",
-            f'{BEGIN}{CB}read_file {{"path": "a.py"}}{CE}{END}',
-            invalid=[("", False, SEP)],
-        ),
-        Case(
-            family,
-            "truncated",
-            BEGIN + one("read_file", '{"path": "src/a')[: -len(CE) - 5],
-            invalid=[("read_file", True, CUT)],
-        ),
+        malformed(family, f'{BEGIN}{CB}read_file {{"path": "a.py"}}{CE}{END}', SEP, ""),
+        cut_off(family, BEGIN + one("read_file", '{"path": "src/a')[: -len(CE) - 5]),
     ]
 
 D = "deepseek-v3.2"
@@ -567,18 +529,10 @@ CASES += [
         "Let me look first.\n\nBack soon.",
     ),
     Case(D, "escapes", _dsml(_invoke("write_file", path=("q.py", T), content=(CODE, T))), ESCAPED),
-    Case(
-        D,
-        "malformed",
-        f"<{DS}function_calls>\n<{DS}call read_file/>\n</{DS}function_calls>",
-        invalid=[("", False, "invoke block")],
+    malformed(
+        D, f"<{DS}function_calls>\n<{DS}call read_file/>\n</{DS}function_calls>", "invoke block", ""
     ),
-    Case(
-        D,
-        "truncated",
-        _dsml(_invoke("write_file", path=("q.py", T)))[:-40],
-        invalid=[("write_file", True, CUT)],
-    ),
+    cut_off(D, _dsml(_invoke("write_file", path=("q.py", T)))[:-40], "write_file"),
 ]
 
 # ---- Kimi K2 ------------------------------------------------------------------------------------
@@ -623,18 +577,13 @@ CASES += [
     ),
     Case(K, "escapes", KS + _kimi("functions.write_file:0", ESCAPED_JSON) + KE, ESCAPED),
     Case(K, "dotted-name", KS + _kimi("functions.mcp.read:0", "{}") + KE, [("mcp.read", {})]),
-    Case(
+    malformed(
         K,
-        "malformed",
         KS + _kimi("functions.read_file", '{"path": "a.py"}') + KE,
-        invalid=[("functions.read_file", False, "functions.TOOL:INDEX")],
+        "functions.TOOL:INDEX",
+        "functions.read_file",
     ),
-    Case(
-        K,
-        "truncated",
-        KS + _kimi("functions.read_file:0", '{"path": "sr')[: -len("<|tool_call_end|>")],
-        invalid=[("read_file", True, CUT)],
-    ),
+    cut_off(K, KS + _kimi("functions.read_file:0", '{"path": "sr')[: -len("<|tool_call_end|>")]),
 ]
 
 # ---- gpt-oss Harmony ----------------------------------------------------------------------------
@@ -678,13 +627,8 @@ CASES += [
         "<|channel|>analysis to=browser.search <|constrain|>json<|message|>{}<|call|>",
         invalid=[("browser.search", False, "no built-in tool")],
     ),
-    Case(G, "malformed", _h("read_file", "{path: a.py}"), invalid=[("read_file", False, JSON_BAD)]),
-    Case(
-        G,
-        "truncated",
-        _h("read_file", '{"path": "sr')[: -len("<|call|>")],
-        invalid=[("read_file", True, CUT)],
-    ),
+    malformed(G, _h("read_file", "{path: a.py}"), JSON_BAD),
+    cut_off(G, _h("read_file", '{"path": "sr')[: -len("<|call|>")]),
 ]
 
 # ---- Mention is not use: call markup the model quotes or only thinks about ----------------------

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_run_command import toolbelt_run
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import toolbelt_run
 
 from .cases import family_call
 

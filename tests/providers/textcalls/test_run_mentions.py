@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.test_run_command import toolbelt_run
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import toolbelt_run
 
 QUOTED = '<tool_call>\n{"name": "bash", "arguments": {"command": "touch QUOTED"}}\n</tool_call>'
 REAL = '<tool_call>\n{"name": "read_file", "arguments": {"path": "app.py"}}\n</tool_call>'

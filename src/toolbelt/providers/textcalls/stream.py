@@ -3,10 +3,10 @@
 Outside a call, text is passed on as soon as it cannot be the start of a call marker: only a
 suffix that is a prefix of some marker is held back, so the UI never shows half a tag and
 never waits longer than a marker's length. Inside a call, the family's closer decides where it
-ends and the family parses it; values are then coerced by the tool's schema. Bytes may be fed
-too: they are decoded incrementally, so a chunk may end inside a multi-byte character (the
-DeepSeek markers are full-width). ``finish`` reports a call the stream cut off as truncated —
-it is never returned as a runnable call.
+ends and the family parses it; ``turn_calls`` makes calls of what it parsed (values coerced by
+the tool's schema). Bytes may be fed too: they are decoded incrementally, so a chunk may end
+inside a multi-byte character (the DeepSeek markers are full-width). ``finish`` reports a call
+the stream cut off as truncated — it is never returned as a runnable call.
 
 Mention is not use: call markup inside a code block, an inline code span or reasoning
 (``<think>``) is text, not a call (``spans``); when the template opened the reasoning in the
@@ -16,45 +16,22 @@ prompt, calls before its closing ``</think>`` are answered as not run.
 from __future__ import annotations
 
 import codecs
-import random
-import re
-import secrets
-import string
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from toolbelt.core.schema import JsonSchema
-from toolbelt.providers.framing import ZWSP, restore_values
-from toolbelt.providers.model import InvalidToolCall, ModelToolCall, TextDelta, ToolCallStarted
-from toolbelt.providers.textcalls.closers import Closer, Swallow
-from toolbelt.providers.textcalls.coerce import coerce_arguments
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, Visible
+from toolbelt.providers.model import TextDelta
+from toolbelt.providers.textcalls.call_ids import new_call_id
+from toolbelt.providers.textcalls.closers import Closer
+from toolbelt.providers.textcalls.family import Family, Opener
+from toolbelt.providers.textcalls.markers import Markers
 from toolbelt.providers.textcalls.spans import Reasoned, Span, SpanOpeners
+from toolbelt.providers.textcalls.turn_calls import ParseEvent, TurnCalls
 
 __all__ = ["ParseEvent", "TextCallParser", "new_call_id"]
-
-ParseEvent = TextDelta | ToolCallStarted | ModelToolCall | InvalidToolCall
-
-_ID_ALPHABET = string.ascii_letters + string.digits
-# Ids need to be unique, not secret: a generator seeded once from the OS costs no system call
-# per id (``secrets`` reads the OS for every one).
-_ID_RANDOM = random.Random(secrets.randbits(128))
-# Template leaks (``{{ tc.name }}``), quotes, tags and spaces never belong in a tool name.
-_BAD_NAME = re.compile(r"[{}<>\"'\s]")
 
 
 _NAME_WINDOW = 512
 """A call block's tool name comes within its first characters, or not early at all."""
-
-
-def new_call_id() -> str:
-    """Nine random alphanumerics: unique in practice, and the id shape Mistral requires."""
-    number = _ID_RANDOM.getrandbits(53)  # two ids never meet in practice
-    chars = []
-    for _ in range(9):
-        number, digit = divmod(number, 62)
-        chars.append(_ID_ALPHABET[digit])
-    return "".join(chars)
 
 
 class TextCallParser:
@@ -68,31 +45,21 @@ class TextCallParser:
         new_id: Callable[[], str] = new_call_id,
     ) -> None:
         self.family = family
-        self._schemas = schemas or {}
-        self._new_id = new_id
-        self._openers = sorted(family.openers, key=lambda o: -len(o.marker))
-        self._floating = [o for o in self._openers if not o.at_start]
-        self._at_start = [o for o in self._openers if o.at_start]
-        terminators = tuple(o.marker for o in self._floating if o.closer is Swallow)
-        self._spans = SpanOpeners(terminators)
+        self._turn = TurnCalls(family.shape, schemas or {}, new_id)
+        self._markers = Markers(family)
+        self._at_start = self._markers.at_start
+        self._spans = SpanOpeners(self._markers.terminators)
         self._span: Span | None = None  # quoted or reasoning text: no call is read in it
-        self._marks = (*(o.marker for o in self._floating), *SpanOpeners.markers)
-        self._longest = max(len(m) for m in self._marks)
-        self._first_chars = {m[0] for m in self._marks}
-        # one scan in C says whether a chunk could hold (the start of) any marker
-        self._marker_char = re.compile("|".join(map(re.escape, sorted(self._first_chars))) or "$^")
+        self._marker_char = self._markers.marker_char
         self._decoder: codecs.IncrementalDecoder | None = None  # made when bytes arrive
         self._buf = ""
         self._opener: Opener | None = None
         self._closer: Closer | None = None
         self._blank_so_far = True
-        self._ids: set[str] = set()
-        self._pending: str | None = None  # the id announced for the open block's first call
         self._looking = False  # still looking for the open block's tool name
         self._text: list[str] = []
-        self.calls: list[ModelToolCall] = []
-        self._raw: dict[str, str] = {}  # each call's text, should it turn out to be reasoning
-        self.invalid: list[InvalidToolCall] = []
+        self.calls = self._turn.calls
+        self.invalid = self._turn.invalid
 
     @property
     def text(self) -> str:
@@ -150,10 +117,11 @@ class TextCallParser:
             raw = buf if opener.at_start else opener.marker + buf
             items = opener.parse(buf) if natural_stop else []
             if items:
-                self._emit(items, raw, events)
+                self._turn.emit(items, raw, events, self._show)
             else:
-                self._truncated(opener.name_hint(buf), raw, events)
-            self._pending, self._looking = None, False
+                self._turn.truncated(opener.name_hint(buf), raw, events)
+            self._turn.block_ended()
+            self._looking = False
         return events
 
     def _drain(self, buf: str, events: list[ParseEvent], *, final: bool) -> str:
@@ -177,7 +145,7 @@ class TextCallParser:
                 elif ahead is None:
                     found = None
                 else:  # not searched yet, or the marker found was inside quoted text
-                    found = self._find_opener(buf)
+                    found = self._markers.find_opener(buf, blank_so_far=self._blank_so_far)
                     ahead = None if found is None else (len(buf) - found[0], found[1])
                 span = self._spans.find(buf, len(buf) if found is None else found[0], final=final)
                 if span is not None:
@@ -187,7 +155,9 @@ class TextCallParser:
                     buf = rest
                     continue
                 if found is None:
-                    keep = 0 if final else self._holdback(buf)
+                    keep = 0
+                    if not final:  # a tail that may still grow into a marker waits
+                        keep = self._markers.holdback(buf, blank_so_far=self._blank_so_far)
                     self._show(buf[: len(buf) - keep], events)
                     return buf[len(buf) - keep :]
                 index, opener = found
@@ -216,7 +186,7 @@ class TextCallParser:
         self._spans.entered(entered)
         self._show(buf[:marker_end], events)
         if isinstance(entered, Reasoned):
-            self._retract(buf[index:marker_end])
+            self._turn.retract(buf[index:marker_end])
         else:
             self._span = entered
         return buf[marker_end:]
@@ -233,8 +203,7 @@ class TextCallParser:
         self._looking = False
         groups = match.groupdict()
         name = groups.get("name") or groups.get("alt") or ""
-        self._pending = self._id(groups.get("id"))
-        events.append(ToolCallStarted(self._pending, name))
+        events.append(self._turn.announce(groups.get("id"), name))
 
     def _close(self, buf: str, found: tuple[int, int], events: list[ParseEvent]) -> str:
         """Parse the block that ends at ``found``; returns the text after it."""
@@ -243,38 +212,10 @@ class TextCallParser:
         opener = self._opener
         self._opener, self._closer = None, None
         marker = "" if opener.at_start else opener.marker
-        self._emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events)
-        self._pending, self._looking = None, False
+        self._turn.emit(opener.parse(buf[:body_end]), marker + buf[:consumed], events, self._show)
+        self._turn.block_ended()
+        self._looking = False
         return buf[consumed:]
-
-    def _find_opener(self, buf: str) -> tuple[int, Opener] | None:
-        best: tuple[int, Opener] | None = None
-        for opener in self._floating:
-            index = buf.find(opener.marker)
-            if index >= 0 and (best is None or index < best[0]):
-                best = (index, opener)
-        if self._blank_so_far and self._at_start:
-            lead = len(buf) - len(buf.lstrip())
-            for opener in self._at_start:
-                if buf.startswith(opener.marker, lead) and (best is None or lead < best[0]):
-                    best = (lead, opener)
-        return best
-
-    def _holdback(self, buf: str) -> int:
-        """How many trailing characters could still become a marker."""
-        if self._blank_so_far and self._at_start and not buf.strip():
-            return len(buf)
-        tail_start = max(0, len(buf) - self._longest + 1)
-        earliest = len(buf)
-        for first in self._first_chars:  # the common case: no marker's first character near
-            index = buf.find(first, tail_start)
-            while 0 <= index < earliest:
-                tail = buf[index:]
-                if any(m.startswith(tail) for m in self._marks):
-                    earliest = index
-                    break
-                index = buf.find(first, index + 1)
-        return len(buf) - earliest
 
     def _show(self, text: str, events: list[ParseEvent]) -> None:
         if text:
@@ -282,77 +223,3 @@ class TextCallParser:
             if self._blank_so_far:
                 self._blank_so_far = not text.strip()
             events.append(TextDelta(text))
-
-    def _emit(self, items: list[Item], raw: str, events: list[ParseEvent]) -> None:
-        for item in items:
-            if isinstance(item, Visible):
-                self._show(item.text, events)
-            elif isinstance(item, BadCall):
-                call_id = self._take_id(None, item.name, events)
-                self._invalid(InvalidToolCall(call_id, item.name, raw, item.problem), events)
-            elif _BAD_NAME.search(item.name) or not item.name:
-                problem = (
-                    f"{item.name!r} is not a tool name; call one of the offered tools by its "
-                    f"exact name, in this shape: {self.family.shape}"
-                )
-                call_id = self._take_id(None, item.name, events)
-                self._invalid(InvalidToolCall(call_id, item.name, raw, problem), events)
-            else:
-                copied = ZWSP in raw or "\\u200b" in raw or "\\u200B" in raw  # JSON may escape it
-                self._raw[self._call(item, events, copied=copied)] = raw
-
-    def _call(self, item: Call, events: list[ParseEvent], *, copied: bool) -> str:
-        """Emit a parsed call; ``copied``: its text holds what a neutralised result showed."""
-        schema = self._schemas.get(item.name)
-        arguments: dict[str, Any] = (
-            coerce_arguments(item.arguments, schema, raw_text=item.raw_text)
-            if schema is not None
-            else dict(item.arguments)
-        )
-        if copied:
-            arguments = restore_values(arguments)
-        call = ModelToolCall(self._take_id(item.id, item.name, events), item.name, arguments)
-        self.calls.append(call)
-        events.append(call)
-        return call.id
-
-    def _retract(self, marker: str) -> None:
-        """The text so far was reasoning (its start was in the prompt): the calls in it were
-        considered, not made. None of them runs; each was announced, so each is answered as
-        not run (the model learns where a call belongs)."""
-        problem = (
-            f"This call was written inside your reasoning (before {marker}), so it did not "
-            f"run; to make it, write it after your reasoning ends: {self.family.shape}"
-        )
-        for call in self.calls:
-            raw = self._raw.get(call.id, "")
-            self.invalid.append(InvalidToolCall(call.id, call.name, raw, problem))
-        self.calls.clear()
-
-    def _truncated(self, name: str, raw: str, events: list[ParseEvent]) -> None:
-        problem = (
-            "This tool call was cut off by the output limit before it was complete, so it "
-            "did not run; make it again with shorter arguments (write a large file in parts)."
-        )
-        call_id = self._take_id(None, name, events)
-        self._invalid(InvalidToolCall(call_id, name, raw, problem, truncated=True), events)
-
-    def _invalid(self, call: InvalidToolCall, events: list[ParseEvent]) -> None:
-        self.invalid.append(call)
-        events.append(call)
-
-    def _take_id(self, proposed: str | None, name: str, events: list[ParseEvent]) -> str:
-        """The id announced for this block's first call, or a new one announced now."""
-        if self._pending is not None:
-            call_id, self._pending = self._pending, None
-            return call_id
-        call_id = self._id(proposed)
-        events.append(ToolCallStarted(call_id, name))
-        return call_id
-
-    def _id(self, proposed: str | None) -> str:
-        call_id = proposed if proposed and proposed not in self._ids else self._new_id()
-        while call_id in self._ids:
-            call_id = self._new_id()
-        self._ids.add(call_id)
-        return call_id

@@ -1,4 +1,9 @@
-"""Building blocks for the provider tests: requests, tool results, a recorded retry policy."""
+"""Building blocks for the provider tests: requests, tool results, a recorded retry policy,
+and the turns of a conversation driven through a real SDK client against the loopback fake.
+
+Every provider is checked on the same conversations (a turn that calls tools, the turn after
+their results), so what differs between the tests is only what each provider's wire looks
+like: the bodies the SDK sent and what the client made of the replies."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from toolbelt.providers.model import (
     ModelClient,
     ModelEvent,
     ModelRequest,
+    ToolResultsMessage,
     TurnComplete,
     UserMessage,
 )
@@ -84,3 +90,29 @@ async def one_turn(req: ModelRequest, spec: str, **options: Any) -> TurnComplete
     """Open ``spec``, run one turn, close the client: the turn's ``TurnComplete``."""
     async with model(spec, **options) as client:
         return (await run_turn(client, req))[1]
+
+
+async def answer_calls(
+    client: ModelClient, first: ModelRequest, done: TurnComplete, *results: ToolCallResult
+) -> TurnComplete:
+    """The turn after ``done``: ``first``'s messages, the model's reply and ``results``."""
+    after = request(*first.messages, done.message, ToolResultsMessage(results))
+    return (await run_turn(client, after))[1]
+
+
+async def parallel_calls_answered(
+    client: ModelClient, first: ModelRequest, ids: tuple[str, str]
+) -> tuple[list[ModelEvent], TurnComplete, TurnComplete]:
+    """Turn one, whose reply calls read_file and ls at once (ids ``ids``), then the turn after
+    read_file answered with text and an image and ls with an error: turn one's events, its
+    ``TurnComplete`` and the final one."""
+    events, done = await run_turn(client, first)
+    read, listed = ids
+    final = await answer_calls(
+        client,
+        first,
+        done,
+        result(read, "read_file", "a picture", image=True),
+        result(listed, "ls", "permission denied", error=True),
+    )
+    return events, done, final
