@@ -24,7 +24,15 @@ from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
 from toolbelt.providers.gemini_schema import gemini_schema
 
-__all__ = ["SchemaForm", "neutral_schema", "per_tool", "strict_schema", "tool_schema"]
+__all__ = [
+    "SchemaForm",
+    "neutral_schema",
+    "per_tool",
+    "strict_expressible",
+    "strict_schema",
+    "strict_tool_schema",
+    "tool_schema",
+]
 
 SchemaForm = Literal["neutral", "strict", "gemini"]
 """The input schema as sent: neutral (Anthropic, OpenAI, MCP), OpenAI strict, Gemini's."""
@@ -88,6 +96,41 @@ def neutral_schema(tool: Tool[Any]) -> JsonSchema:
     """The tool's input schema, self-contained and closed (``additionalProperties: false``);
     a fresh copy, built once per tool."""
     return tool_schema(tool, "neutral")
+
+
+def strict_tool_schema(tool: Tool[Any]) -> JsonSchema | None:
+    """The tool's OpenAI strict-mode schema, or None when strict mode cannot express it.
+
+    Strict mode wants every object closed and every value typed, so a map (``metadata``,
+    ``call_mcp_tool``'s ``arguments``) or a value of any type has no strict form: forcing one
+    would tell the model the map must be empty. Such a tool is sent with ``strict: false``
+    and its neutral schema; OpenAI takes ``strict`` per function, so the others stay strict.
+    """
+    built = per_tool(
+        tool, "strict-expressible", lambda: strict_expressible(tool_schema(tool, "strict"))
+    )
+    return tool_schema(tool, "strict") if built else None
+
+
+def strict_expressible(schema: Any) -> bool:
+    """Whether ``schema`` (a strict-form node) is inside what OpenAI's strict mode accepts:
+    every object closed with its properties listed, every value typed."""
+    if not isinstance(schema, dict):
+        return False
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        return all(strict_expressible(option) for option in options)
+    if "type" not in schema and "enum" not in schema and "const" not in schema:
+        return False
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds:
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or schema.get("additionalProperties") is not False:
+            return False
+        if not all(strict_expressible(sub) for sub in properties.values()):
+            return False
+    return "array" not in kinds or strict_expressible(schema.get("items"))
 
 
 def strict_schema(schema: JsonSchema) -> JsonSchema:
