@@ -83,9 +83,7 @@ async def test_tools_with_a_ref_loop_or_odd_names_are_usable(hostile: Path) -> N
     # the `$ref` loop is cut at its second turn: the tool is listed, its schema finite
     assert server.skipped == []
     node = tools["mcp__bad__loop"].input_schema()["properties"]["node"]
-    assert node["properties"]["next"] == {
-        "description": "(A value of the same shape as `node`, nested.)"
-    }
+    assert node["properties"]["next"] == {"description": "Same shape as `node` (nested)."}
     assert odd.text == "odd name/ü!: ü"
     assert twin.text == "odd_name_u: x"
 

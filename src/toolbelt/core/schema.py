@@ -10,7 +10,8 @@ form:
   description naming the shape, and a reference the schema does not define likewise;
 - drops titles (they repeat the property names and cost tokens);
 - closes every object that lists its ``properties`` and says nothing of other keys
-  (``additionalProperties: false``), keeps an explicit ``additionalProperties`` (``true`` or a
+  (``additionalProperties: false``; a ``required`` key it does not list is listed, with any
+  value, so the tool stays callable), keeps an explicit ``additionalProperties`` (``true`` or a
   schema) or ``patternProperties`` as written, and leaves an object without ``properties``
   open: it is a map (``metadata``, ``headers``, pydantic's ``dict[str, Any]``), and closing it
   would tell the model it must be empty;
@@ -139,8 +140,17 @@ class _Walker:
             out = self._merge(all_of[0], rest)
         kinds = out.get("type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
-        lists_keys = isinstance(out.get("properties"), dict)
-        if lists_keys and "additionalProperties" not in out and "patternProperties" not in out:
+        properties = out.get("properties")
+        if (
+            isinstance(properties, dict)
+            and "additionalProperties" not in out
+            and "patternProperties" not in out
+        ):
+            # a required key the schema does not list was an allowed extra key: closing the
+            # object must not make the tool uncallable, so it is listed, with any value
+            for name in out.get("required", ()):
+                if isinstance(name, str) and name not in properties:
+                    out["properties"] = properties = {**properties, name: {}}
             out["additionalProperties"] = False
         if "array" in kinds and "items" not in out and "prefixItems" not in out:
             out["items"] = {}
@@ -155,10 +165,10 @@ class _Walker:
     def _referenced(self, ref: str) -> Any:
         name = ref.rstrip("/").rpartition("/")[2] or "the whole input"
         if ref in self.expanding:
-            return {"description": f"(A value of the same shape as `{name}`, nested.)"}
+            return {"description": f"Same shape as `{name}` (nested)."}
         target = _resolve(self.root, ref)
         if target is None:
-            return {"description": f"(Any value: its schema `{ref}` is not available.)"}
+            return {"description": f"Its schema `{ref}` is not available."}
         self.expanding.append(ref)
         try:
             if ref in ("#", ""):

@@ -2,11 +2,12 @@
 
 Tools from another MCP server arrive as a name, a description and a JSON Schema; a user may
 prefer to write a schema by hand. ``SchemaTool`` takes the schema as it is, brings it to the
-neutral form every provider format starts from (closed objects, no ``$ref``), and validates
-arguments against that same form with ``jsonschema`` (locked with the MCP SDK), so unknown
-fields are refused and errors read exactly as they do for built-in tools: the field at fault,
-what was sent, and a correct example call. A subclass implements ``run`` and, when the tool
-touches files, commands or the network, ``access``.
+neutral form every provider format starts from (objects that list their keys closed, maps
+open, no ``$ref``), and validates arguments against that same form with ``jsonschema`` (locked
+with the MCP SDK), so unknown fields are refused, a map takes any key, and errors read exactly
+as they do for built-in tools: the field at fault, what was sent, and a correct example call.
+A subclass implements ``run`` and, when the tool touches files, commands or the network,
+``access``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from pydantic import ConfigDict
 
 from toolbelt.core.errors import UsageError
-from toolbelt.core.schema import JsonSchema, neutral_form
+from toolbelt.core.schema import JsonSchema, SchemaTooLarge, neutral_form
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.validation import invalid_arguments, location, short_value, unknown_field
 
@@ -69,7 +70,10 @@ class SchemaTool(Tool[SchemaArguments]):
         self.idempotent = idempotent
         self.open_world = open_world
         self.programmatic = programmatic
-        self._schema = neutral_form(dict(input_schema))
+        try:
+            self._schema = neutral_form(dict(input_schema))
+        except SchemaTooLarge as exc:
+            raise UsageError(f"The input schema of `{name}` cannot be used: {exc}.") from exc
         self._output_schema = dict(output_schema) if output_schema is not None else None
         validator_class = validator_for(input_schema, default=Draft202012Validator)
         try:

@@ -1,8 +1,9 @@
 """The neutral JSON schema of a tool (``Tool.input_schema``) and its strict variants.
 
 Every provider format starts here. The neutral schema (``core.schema``) has its ``$ref``s
-inlined, no titles, and ``additionalProperties: false`` on every object, so the model is told
-up front what the validator will enforce.
+inlined, no titles, every object that lists its keys closed and every map open, so the model is
+told up front what the validator will enforce. OpenAI's strict form is built from it where
+strict mode can express it (``strict_tool_schema``), Gemini's subset by ``gemini_schema``.
 
 Building a schema costs milliseconds (pydantic rebuilds it, ``SchemaTool`` deep-copies it), and
 every request lists every tool, so each form is built once per tool object (``per_tool``) and
@@ -93,8 +94,8 @@ def tool_schema(tool: Tool[Any], form: SchemaForm) -> JsonSchema:
 
 
 def neutral_schema(tool: Tool[Any]) -> JsonSchema:
-    """The tool's input schema, self-contained and closed (``additionalProperties: false``);
-    a fresh copy, built once per tool."""
+    """The tool's input schema in the neutral form (``core.schema``); a fresh copy, built once
+    per tool."""
     return tool_schema(tool, "neutral")
 
 
@@ -153,7 +154,9 @@ def _strictify(node: JsonSchema) -> JsonSchema:
             props[name] = prop
         node["properties"] = props
         node["required"] = list(props)
-        node["additionalProperties"] = False
+        # an object the neutral form left open (a map with listed keys) stays open, and
+        # ``strict_tool_schema`` then sends the tool without strict mode
+        node.setdefault("additionalProperties", False)
     if isinstance(node.get("items"), dict):
         node["items"] = _strictify(node["items"])
     if isinstance(node.get("anyOf"), list):
