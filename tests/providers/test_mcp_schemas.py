@@ -19,6 +19,7 @@ from google.genai import types as gemini_types
 
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import InvalidInputError
 from toolbelt.core.schema import neutral_form
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
 from toolbelt.providers.formats import (
@@ -29,7 +30,7 @@ from toolbelt.providers.formats import (
 )
 from toolbelt.providers.gemini_schema import GEMINI_KEYWORDS, gemini_schema
 
-NASTY = {
+NASTY: dict[str, dict[str, Any]] = {
     "array_without_items": {
         "type": "object",
         "properties": {
@@ -132,6 +133,39 @@ NASTY = {
     "unknown_ref": {
         "type": "object",
         "properties": {"spec": {"$ref": "https://example.invalid/spec.json"}},
+    },
+    "top_level_alternatives": {
+        "type": "object",
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"content": {"type": "string"}, "name": {"type": "string"}},
+                "required": ["content"],
+            },
+            {
+                "type": "object",
+                "properties": {"source_url": {"type": "string", "format": "uri"}},
+                "required": ["source_url"],
+            },
+        ],
+    },
+    "top_level_rules": {
+        "type": "object",
+        "properties": {
+            "project": {"type": "string"},
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "scopes": {"type": "array"},
+            "mode": {"enum": ["fast", "full"]},
+            "depth": {"type": "integer"},
+        },
+        "required": ["project"],
+        "oneOf": [{"required": ["paths"]}, {"required": ["scopes"]}],
+        "allOf": [
+            {
+                "if": {"properties": {"mode": {"const": "fast"}}},
+                "then": {"properties": {"depth": {"maximum": 2}}},
+            }
+        ],
     },
     "no_arguments": {"type": "object", "properties": {}},
     "any_object": {"type": "object"},
@@ -408,3 +442,46 @@ def test_the_neutral_form_is_stable_when_applied_again() -> None:
     for schema in NASTY.values():
         once = neutral_form(schema)
         assert neutral_form(once) == once
+
+
+def test_top_level_alternatives_are_listed_together_and_still_enforced() -> None:
+    tool = Remote("attach", NASTY["top_level_alternatives"])
+    assert tool.input_schema() == {
+        "type": "object",
+        "properties": {
+            "content": {"type": "string"},
+            "name": {"type": "string"},
+            "source_url": {"type": "string", "format": "uri"},
+        },
+        "additionalProperties": False,
+        "description": "The arguments take at least one of these forms: with `content`; "
+        "with `source_url`.",
+    }
+    assert tool.example == {"content": "text"}
+    with pytest.raises(InvalidInputError) as refused:
+        tool.validate({"name": "a.txt"})
+    assert str(refused.value) == (
+        "Invalid arguments for `attach`: `arguments` matches none of its forms (with `content`; "
+        'with `source_url`). A correct call looks like: {"content": "text"}'
+    )
+
+
+def test_top_level_rules_are_told_in_the_description_and_enforced() -> None:
+    tool = Remote("index", NASTY["top_level_rules"])
+    schema = tool.input_schema()
+    assert set(schema) == {"type", "properties", "required", "additionalProperties", "description"}
+    assert schema["required"] == ["project"]
+    assert schema["description"] == (
+        "The arguments take exactly one of these forms: with `paths`; with `scopes`. "
+        'If the arguments match {"properties": {"mode": {"const": "fast"}}}, they must match '
+        '{"properties": {"depth": {"maximum": 2}}}.'
+    )
+    assert tool.example == {"project": "text", "paths": []}
+    assert tool.validate({"project": "p", "scopes": [], "mode": "full", "depth": 5})
+    for wrong, why in [
+        ({"project": "p", "paths": [], "scopes": []}, "`arguments` matches more than one of"),
+        ({"project": "p", "paths": [], "mode": "fast", "depth": 5}, "`depth`: 5 is greater"),
+    ]:
+        with pytest.raises(InvalidInputError) as refused:
+            tool.validate(wrong)
+        assert why in str(refused.value)

@@ -18,7 +18,8 @@ form:
 - gives every array an ``items`` (``{}`` when it had none: the same meaning, and OpenAI rejects
   the whole request for an array schema without one);
 - at the top level, is an object with ``properties``: a top level that declares none (MCP's
-  "any object") keeps its extra keys with an explicit ``additionalProperties: true``.
+  "any object") keeps its extra keys with an explicit ``additionalProperties: true``; and has
+  no ``anyOf``/``oneOf``/``allOf``/``not``/``if`` (``lifted``), which providers reject there.
 
 Only schema positions are rewritten: a ``default``, ``const``, ``enum`` or ``examples`` value
 is data and is kept as it is, even when it holds a key named ``title`` or ``type``.
@@ -26,12 +27,22 @@ is data and is kept as it is, even when it holds a key named ``title`` or ``type
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import unquote
 
 from pydantic import BaseModel
 
-__all__ = ["MAX_NODES", "JsonSchema", "SchemaTooLarge", "model_schema", "neutral_form"]
+__all__ = [
+    "MAX_NODES",
+    "JsonSchema",
+    "SchemaTooLarge",
+    "forms",
+    "lifted",
+    "model_schema",
+    "neutral_form",
+    "validation_form",
+]
 
 JsonSchema = dict[str, Any]
 
@@ -56,6 +67,8 @@ _ONE = {
 _MAP = {"properties", "patternProperties", "dependentSchemas"}
 _LIST = {"anyOf", "oneOf", "allOf", "prefixItems"}
 _BOOLEAN_ALLOWED = {"additionalProperties", "unevaluatedProperties"}
+_TOP_RULES = {"anyOf", "oneOf", "allOf", "not", "if", "then", "else"}
+_PARTS = {"if", "then", "else", "not", "dependentSchemas", "allOf"}
 
 
 class SchemaTooLarge(ValueError):
@@ -71,6 +84,12 @@ def neutral_form(schema: JsonSchema) -> JsonSchema:
     """``schema`` (an object schema, possibly with ``$defs`` and ``$ref``s) in the neutral form.
 
     Raises ``SchemaTooLarge`` when inlining its references would pass ``MAX_NODES``."""
+    return lifted(validation_form(schema))
+
+
+def validation_form(schema: JsonSchema) -> JsonSchema:
+    """The neutral form before ``lifted``: what a ``SchemaTool`` validates against, so a rule
+    written with ``anyOf``/``oneOf``/``not``/``if`` at the top is still enforced."""
     root = dict(schema)
     walker = _Walker(root)
     body = {k: v for k, v in root.items() if k not in ("$defs", "definitions", "$schema")}
@@ -84,6 +103,64 @@ def neutral_form(schema: JsonSchema) -> JsonSchema:
     return neutral
 
 
+def lifted(schema: JsonSchema) -> JsonSchema:
+    """``schema`` without ``anyOf``/``oneOf``/``allOf``/``not``/``if`` at its top level.
+
+    Anthropic rejects the request for a tool whose input schema has ``oneOf``, ``anyOf`` or
+    ``allOf`` at the top, OpenAI too. The alternatives' properties are listed together, the keys
+    every alternative requires are required, and the rule itself is told in the description;
+    the validator still enforces it (``validation_form``)."""
+    if not _TOP_RULES & set(schema):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in _TOP_RULES}
+    properties: dict[str, Any] = dict(out.get("properties", {}))
+    required: list[str] = list(out.get("required", []))
+    # open when the top lists keys and leaves others open, or an alternative does
+    open_keys = bool(properties) and out.get("additionalProperties") is not False
+    notes = []
+    for key in ("allOf", "anyOf", "oneOf"):
+        options = [o for o in schema.get(key, ()) if isinstance(o, dict)]
+        for option in options:
+            for name, sub in option.get("properties", {}).items():
+                if properties.get(name) in (None, {}):
+                    properties[name] = sub
+            listed = bool(option.get("properties"))
+            open_keys = open_keys or (listed and option.get("additionalProperties") is not False)
+        wanted = [set(o.get("required", ())) for o in options]
+        common = set.union(*wanted) if key == "allOf" and wanted else set()
+        common = set.intersection(*wanted) if key != "allOf" and wanted else common
+        required += sorted(common - set(required))
+        if key != "allOf" and options:
+            which = "exactly one" if key == "oneOf" else "at least one"
+            notes.append(f"The arguments take {which} of these forms: {forms(options)}")
+    if "if" in schema:
+        rule = f"If the arguments match {json.dumps(schema['if'])}"
+        rule += f", they must match {json.dumps(schema.get('then', {}))}"
+        notes.append(rule + (f", else {json.dumps(schema['else'])}" if "else" in schema else ""))
+    if "not" in schema:
+        notes.append(f"The arguments must not match {json.dumps(schema['not'])}")
+    out["properties"] = properties
+    if required:
+        out["required"] = required
+    out["additionalProperties"] = bool(open_keys)
+    told = ". ".join(notes) + "."
+    out["description"] = f"{out['description']} {told}" if out.get("description") else told
+    return out
+
+
+def forms(options: list[Any]) -> str:
+    """Alternatives (``anyOf``/``oneOf``) in words: each named by the keys it requires, else
+    those it lists, else written out."""
+    return "; ".join(_form(o) if isinstance(o, dict) else json.dumps(o) for o in options)
+
+
+def _form(option: JsonSchema) -> str:
+    keys = option.get("required") or list(option.get("properties", {}))
+    if not keys:
+        return json.dumps(option)
+    return ("with " if option.get("required") else "any of ") + ", ".join(f"`{k}`" for k in keys)
+
+
 class _Walker:
     """One pass over a schema: references inlined, titles dropped, objects and arrays made
     explicit. ``expanding`` holds the references being inlined, to cut cycles."""
@@ -93,8 +170,11 @@ class _Walker:
         self.expanding: list[str] = []
         self.nodes = 0
 
-    def schema(self, node: Any, keyword: str) -> Any:
-        """``node`` in a schema position (the value of ``keyword``)."""
+    def schema(self, node: Any, keyword: str, *, closable: bool = True) -> Any:
+        """``node`` in a schema position (the value of ``keyword``). ``closable``: the node is
+        a whole shape; a part combined with its siblings (an ``allOf`` member, an ``if``, an
+        alternative beside the parent's own properties) is never closed, or the keys of the
+        other parts would be refused."""
         if node is True and keyword not in _BOOLEAN_ALLOWED:
             return {}
         if not isinstance(node, dict):
@@ -108,61 +188,69 @@ class _Walker:
         ref = node.get("$ref")
         if isinstance(ref, str):
             siblings = {k: v for k, v in node.items() if k != "$ref"}
-            return self._merge(self._referenced(ref), self._keywords(siblings))
-        return self._shaped(self._keywords(node))
+            target = self._referenced(ref, closable=closable)
+            return self._merge(target, self._keywords(siblings), closable=closable)
+        return self._shaped(self._keywords(node), closable=closable)
 
     def _keywords(self, node: JsonSchema) -> JsonSchema:
         out: JsonSchema = {}
+        whole_alternatives = not node.get("properties")
         for key, value in node.items():
             if key in ("title", "$schema", "$id", "$defs", "definitions", "$comment"):
                 continue
             if key in _ONE or (key == "items" and isinstance(value, list)):
+                closable = key not in _PARTS
                 out[key] = (
                     [self.schema(item, key) for item in value]
                     if isinstance(value, list)
-                    else self.schema(value, key)
+                    else self.schema(value, key, closable=closable)
                 )
             elif key in _MAP and isinstance(value, dict):
                 # a property schema `false` forbids the key: leaving it out says the same
                 out[key] = {
-                    name: self.schema(sub, key) for name, sub in value.items() if sub is not False
+                    name: self.schema(sub, key, closable=key not in _PARTS)
+                    for name, sub in value.items()
+                    if sub is not False
                 }
             elif key in _LIST and isinstance(value, list):
-                out[key] = [self.schema(item, key) for item in value]
+                closable = key == "prefixItems" or (key != "allOf" and whole_alternatives)
+                out[key] = [self.schema(item, key, closable=closable) for item in value]
             else:
                 out[key] = value
         return out
 
-    def _shaped(self, out: JsonSchema) -> JsonSchema:
+    def _shaped(self, out: JsonSchema, *, closable: bool) -> JsonSchema:
         all_of = out.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
             rest = {k: v for k, v in out.items() if k != "allOf"}
-            out = self._merge(all_of[0], rest)
+            out = {**all_of[0], **rest}
         kinds = out.get("type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
         properties = out.get("properties")
         if (
-            isinstance(properties, dict)
+            closable
+            and isinstance(properties, dict)
             and "additionalProperties" not in out
             and "patternProperties" not in out
         ):
-            # a required key the schema does not list was an allowed extra key: closing the
-            # object must not make the tool uncallable, so it is listed, with any value
-            for name in out.get("required", ()):
-                if isinstance(name, str) and name not in properties:
+            # a key the object requires but does not list, or that its parts name, was an
+            # allowed extra key: closing must not make the tool uncallable, so it is listed
+            # here with any value (the part still checks it)
+            for name in _named_keys(out):
+                if name not in properties:
                     out["properties"] = properties = {**properties, name: {}}
             out["additionalProperties"] = False
         if "array" in kinds and "items" not in out and "prefixItems" not in out:
             out["items"] = {}
         return out
 
-    def _merge(self, target: Any, siblings: JsonSchema) -> Any:
+    def _merge(self, target: Any, siblings: JsonSchema, *, closable: bool) -> Any:
         """A referenced schema with the keywords written beside the ``$ref`` (they win)."""
         if not isinstance(target, dict):
             return siblings or target
-        return self._shaped({**target, **siblings}) if siblings else target
+        return self._shaped({**target, **siblings}, closable=closable) if siblings else target
 
-    def _referenced(self, ref: str) -> Any:
+    def _referenced(self, ref: str, *, closable: bool) -> Any:
         name = ref.rstrip("/").rpartition("/")[2] or "the whole input"
         if ref in self.expanding:
             return {"description": f"Same shape as `{name}` (nested)."}
@@ -172,11 +260,21 @@ class _Walker:
         self.expanding.append(ref)
         try:
             if ref in ("#", ""):
-                body = {k: v for k, v in target.items() if k not in ("$defs", "definitions")}
-                return self.schema(body, "")
-            return self.schema(target, "")
+                target = {k: v for k, v in target.items() if k not in ("$defs", "definitions")}
+            return self.schema(target, "", closable=closable)
         finally:
             self.expanding.pop()
+
+
+def _named_keys(node: JsonSchema) -> list[str]:
+    """The keys ``node`` requires and those its ``anyOf``/``oneOf``/``allOf`` name."""
+    names = [n for n in node.get("required", ()) if isinstance(n, str)]
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in node.get(key, ()) if isinstance(node.get(key), list) else ():
+            if isinstance(option, dict):
+                names += [n for n in option.get("required", ()) if isinstance(n, str)]
+                names += list(option.get("properties", {}) or {})
+    return list(dict.fromkeys(names))
 
 
 def _resolve(root: JsonSchema, ref: str) -> Any:

@@ -225,7 +225,10 @@ def _merged_all_of(node: dict[str, Any]) -> dict[str, Any]:
         member = _merged_all_of(member)
         for key, value in member.items():
             if key == "properties" and isinstance(value, dict):
-                properties.update(value)
+                # a key the parent lists with any value ({}) is described by its member
+                properties.update(
+                    (n, sub) for n, sub in value.items() if sub != {} or n not in properties
+                )
             elif key == "required" and isinstance(value, list):
                 required.extend(r for r in value if r not in required)
             else:
