@@ -167,6 +167,13 @@ NASTY: dict[str, dict[str, Any]] = {
             }
         ],
     },
+    "top_level_parts": {
+        "type": "object",
+        "allOf": [
+            {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"properties": {"b": {"type": "integer"}}},
+        ],
+    },
     "no_arguments": {"type": "object", "properties": {}},
     "any_object": {"type": "object"},
 }
@@ -485,3 +492,16 @@ def test_top_level_rules_are_told_in_the_description_and_enforced() -> None:
         with pytest.raises(InvalidInputError) as refused:
             tool.validate(wrong)
         assert why in str(refused.value)
+
+
+def test_top_level_parts_are_merged_without_a_rule_to_tell() -> None:
+    tool = Remote("parts", NASTY["top_level_parts"])
+    assert tool.input_schema() == {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+        "additionalProperties": True,  # as written: neither part closes the object
+        "required": ["a"],
+    }
+    assert tool.validate({"a": "x", "b": 1}).values() == {"a": "x", "b": 1}
+    with pytest.raises(InvalidInputError, match="`b`: should be of type integer"):
+        tool.validate({"a": "x", "b": "one"})

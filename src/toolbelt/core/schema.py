@@ -143,8 +143,9 @@ def lifted(schema: JsonSchema) -> JsonSchema:
     if required:
         out["required"] = required
     out["additionalProperties"] = bool(open_keys)
-    told = ". ".join(notes) + "."
-    out["description"] = f"{out['description']} {told}" if out.get("description") else told
+    if notes:
+        told = ". ".join(notes) + "."
+        out["description"] = f"{out['description']} {told}" if out.get("description") else told
     return out
 
 
