@@ -235,9 +235,22 @@ def strict_problems(schema: dict[str, Any]) -> list[str]:
                 problems.append(f"{path}: not every property is required")
         if {"oneOf", "allOf", "not", "patternProperties"} & set(node):
             problems.append(f"{path}: a keyword strict mode does not support")
+        if node.get("format", "date") not in STRICT_FORMATS:
+            problems.append(f"{path}: format {node['format']!r} is not one strict mode lists")
     return problems
 
 
+STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
 GEMINI_TYPES = {"STRING", "INTEGER", "NUMBER", "BOOLEAN", "ARRAY", "OBJECT"}
 GEMINI_FORMATS = {
     "STRING": {"date-time", "enum"},
@@ -439,6 +452,12 @@ def test_strict_mode_is_kept_for_tools_it_can_express() -> None:
     strictable = openai_chat_tool(Remote("f", NASTY["formats_and_bounds"]), strict=True)
     assert strictable["function"]["strict"] is True
     assert strict_problems(strictable["function"]["parameters"]) == []
+    properties = strictable["function"]["parameters"]["properties"]
+    assert properties["url"] == {
+        "anyOf": [{"type": "string", "pattern": "^https?://"}, {"type": "null"}],
+        "description": '(format: "uri")',
+    }
+    assert properties["day"]["anyOf"][0] == {"type": "string", "format": "date"}
     for name in ("free_form_objects", "any_object", "untyped_values"):
         assert (
             openai_chat_tool(Remote(name, NASTY[name]), strict=True)["function"]["strict"] is False

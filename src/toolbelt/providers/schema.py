@@ -68,6 +68,20 @@ _STRICT_KEEP = {
 }
 
 
+# The string formats OpenAI's structured outputs document for strict mode.
+_STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+
+
 def per_tool(tool: Tool[Any], key: str, build: Callable[[], Any]) -> Any:
     """``build()`` for ``tool``, computed once per tool object and ``key``; every call returns a
     fresh copy, so a caller that edits what it got cannot change what the next one gets.
@@ -161,19 +175,21 @@ def _strictify(node: JsonSchema) -> JsonSchema:
         node["items"] = _strictify(node["items"])
     if isinstance(node.get("anyOf"), list):
         node["anyOf"] = [_strictify(option) for option in node["anyOf"]]
-    notes = [
-        f"{key}: {json.dumps(value)}"
-        for key, value in node.items()
-        if key not in _STRICT_KEEP and key != "default"
-    ]
+    dropped = [k for k in node if k not in _STRICT_KEEP or _unsupported_format(k, node[k])]
+    notes = [f"{key}: {json.dumps(node[key])}" for key in dropped if key != "default"]
     if "default" in node:
         notes.insert(0, f"Default: {json.dumps(node['default'])}")
-    for key in [k for k in node if k not in _STRICT_KEEP]:
+    for key in dropped:
         del node[key]
     if notes:
         description = node.get("description", "")
         node["description"] = f"{description} ({'; '.join(notes)})".strip()
     return node
+
+
+def _unsupported_format(key: str, value: Any) -> bool:
+    """A ``format`` strict mode does not list (``uri``, ``int64``...): told, not sent."""
+    return key == "format" and value not in _STRICT_FORMATS
 
 
 def _nullable(prop: JsonSchema) -> JsonSchema:
