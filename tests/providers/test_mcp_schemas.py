@@ -524,3 +524,28 @@ def test_top_level_parts_are_merged_without_a_rule_to_tell() -> None:
     assert tool.validate({"a": "x", "b": 1}).values() == {"a": "x", "b": 1}
     with pytest.raises(InvalidInputError, match="`b`: should be of type integer"):
         tool.validate({"a": "x", "b": "one"})
+
+
+def test_gemini_merges_alternatives_beside_an_object_s_own_keys() -> None:
+    query = {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string"},
+            "a": {"type": "string"},
+            "b": {"type": "string"},
+        },
+        "required": ["kind"],
+        "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+    }
+    wrapped = neutral_form({"type": "object", "properties": {"q": query}})
+    assert gemini_schema(wrapped)["properties"]["q"] == {
+        "type": "OBJECT",
+        "description": "The fields take exactly one of these forms: with `a`; with `b`.",
+        "properties": {
+            "kind": {"type": "STRING"},
+            "a": {"type": "STRING"},
+            "b": {"type": "STRING"},
+        },
+        "propertyOrdering": ["kind", "a", "b"],
+        "required": ["kind"],
+    }

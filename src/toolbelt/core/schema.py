@@ -103,13 +103,14 @@ def validation_form(schema: JsonSchema) -> JsonSchema:
     return neutral
 
 
-def lifted(schema: JsonSchema) -> JsonSchema:
+def lifted(schema: JsonSchema, *, subject: str = "The arguments") -> JsonSchema:
     """``schema`` without ``anyOf``/``oneOf``/``allOf``/``not``/``if`` at its top level.
 
     Anthropic rejects the request for a tool whose input schema has ``oneOf``, ``anyOf`` or
     ``allOf`` at the top, OpenAI too. The alternatives' properties are listed together, the keys
     every alternative requires are required, and the rule itself is told in the description;
-    the validator still enforces it (``validation_form``)."""
+    the validator still enforces it (``validation_form``). ``subject`` names what the rule is
+    about in the description (Gemini lifts nested objects too: "The fields")."""
     if not _TOP_RULES & set(schema):
         return schema
     out = {k: v for k, v in schema.items() if k not in _TOP_RULES}
@@ -132,13 +133,13 @@ def lifted(schema: JsonSchema) -> JsonSchema:
         required += sorted(common - set(required))
         if key != "allOf" and options:
             which = "exactly one" if key == "oneOf" else "at least one"
-            notes.append(f"The arguments take {which} of these forms: {forms(options)}")
+            notes.append(f"{subject} take {which} of these forms: {forms(options)}")
     if "if" in schema:
-        rule = f"If the arguments match {json.dumps(schema['if'])}"
+        rule = f"If {subject.lower()} match {json.dumps(schema['if'])}"
         rule += f", they must match {json.dumps(schema.get('then', {}))}"
         notes.append(rule + (f", else {json.dumps(schema['else'])}" if "else" in schema else ""))
     if "not" in schema:
-        notes.append(f"The arguments must not match {json.dumps(schema['not'])}")
+        notes.append(f"{subject} must not match {json.dumps(schema['not'])}")
     out["properties"] = properties
     if required:
         out["required"] = required

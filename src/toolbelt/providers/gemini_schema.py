@@ -28,6 +28,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolbelt.core.schema import lifted
+
 __all__ = ["GEMINI_KEYWORDS", "gemini_schema"]
 
 _TYPES = {
@@ -85,6 +87,9 @@ def gemini_schema(node: Any) -> dict[str, Any]:
     if not isinstance(node, dict):
         return _anything({})
     node = _merged_all_of(node)
+    if node.get("properties") and ("anyOf" in node or "oneOf" in node):
+        # alternatives beside the object's own keys: one object, the rule told in words
+        node = lifted(node, subject="The fields")
     options = node.get("anyOf", node.get("oneOf"))
     kinds = node.get("type")
     if isinstance(options, list):
