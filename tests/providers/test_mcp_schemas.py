@@ -19,7 +19,7 @@ from google.genai import types as gemini_types
 
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.errors import InvalidInputError
+from toolbelt.core.errors import InvalidInputError, UsageError
 from toolbelt.core.schema import neutral_form
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
 from toolbelt.providers.formats import (
@@ -549,3 +549,22 @@ def test_gemini_merges_alternatives_beside_an_object_s_own_keys() -> None:
         "propertyOrdering": ["kind", "a", "b"],
         "required": ["kind"],
     }
+
+
+def test_references_that_would_expand_exponentially_are_refused_clearly() -> None:
+    # each level refers to the next twice: 2**30 nodes once inlined
+    defs = {
+        f"L{i}": {
+            "type": "object",
+            "properties": {"a": {"$ref": f"#/$defs/L{i + 1}"}, "b": {"$ref": f"#/$defs/L{i + 1}"}},
+        }
+        for i in range(30)
+    }
+    defs["L30"] = {"type": "string"}
+    schema = {"type": "object", "properties": {"root": {"$ref": "#/$defs/L0"}}, "$defs": defs}
+    with pytest.raises(UsageError) as refused:
+        Remote("bomb", schema)
+    assert str(refused.value) == (
+        "The input schema of `bomb` cannot be used: its input schema expands to more than "
+        "20,000 nodes once its `$ref`s are inlined."
+    )
