@@ -73,16 +73,17 @@ async def test_a_crashed_server_is_restarted_on_the_next_call(hostile: Path) -> 
     assert (second.text, state) == ("echo: alive", "running")
 
 
-async def test_tools_with_a_ref_loop_or_odd_names_are_contained(hostile: Path) -> None:
+async def test_tools_with_a_ref_loop_or_odd_names_are_usable(hostile: Path) -> None:
     async with Runtime(hostile, trusted=True, requester=AutoApprove()) as runtime:
-        names = [tool.name for tool in await runtime.toolset.list_tools()]
+        tools = {tool.name: tool for tool in await runtime.toolset.list_tools()}
         assert runtime.mcp_servers is not None
         server = runtime.mcp_servers.servers[0]
         odd = await runtime.run_one(ToolCall("o", "mcp__bad__odd_name", {"text": "ü"}))
         twin = await runtime.run_one(ToolCall("t", "mcp__bad__odd_name_u", {"text": "x"}))
-    assert "mcp__bad__loop" not in names
-    (skipped,) = server.skipped
-    assert skipped.startswith("'loop': RecursionError")
+    # the `$ref` loop is cut at its second turn: the tool is listed, its schema finite
+    assert server.skipped == []
+    node = tools["mcp__bad__loop"].input_schema()["properties"]["node"]
+    assert node["properties"]["next"] == {"description": "Same shape as `node` (nested)."}
     assert odd.text == "odd name/ü!: ü"
     assert twin.text == "odd_name_u: x"
 

@@ -2,11 +2,12 @@
 
 Tools from another MCP server arrive as a name, a description and a JSON Schema; a user may
 prefer to write a schema by hand. ``SchemaTool`` takes the schema as it is, brings it to the
-neutral form every provider format starts from (closed objects, no ``$ref``), and validates
-arguments against that same form with ``jsonschema`` (locked with the MCP SDK), so unknown
-fields are refused and errors read exactly as they do for built-in tools: the field at fault,
-what was sent, and a correct example call. A subclass implements ``run`` and, when the tool
-touches files, commands or the network, ``access``.
+neutral form every provider format starts from (objects that list their keys closed, maps
+open, no ``$ref``), and validates arguments against that same form with ``jsonschema`` (locked
+with the MCP SDK), so unknown fields are refused, a map takes any key, and errors read exactly
+as they do for built-in tools: the field at fault, what was sent, and a correct example call.
+A subclass implements ``run`` and, when the tool touches files, commands or the network,
+``access``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from pydantic import ConfigDict
 
 from toolbelt.core.errors import UsageError
-from toolbelt.core.schema import JsonSchema, neutral_form
+from toolbelt.core.schema import JsonSchema, SchemaTooLarge, forms, lifted, validation_form
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.validation import invalid_arguments, location, short_value, unknown_field
 
@@ -69,15 +70,20 @@ class SchemaTool(Tool[SchemaArguments]):
         self.idempotent = idempotent
         self.open_world = open_world
         self.programmatic = programmatic
-        self._schema = neutral_form(dict(input_schema))
+        try:
+            rules = validation_form(dict(input_schema))
+        except SchemaTooLarge as exc:
+            raise UsageError(f"The input schema of `{name}` cannot be used: {exc}.") from exc
+        # what providers are sent has no anyOf/oneOf/if at its top; the validator keeps them
+        self._schema = lifted(rules)
         self._output_schema = dict(output_schema) if output_schema is not None else None
         validator_class = validator_for(input_schema, default=Draft202012Validator)
         try:
-            validator_class.check_schema(self._schema)
+            validator_class.check_schema(rules)
         except SchemaError as exc:
             raise UsageError(f"The input schema of `{name}` is not valid: {exc.message}.") from exc
-        self._validator = validator_class(self._schema)
-        self.example = dict(example) if example is not None else example_from_schema(self._schema)
+        self._validator = validator_class(rules)
+        self.example = dict(example) if example is not None else example_from_schema(rules)
         problems = list(self._problems(self.example))
         if problems:
             raise UsageError(
@@ -133,8 +139,20 @@ class SchemaTool(Tool[SchemaArguments]):
             case "enum":
                 options = ", ".join(short_value(option) for option in error.validator_value)
                 yield f"`{location(path)}`: should be one of {options} (got {got})"
+            case "anyOf" | "oneOf" if isinstance(error.validator_value, list):
+                several = error.validator == "oneOf" and "is valid under each of" in error.message
+                how = "matches more than one of" if several else "matches none of"
+                yield f"`{location(path)}` {how} its forms ({forms(error.validator_value)})"
             case _:
                 yield f"`{location(path)}`: {error.message}"
+
+
+def _first_parts(schema: Mapping[str, Any], key: str) -> list[Any]:
+    """Every ``allOf`` member, or the first alternative of ``anyOf``/``oneOf``."""
+    options = schema.get(key)
+    if not isinstance(options, list) or not options:
+        return []
+    return list(options) if key == "allOf" else [options[0]]
 
 
 _PLACEHOLDERS: dict[str, Any] = {
@@ -157,11 +175,24 @@ def _example_value(schema: Mapping[str, Any]) -> Any:
     for key in ("const", "default"):
         if key in schema:
             return schema[key]
-    for key in ("examples", "enum", "anyOf", "oneOf"):
+    for key in ("examples", "enum"):
         options = schema.get(key)
         if isinstance(options, list) and options:
-            first = options[0]
-            return _example_value(first) if key in ("anyOf", "oneOf") else first
+            return options[0]
+    parts = [p for k in ("allOf", "anyOf", "oneOf") for p in _first_parts(schema, k)]
+    shapes = [p for p in parts if isinstance(p, dict) and ("properties" in p or "required" in p)]
+    if shapes and len(shapes) == len(parts):  # an object made of parts: their keys together
+        rest = {k: v for k, v in schema.items() if k not in ("allOf", "anyOf", "oneOf")}
+        properties = dict(rest.get("properties", {}))
+        required = list(rest.get("required", ()))
+        for part in shapes:
+            for name, sub in part.get("properties", {}).items():
+                if properties.get(name) in (None, {}):
+                    properties[name] = sub
+            required += part.get("required", ())
+        return _example_value({**rest, "properties": properties, "required": required})
+    if parts and not ("properties" in schema or "required" in schema):
+        return _example_value(parts[0])
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")

@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
 from toolbelt.mcp.results import output_schema
-from toolbelt.providers.schema import neutral_schema, per_tool, tool_schema
+from toolbelt.providers.schema import neutral_schema, per_tool, strict_tool_schema, tool_schema
 
 __all__ = [
     "GEMINI_SYNTHETIC_ID_PREFIX",
@@ -55,13 +56,15 @@ def anthropic_tool(tool: Tool[Any], *, cache_control: bool = False) -> dict[str,
 
 
 def openai_chat_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
-    """OpenAI Chat Completions function tool; ``strict`` uses the strict-mode schema."""
+    """OpenAI Chat Completions function tool; ``strict`` uses the strict-mode schema where
+    strict mode can express the tool's (``strict_tool_schema``)."""
+    parameters, strict = _openai_parameters(tool, strict=strict)
     return {
         "type": "function",
         "function": {
             "name": tool.name,
             "description": tool.description,
-            "parameters": tool_schema(tool, "strict" if strict else "neutral"),
+            "parameters": parameters,
             "strict": strict,
         },
     }
@@ -69,22 +72,34 @@ def openai_chat_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]
 
 def openai_responses_tool(tool: Tool[Any], *, strict: bool = False) -> dict[str, Any]:
     """OpenAI Responses function tool: flat, with ``strict`` always present."""
+    parameters, strict = _openai_parameters(tool, strict=strict)
     return {
         "type": "function",
         "name": tool.name,
         "description": tool.description,
-        "parameters": tool_schema(tool, "strict" if strict else "neutral"),
+        "parameters": parameters,
         "strict": strict,
     }
 
 
+def _openai_parameters(tool: Tool[Any], *, strict: bool) -> tuple[JsonSchema, bool]:
+    if strict:
+        schema = strict_tool_schema(tool)
+        if schema is not None:
+            return schema, True
+    return neutral_schema(tool), False
+
+
 def gemini_function_declaration(tool: Tool[Any]) -> dict[str, Any]:
-    """Gemini function declaration with an OpenAPI-subset ``parameters`` schema."""
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": tool_schema(tool, "gemini"),
-    }
+    """Gemini function declaration with an OpenAPI-subset ``parameters`` schema.
+
+    A tool without properties is declared without ``parameters``: Gemini rejects an OBJECT
+    whose ``properties`` are empty ("should be non-empty for OBJECT type")."""
+    declaration: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    parameters = tool_schema(tool, "gemini")
+    if parameters.get("properties"):
+        declaration["parameters"] = parameters
+    return declaration
 
 
 def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:

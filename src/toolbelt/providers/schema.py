@@ -1,8 +1,9 @@
 """The neutral JSON schema of a tool (``Tool.input_schema``) and its strict variants.
 
 Every provider format starts here. The neutral schema (``core.schema``) has its ``$ref``s
-inlined, no titles, and ``additionalProperties: false`` on every object, so the model is told
-up front what the validator will enforce.
+inlined, no titles, every object that lists its keys closed and every map open, so the model is
+told up front what the validator will enforce. OpenAI's strict form is built from it where
+strict mode can express it (``strict_tool_schema``), Gemini's subset by ``gemini_schema``.
 
 Building a schema costs milliseconds (pydantic rebuilds it, ``SchemaTool`` deep-copies it), and
 every request lists every tool, so each form is built once per tool object (``per_tool``) and
@@ -24,7 +25,15 @@ from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
 from toolbelt.providers.gemini_schema import gemini_schema
 
-__all__ = ["SchemaForm", "neutral_schema", "per_tool", "strict_schema", "tool_schema"]
+__all__ = [
+    "SchemaForm",
+    "neutral_schema",
+    "per_tool",
+    "strict_expressible",
+    "strict_schema",
+    "strict_tool_schema",
+    "tool_schema",
+]
 
 SchemaForm = Literal["neutral", "strict", "gemini"]
 """The input schema as sent: neutral (Anthropic, OpenAI, MCP), OpenAI strict, Gemini's."""
@@ -59,6 +68,20 @@ _STRICT_KEEP = {
 }
 
 
+# The string formats OpenAI's structured outputs document for strict mode.
+_STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+
+
 def per_tool(tool: Tool[Any], key: str, build: Callable[[], Any]) -> Any:
     """``build()`` for ``tool``, computed once per tool object and ``key``; every call returns a
     fresh copy, so a caller that edits what it got cannot change what the next one gets.
@@ -85,9 +108,44 @@ def tool_schema(tool: Tool[Any], form: SchemaForm) -> JsonSchema:
 
 
 def neutral_schema(tool: Tool[Any]) -> JsonSchema:
-    """The tool's input schema, self-contained and closed (``additionalProperties: false``);
-    a fresh copy, built once per tool."""
+    """The tool's input schema in the neutral form (``core.schema``); a fresh copy, built once
+    per tool."""
     return tool_schema(tool, "neutral")
+
+
+def strict_tool_schema(tool: Tool[Any]) -> JsonSchema | None:
+    """The tool's OpenAI strict-mode schema, or None when strict mode cannot express it.
+
+    Strict mode wants every object closed and every value typed, so a map (``metadata``,
+    ``call_mcp_tool``'s ``arguments``) or a value of any type has no strict form: forcing one
+    would tell the model the map must be empty. Such a tool is sent with ``strict: false``
+    and its neutral schema; OpenAI takes ``strict`` per function, so the others stay strict.
+    """
+    built = per_tool(
+        tool, "strict-expressible", lambda: strict_expressible(tool_schema(tool, "strict"))
+    )
+    return tool_schema(tool, "strict") if built else None
+
+
+def strict_expressible(schema: Any) -> bool:
+    """Whether ``schema`` (a strict-form node) is inside what OpenAI's strict mode accepts:
+    every object closed with its properties listed, every value typed."""
+    if not isinstance(schema, dict):
+        return False
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        return all(strict_expressible(option) for option in options)
+    if "type" not in schema and "enum" not in schema and "const" not in schema:
+        return False
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds:
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or schema.get("additionalProperties") is not False:
+            return False
+        if not all(strict_expressible(sub) for sub in properties.values()):
+            return False
+    return "array" not in kinds or strict_expressible(schema.get("items"))
 
 
 def strict_schema(schema: JsonSchema) -> JsonSchema:
@@ -110,24 +168,28 @@ def _strictify(node: JsonSchema) -> JsonSchema:
             props[name] = prop
         node["properties"] = props
         node["required"] = list(props)
-        node["additionalProperties"] = False
+        # an object the neutral form left open (a map with listed keys) stays open, and
+        # ``strict_tool_schema`` then sends the tool without strict mode
+        node.setdefault("additionalProperties", False)
     if isinstance(node.get("items"), dict):
         node["items"] = _strictify(node["items"])
     if isinstance(node.get("anyOf"), list):
         node["anyOf"] = [_strictify(option) for option in node["anyOf"]]
-    notes = [
-        f"{key}: {json.dumps(value)}"
-        for key, value in node.items()
-        if key not in _STRICT_KEEP and key != "default"
-    ]
+    dropped = [k for k in node if k not in _STRICT_KEEP or _unsupported_format(k, node[k])]
+    notes = [f"{key}: {json.dumps(node[key])}" for key in dropped if key != "default"]
     if "default" in node:
         notes.insert(0, f"Default: {json.dumps(node['default'])}")
-    for key in [k for k in node if k not in _STRICT_KEEP]:
+    for key in dropped:
         del node[key]
     if notes:
         description = node.get("description", "")
         node["description"] = f"{description} ({'; '.join(notes)})".strip()
     return node
+
+
+def _unsupported_format(key: str, value: Any) -> bool:
+    """A ``format`` strict mode does not list (``uri``, ``int64``...): told, not sent."""
+    return key == "format" and value not in _STRICT_FORMATS
 
 
 def _nullable(prop: JsonSchema) -> JsonSchema:
