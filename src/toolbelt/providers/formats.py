@@ -91,11 +91,17 @@ def _openai_parameters(tool: Tool[Any], *, strict: bool) -> tuple[JsonSchema, bo
 
 
 def gemini_function_declaration(tool: Tool[Any]) -> dict[str, Any]:
-    """Gemini function declaration with an OpenAPI-subset ``parameters`` schema.
+    """Gemini function declaration with an OpenAPI-subset ``parameters`` schema, or — for a
+    tool with a map or a value of any type (``call_mcp_tool``'s ``arguments``, an MCP tool's
+    ``metadata``), which that subset cannot say — its neutral JSON Schema as
+    ``parametersJsonSchema``: in the subset a map is an object Gemini fills with nothing.
 
     A tool without properties is declared without ``parameters``: Gemini rejects an OBJECT
     whose ``properties`` are empty ("should be non-empty for OBJECT type")."""
     declaration: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    if strict_tool_schema(tool) is None and neutral_schema(tool).get("properties"):
+        declaration["parametersJsonSchema"] = neutral_schema(tool)
+        return declaration
     parameters = tool_schema(tool, "gemini")
     if parameters.get("properties"):
         declaration["parameters"] = parameters
