@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
+import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from toolbelt.shell.helper_python import helper_argv, helper_code
 from toolbelt.shell.procs import descendants
 
-__all__ = ["anchored_argv", "main"]
+__all__ = ["anchored_argv", "check_runnable", "main"]
 
 _BOOT = helper_code("from toolbelt.shell.subreaper import main; main()")
 _PR_SET_CHILD_SUBREAPER = 36
@@ -53,6 +55,23 @@ def anchored_argv(
     if report is not None:
         options += ["--report", str(report)]
     return helper_argv(_BOOT, *options, "--", *argv)
+
+
+def check_runnable(
+    program: str, env: Mapping[str, str] | None, cwd: str | os.PathLike[str] | None
+) -> None:
+    """Raise the ``OSError`` that starting ``program`` directly would (the anchor itself
+    always starts: a program that cannot run would only show as its exit status 127)."""
+    if "/" in program:
+        path = os.path.join(cwd or ".", program)
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        return
+    search = (os.environ if env is None else env).get("PATH", os.defpath)
+    if shutil.which(program, path=search) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 def main(args: list[str] | None = None) -> None:
