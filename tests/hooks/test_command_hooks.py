@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -243,14 +244,51 @@ async def test_cancellation_kills_the_hook_and_its_child(tmp_path: Path) -> None
 
 @pytest.mark.anyio
 async def test_a_background_child_holding_stdout_does_not_stall_the_hook(tmp_path: Path) -> None:
+    """The hook answers at once; the child it left ends with it (as a command's leftovers do)."""
     outcome = await run(
         "sleep 300 & echo $! > child.pid; " + answer({"decision": "approve"}), tmp_path
     )
     child = int((tmp_path / "child.pid").read_text())
     try:
         assert (outcome.timed_out, outcome.decision) == (False, "allow")
+        assert gone(child)
     finally:
-        os.kill(child, 9)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, 9)
+
+
+@pytest.mark.anyio
+async def test_a_hooks_env_cleared_escapee_ends_with_the_hook(tmp_path: Path) -> None:
+    """Out of the group (setsid), orphaned, its marker cleared (env -i): still the anchor's."""
+    command = (
+        "env -i setsid /bin/sh -c 'echo $$ > escapee.pid; exec sleep 300' </dev/null >/dev/null"
+        " 2>&1 & while [ ! -s escapee.pid ]; do :; done; " + answer({"decision": "approve"})
+    )
+    outcome = await run(command, tmp_path)
+    escapee = int((tmp_path / "escapee.pid").read_text())
+    try:
+        assert (outcome.timed_out, outcome.decision) == (False, "allow")
+        assert gone(escapee)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(escapee, 9)
+
+
+@pytest.mark.anyio
+async def test_a_timed_out_hooks_env_cleared_escapee_ends(tmp_path: Path) -> None:
+    command = (
+        "env -u TOOLBELT_RUN_ID setsid sh -c 'echo $$ > escapee.pid; exec sleep 300' & "
+        "while [ ! -s escapee.pid ]; do :; done; echo started; wait"
+    )
+    outcome = await run(command, tmp_path, limit=1)
+    escapee = int((tmp_path / "escapee.pid").read_text())
+    try:
+        assert outcome.timed_out
+        assert outcome.stdout == "started\n"
+        assert gone(escapee)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(escapee, 9)
 
 
 @pytest.mark.anyio
@@ -265,7 +303,8 @@ async def test_a_deadline_reached_while_draining_is_no_timeout(
     try:
         assert (outcome.timed_out, outcome.exit_code, outcome.decision) == (False, 0, "allow")
     finally:
-        os.kill(child, 9)
+        with contextlib.suppress(ProcessLookupError):  # it ended with the hook
+            os.kill(child, 9)
 
 
 # -- which hooks a call runs ----------------------------------------------------------------

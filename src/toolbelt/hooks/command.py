@@ -25,10 +25,12 @@ The answer:
   does not block").
 
 Failing safe: a hook that cannot start, times out, or prints broken JSON (it meant to say
-something) yields "ask", never an approval. On timeout or cancellation the whole group gets
-SIGTERM, then SIGKILL after a short grace, so a child the hook started dies with it; a child
-that left the group (``setsid``, a double fork) is found by the ``TOOLBELT_RUN_ID`` marker every
-descendant inherits in its environment and ended the same way (``shell.procs.sweep``).
+something) yields "ask", never an approval. The hook runs under an anchor
+(``shell.subreaper``) that ends what the hook left when it exits. On timeout or cancellation
+the whole group gets SIGTERM, then SIGKILL after a short grace, so a child the hook started
+dies with it; a child that left the group (``setsid``, a double fork) is found as the
+anchor's descendant, or by the ``TOOLBELT_RUN_ID`` marker in its environment, and ended the
+same way (``shell.procs.sweep``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,11 +45,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from toolbelt.core.programs import absolute_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.subreaper import anchored_argv
 from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
@@ -107,7 +109,7 @@ async def run_command_hook(
         # may already have started; past this point the ``finally`` below kills the group.
         with anyio.CancelScope(shield=True):
             process = await anyio.open_process(
-                ["/bin/sh", "-c", command],
+                anchored_argv(["/bin/sh", "-c", command]),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -134,9 +136,12 @@ async def run_command_hook(
     finally:
         with anyio.CancelScope(shield=True):
             if process.returncode is None:  # timed out, or the caller cancelled us
-                await _stop_group(process)
-                # what left the group (setsid, double fork) still carries the marker
-                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=KILL_GRACE))
+                # the group, what left it (setsid, a double fork) below the anchor, the marked
+                anchor = process.pid
+                await anyio.to_thread.run_sync(
+                    lambda: sweep(run_id, grace=KILL_GRACE, extra=(anchor,), root=anchor)
+                )
+                await process.wait()  # the anchor ends once nothing is left below it
             await process.aclose()
     if deadline.cancelled_caught and not exited:
         return HookOutcome(
@@ -227,20 +232,6 @@ async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
         await stream.send(data)
     with contextlib.suppress(*_STREAM_GONE):
         await stream.aclose()
-
-
-async def _stop_group(process: Process) -> None:
-    """SIGTERM the hook's process group, then SIGKILL whatever is left of it."""
-    _signal_group(process.pid, signal.SIGTERM)
-    with anyio.move_on_after(KILL_GRACE):
-        await process.wait()
-    _signal_group(process.pid, signal.SIGKILL)  # children that outlived or ignored SIGTERM
-    await process.wait()
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 def _environment(env: Mapping[str, str] | None, cwd: Path) -> dict[str, str]:

@@ -10,9 +10,10 @@ the pending call returns; the next call starts it afresh. A tool listing that fa
 because some tools nest too deeply is the exception: those tools arrive marked unreadable
 (``UNREADABLE_KEY``), the listing leaves them out with that reason and keeps the others.
 
-The server runs in a session of its own with ``TOOLBELT_RUN_ID`` in its environment, so
-closing ends its whole tree through ``shell.procs.sweep`` — the process group, and whatever
-escaped it with ``setsid`` or a double fork — the way commands the bash tool ran are ended.
+The server runs under an anchor (``shell.subreaper``) in a session of its own with
+``TOOLBELT_RUN_ID`` in its environment, so closing ends its whole tree through
+``shell.procs.sweep`` — the process group, and whatever escaped it with ``setsid`` or a double
+fork, its environment cleared or not — the way commands the bash tool ran are ended.
 The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKILL, the OOM
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
@@ -42,6 +43,7 @@ from toolbelt.core.programs import absolute_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.subreaper import anchored_argv, check_runnable
 from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
@@ -86,8 +88,9 @@ class StdioConnection:
         server = self._server
         env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
         env["PATH"] = absolute_path(env.get("PATH", os.defpath))  # see the module's docstring
+        check_runnable(server.command, env, server.cwd)  # the anchor would start regardless
         process = await anyio.open_process(
-            [server.command, *server.args],
+            anchored_argv([server.command, *server.args]),
             env=env,
             cwd=server.cwd,
             start_new_session=True,
@@ -197,7 +200,7 @@ class StdioConnection:
             await process.wait()
         group = process.pid  # start_new_session: the server leads its own group
         await anyio.to_thread.run_sync(
-            lambda: sweep(self.run_id, extra=(group,), grace=_EXIT_GRACE)
+            lambda: sweep(self.run_id, extra=(group,), grace=_EXIT_GRACE, root=group)
         )
         with anyio.move_on_after(_EXIT_GRACE):
             await process.wait()

@@ -1,7 +1,8 @@
 """Background jobs: commands that keep running after the call that started them returns.
 
 Each job is its own ``bash -c`` (confined like the persistent shell when the session has a
-sandbox) in a new session, marked with its own run id, writing its
+sandbox) under an anchor (``subreaper``, which keeps every process the job starts its
+descendant) in a new session, marked with its own run id, writing its
 output through a pipe into a 0600 file in the session's spill directory, held to 64 MiB
 (``job_output``). ``bash_output`` reads what is new
 since the last read; ``kill_shell`` ends the job's whole tree (group kill plus the run-id
@@ -27,6 +28,7 @@ from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
 from toolbelt.shell.sandbox import Sandbox
+from toolbelt.shell.subreaper import anchored_argv
 from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["Job", "JobManager", "JobStatus"]
@@ -109,7 +111,7 @@ class JobManager:
         fd = output.start()
         try:
             process = subprocess.Popen(
-                argv,
+                anchored_argv(argv, linger=True),  # a job's `server &` runs on: it lingers
                 cwd=cwd,
                 env={**env, RUN_ID_VAR: run_id},
                 stdin=subprocess.DEVNULL,
@@ -167,7 +169,7 @@ class JobManager:
         """End the job's process tree; returns how many processes were ended."""
         job.killed = job.process.poll() is None
         count = await anyio.to_thread.run_sync(
-            lambda: sweep(job.run_id, grace=1.0, extra=(job.process.pid,))
+            lambda: sweep(job.run_id, grace=1.0, extra=(job.process.pid,), root=job.process.pid)
         )
         await anyio.to_thread.run_sync(job.process.wait)
         forget(job.process.pid)

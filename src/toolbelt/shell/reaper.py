@@ -2,20 +2,17 @@
 
 Background jobs and the persistent shell run in their own sessions, so they would outlive an
 interpreter that exits (or crashes into ``sys.exit``) before ``Session.aclose``. Every group
-and run id toolbelt starts is registered here, and an ``atexit`` hook ends them: SIGKILL to
-each process group and the run-id sweep for anything that left it. A process killed with
-SIGKILL runs no hooks: ``watchdog`` covers that (and the MCP server and the CLI also close
-sessions on their normal paths and on SIGTERM).
+and run id toolbelt starts is registered here, and an ``atexit`` hook ends them: each group's
+anchor (``subreaper``) with every descendant, and whatever carries a registered run id. A
+process killed with SIGKILL runs no hooks: ``watchdog`` covers that (and the MCP server and
+the CLI also close sessions on their normal paths and on SIGTERM).
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import os
-import signal
 
-from toolbelt.shell.procs import marked_processes
+from toolbelt.shell.procs import end_trees, marked_processes
 
 __all__ = ["forget", "remember"]
 
@@ -34,10 +31,9 @@ def forget(group: int) -> None:
 
 @atexit.register
 def _end_everything() -> None:
-    for group, run_id in list(_live.items()):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
-        for pid in marked_processes(run_id) if run_id else ():
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+    seeds = set(_live)
+    for run_id in filter(None, _live.values()):
+        seeds.update(marked_processes(run_id))
+    if seeds:
+        end_trees(seeds)
     _live.clear()

@@ -10,9 +10,11 @@ every command, job, shell, hook and git process carries its run id in its enviro
 time a run id is needed, a small watchdog is started (unconfined, in a session of its own,
 ~15 ms once) holding the read end of a pipe whose write end only this process holds. Nothing
 is ever written to it: when the pipe reaches end of file this process is gone, however it
-went, and the watchdog kills every process whose run id carries the prefix, and their
-process groups (a child that cleared its environment but stayed in its job's group), until
-none is left; then it exits. There is nothing to register, so nothing to lock, tell or wait
+went, and the watchdog kills every process whose run id carries the prefix, their process
+groups (a child that cleared its environment but stayed in its job's group) and all their
+descendants (an anchor's, ``subreaper``: what cleared its environment and left the group),
+stopping them all before it kills any (``procs.end_trees``), until none is left; then it
+exits. There is nothing to register, so nothing to lock, tell or wait
 for at exit: a normal exit has ended everything already and the watchdog finds nothing.
 Then it removes the spill directories the process owned (``spill_owners``), which a process
 killed with SIGKILL never removed itself.
@@ -20,7 +22,6 @@ killed with SIGKILL never removed itself.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import signal
@@ -30,7 +31,7 @@ import threading
 import time
 
 from toolbelt.shell.helper_python import helper_argv, helper_code
-from toolbelt.shell.procs import RUN_ID_VAR, processes_marked_with
+from toolbelt.shell.procs import RUN_ID_VAR, end_trees, processes_marked_with
 from toolbelt.shell.spill_owners import spill_base, sweep
 
 __all__ = ["main", "new_run_id", "run_id_prefix"]
@@ -121,12 +122,27 @@ def _end_processes(prefix: str) -> None:
         found = processes_marked_with(prefix)
         if not found:
             return
-        for pid, group, session in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-            # only a group that leads its own session: one toolbelt started (never a group
-            # of the terminal's, such as a pipeline toolbelt ran in)
-            if group == session and group not in (1, mine):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(group, signal.SIGKILL)
+        seeds = {pid for pid, _, _ in found}
+        # only a group that leads its own session: one toolbelt started (never a group of the
+        # terminal's, such as a pipeline toolbelt ran in)
+        groups = {group for _, group, session in found if group == session}
+        groups -= {1, mine}
+        seeds.update(_members(groups))
+        end_trees(seeds)
         time.sleep(0.01)
+
+
+def _members(groups: set[int]) -> list[int]:
+    """The live processes of ``groups``."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != b"Z" and int(fields[2]) in groups:
+            members.append(int(entry))
+    return members

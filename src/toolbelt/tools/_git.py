@@ -29,6 +29,7 @@ from anyio.abc import ByteReceiveStream, Process
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
+from toolbelt.shell.subreaper import anchored_argv
 from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["GitResult", "GitRunner"]
@@ -125,15 +126,12 @@ class GitRunner:
             LC_ALL="C",
         )
         env[RUN_ID_VAR] = run_id  # hooks' children inherit it, so a sweep finds them all
-        try:
-            process = await anyio.open_process(
-                [program("git") or "/nonexistent/git", *args],
-                cwd=self.cwd,
-                env=env,
-                start_new_session=True,
-            )
-        except FileNotFoundError as exc:
-            raise ToolError("git is not installed here; commit with the user's own tools.") from exc
+        git = program("git")
+        if git is None:
+            raise ToolError("git is not installed here; commit with the user's own tools.")
+        process = await anyio.open_process(
+            anchored_argv([git, *args]), cwd=self.cwd, env=env, start_new_session=True
+        )
         try:
             with anyio.fail_after(self.timeout):
                 stdout, stderr = await _communicate(process, (stdin or "").encode())
@@ -141,7 +139,7 @@ class GitRunner:
         except BaseException as exc:  # timeout or cancellation: end git and its hooks first
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(
-                    lambda: sweep(run_id, grace=1.0, extra=(process.pid,))
+                    lambda: sweep(run_id, grace=1.0, extra=(process.pid,), root=process.pid)
                 )
                 await process.aclose()
             if isinstance(exc, TimeoutError):
