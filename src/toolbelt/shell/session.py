@@ -123,8 +123,7 @@ class ShellSession:
             if self._sandbox is not None and sandbox is None:  # read-only: only jobs can add
                 notes += self._sandbox.check_jobs()
             started, before = time.monotonic(), last_pid()
-            assert process.stdin is not None
-            await process.stdin.send(script.encode())
+            process = await self._send(process, script.encode())
             tail: tuple[int, Path] | None = None
             timed_out = False
             try:
@@ -222,7 +221,9 @@ class ShellSession:
 
     async def _ensure_started(self) -> Process:
         if self._process is not None and self._process.returncode is None:
-            return self._process
+            if _running(self._shell):
+                return self._process
+            await self._kill(self._process, "")  # it died since the last command: start anew
         restore = f"source {_quote(str(self._state))} 2>/dev/null\n" if self._state.exists() else ""
         argv = [program("bash") or "/bin/bash", "--noprofile", "--norc"]
         if self._sandbox is not None:
@@ -255,6 +256,19 @@ class ShellSession:
         )
         return self._process
 
+    async def _send(self, process: Process, script: bytes) -> Process:
+        """Hand ``script`` to the shell; a shell that died since its last command (killed from
+        outside, its sandbox gone) is restarted in the same directory, once, and gets it."""
+        assert process.stdin is not None
+        try:
+            await process.stdin.send(script)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self._kill(process, "")
+            process = await self._ensure_started()
+            assert process.stdin is not None
+            await process.stdin.send(script)
+        return process
+
     async def _kill(self, process: Process, run_id: str) -> None:
         group = process.pid
         await anyio.to_thread.run_sync(
@@ -283,6 +297,17 @@ class ShellSession:
             await process.wait()
             await process.aclose()
             forget(process.pid)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` (the shell below its anchor) is alive: neither gone nor a zombie."""
+    if pid <= 0:
+        return True  # not reported: only the anchor's own end tells
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _quote(text: str) -> str:
