@@ -171,7 +171,7 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         ("glob", {"pattern": "*.py"}),
         ("grep", {"pattern": "b = 20", "output_mode": "content"}),
         ("ls", {"path": "."}),
-        ("bash", {"command": "sleep 4747", "run_in_background": True}),
+        ("bash", {"command": "echo up; sleep 4747", "run_in_background": True}),
         ("think", {"thought": "checking"}),
         ("todo_write", {"todos": [{"id": "1", "content": "x", "status": "completed"}]}),
         ("todo_read", {}),
@@ -184,7 +184,11 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
             assert result.is_error is False, (name, result.content)
             results[name] = result
         job = results["bash"].structured_content["id"]
-        polled = await client.call_tool("bash_output", {"id": job})
+        with anyio.fail_after(30):  # a loaded machine may take a while to start the job
+            polled = await client.call_tool("bash_output", {"id": job})
+            while "up" not in polled.content[0].text:
+                await anyio.sleep(0.05)
+                polled = await client.call_tool("bash_output", {"id": job})
         stopped = await client.call_tool("kill_shell", {"id": job})
         metadata = await client.call_tool("web_fetch", {"url": "http://169.254.169.254/"})
         asked = await client.call_tool("ask_user", {"questions": [{"question": "Go on?"}]})
