@@ -211,6 +211,8 @@ class StdioConnection:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, 9)
+            with anyio.move_on_after(_EXIT_GRACE):  # reaped here, not after the loop is gone
+                await process.wait()
 
 
 def _without_unreadable_tools(line: bytes) -> types.JSONRPCMessage | None:
