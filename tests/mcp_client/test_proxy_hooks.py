@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.mcp_client.conftest import fake_entry, write_servers
 from tests.mcp_client.test_cli import toolbelt
 
-DROP = {"server": "db", "tool": "drop_table", "arguments": {"table": "users"}}
+DROP: dict[str, object] = {"server": "db", "tool": "drop_table", "arguments": {"table": "users"}}
 
 
 def setup(workspace: Path, mark: str, tmp_path: Path, matcher: str, command: str) -> None:
