@@ -233,18 +233,19 @@ class Executor:
         if self.session.closed:
             raise FatalError("The session is closed; start a new session to run more tools.")
         hooked = type(self.hooks) is not ToolHooks  # skip the no-op hooks on the hot path
+        subject = await tool.hook_subject(args, dumped) if hooked else None
         hook_call = HookCall(
             ctx.call_id,
-            tool.name,
-            dumped,
+            subject.name if subject else tool.name,
+            subject.arguments if subject else dumped,
             self.session.id,
             str(self.session.cwd),
             self.policy.mode,
-            (tool.claude_name,) if tool.claude_name else (),
+            subject.aliases if subject else (),
         )
         pre = await self.hooks.pre_tool_use(hook_call) if hooked else _NO_HOOK
         if pre.updated_input is not None:
-            args = parse_arguments(tool, pre.updated_input)
+            args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
             dumped = args.model_dump(mode="json")
         access: Access = await tool.access(args, ctx)
         request = PermissionRequest(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from toolbelt.core.content import ToolOutput
     from toolbelt.core.context import ToolContext
 
-__all__ = ["Tool", "ToolInput"]
+__all__ = ["HookSubject", "Tool", "ToolInput"]
 
 
 class ToolInput(BaseModel):
@@ -37,6 +38,16 @@ class ToolInput(BaseModel):
 
 
 InputT = TypeVar("InputT", bound=ToolInput)
+
+
+@dataclass(frozen=True, slots=True)
+class HookSubject:
+    """The call hooks are told about: the tool's name, the names a matcher may also select it
+    by, and its input."""
+
+    name: str
+    aliases: tuple[str, ...]
+    arguments: dict[str, Any]
 
 
 class Tool(ABC, Generic[InputT]):
@@ -97,6 +108,17 @@ class Tool(ABC, Generic[InputT]):
             cached = RuleIdentity(self.name, family, target, aliases)
             self.__dict__["_rule_identity"] = cached
         return cached
+
+    async def hook_subject(self, args: InputT, dumped: dict[str, Any]) -> HookSubject:
+        """What hooks see of this call; a proxy tool (``call_mcp_tool``) shows the call it
+        makes, so a hook for that tool guards the proxied call too (as ``call_identity`` does
+        for rules)."""
+        return HookSubject(self.name, (self.claude_name,) if self.claude_name else (), dumped)
+
+    def from_hook_input(self, dumped: dict[str, Any], updated: Mapping[str, Any]) -> dict[str, Any]:
+        """This tool's arguments once a PreToolUse hook replaced the input it saw
+        (``hook_subject``)."""
+        return dict(updated)
 
     def call_identity(self, args: InputT) -> RuleIdentity:
         """How rules see this call; a proxy tool (``call_mcp_tool``) answers as the tool it

@@ -9,7 +9,7 @@ rule for ``mcp__s__t`` — allow or deny — governs ``call_mcp_tool`` of ``s``/
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -20,7 +20,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.identity import RuleIdentity
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool import HookSubject, Tool, ToolInput
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.server import McpServerToolset
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, server_spellings
@@ -129,6 +129,15 @@ class CallMcpTool(Tool[CallMcpInput]):
     def is_readonly(self, args: CallMcpInput) -> bool:
         target = self._target(args)
         return target is not None and target.readonly
+
+    async def hook_subject(self, args: CallMcpInput, dumped: dict[str, Any]) -> HookSubject:
+        """The target tool with its arguments; a matcher for ``call_mcp_tool`` selects it too."""
+        target = await self._resolve(args)
+        aliases = (target.claude_name, self.name) if target.claude_name else (self.name,)
+        return HookSubject(target.name, aliases, dict(args.arguments))
+
+    def from_hook_input(self, dumped: dict[str, Any], updated: Mapping[str, Any]) -> dict[str, Any]:
+        return {**dumped, "arguments": dict(updated)}
 
     def call_identity(self, args: CallMcpInput) -> RuleIdentity:
         target = self._target(args)
