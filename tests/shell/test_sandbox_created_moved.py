@@ -14,6 +14,7 @@ import pytest
 
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
+from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
 from toolbelt.shell.sandbox import Sandbox, SandboxSettings
 
@@ -106,3 +107,15 @@ def test_the_clean_up_does_not_follow_a_directory_swapped_for_a_symlink(
     assert os.path.islink(ws / "sub") and (ws / "A" / ".git").is_dir()
     assert len(notes) == 1 and notes[0].startswith(f"The sandbox could not move {ws}/sub/.git")
     assert not (tmp_path / "home" / ".local" / "state").exists()  # nothing was moved
+
+
+def test_the_watch_tells_a_moved_directory_from_a_new_link(tmp_path: Path) -> None:
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / ".envrc").write_text("use nix\n")
+    (tmp_path / "other").mkdir()
+    watch = CreatedWatch([tmp_path])
+    watch.baseline()
+    os.rename(tmp_path / "old", tmp_path / "new")
+    assert watch.created() == []  # the same entry, moved with its directory
+    os.link(tmp_path / "new" / ".envrc", tmp_path / "other" / ".envrc")
+    assert watch.created() == [tmp_path / "other" / ".envrc"]  # a new name for it: made

@@ -18,10 +18,13 @@ to the current time on every change, ``touch`` included, and no unprivileged cal
   (a command could otherwise append to ``sub/.git/hooks/pre-commit`` or ``crate/
   rust-toolchain.toml``, which only a top-level mount would stop).
 
-"Created" is decided by identity, not path: an entry whose ``(st_dev, st_ino)`` was a
-protected entry's before the walk was moved, not made (``mv libs/vendored libs/vendor``
-carries a nested repository's ``.git`` and ``.env.local`` to paths never seen; they stay),
-unless that entry is still at a known place too (a hard link is a new name for it). What a
+"Created" is decided by identity, not path: an entry whose ``(st_dev, st_ino, st_ctime_ns)``
+was a protected entry's before the walk was moved with its directory, not made (``mv
+libs/vendored libs/vendor`` carries a nested repository's ``.git`` and ``.env.local`` to
+paths never seen, leaving their own ctime alone; they stay), unless that entry is still at a
+known place too. The ctime is part of it because the kernel sets it on a new file, a new hard
+link and a rename of the entry itself, so a reused inode number or a link is not taken for a
+move (an entry renamed by itself is moved aside: nothing is lost either way). What a
 user makes while a confined background job runs (a ``git clone`` in another terminal) cannot
 be told from the job's work, so the sandbox never deletes what this reports: it moves it to a
 quarantine folder and says where (``quarantine``), and nothing is lost.
@@ -48,6 +51,9 @@ from toolbelt.shell.quarantine import Identity, identity
 
 __all__ = ["CreatedWatch"]
 
+_Stamp = tuple[int, int, int]
+"""``(st_dev, st_ino, st_ctime_ns)`` of a protected entry."""
+
 _TICK = 1_000_000_000
 """Nanoseconds within which a directory's ctime cannot tell a later change from none."""
 
@@ -58,7 +64,7 @@ class _Listing:
     scanned: int
     identity: Identity
     subdirs: frozenset[str]
-    protected: dict[str, Identity]
+    protected: dict[str, _Stamp]
 
 
 class CreatedWatch:
@@ -67,7 +73,7 @@ class CreatedWatch:
     def __init__(self, roots: Sequence[Path]) -> None:
         self._roots = tuple(str(root) for root in roots)
         self._dirs: dict[str, _Listing] = {}
-        self._before: frozenset[Identity] = frozenset()
+        self._before: frozenset[_Stamp] = frozenset()
 
     def baseline(self) -> None:
         """Accept the workspace as it is now (run before each confined command)."""
@@ -102,13 +108,14 @@ class CreatedWatch:
         if listing is not None:
             return listing.identity
         listing = self._dirs.get(str(path.parent))
-        return None if listing is None else listing.protected.get(path.name)
+        stamp = None if listing is None else listing.protected.get(path.name)
+        return None if stamp is None else stamp[:2]
 
     def known_before(self, path: Path) -> bool:
         """Whether the entry now at ``path`` was a protected entry before the last walk (moved
-        or renamed, not made): compared by identity, which a move keeps."""
+        with its directory, not made): compared by ``(st_dev, st_ino, st_ctime_ns)``."""
         try:
-            return identity(os.stat(path, follow_symlinks=False)) in self._before
+            return _stamp(os.stat(path, follow_symlinks=False)) in self._before
         except OSError:
             return False
 
@@ -148,13 +155,13 @@ class CreatedWatch:
         self._before = before
         return self._made(new, before)
 
-    def _identities(self) -> frozenset[Identity]:
+    def _identities(self) -> frozenset[_Stamp]:
         return frozenset(i for listing in self._dirs.values() for i in listing.protected.values())
 
-    def _made(self, new: list[str], before: frozenset[Identity]) -> list[str]:
-        """Of the ``new`` paths, those whose entry did not exist before: one whose identity was
-        a protected entry's is the same entry moved (``mv libs/vendored libs/vendor`` keeps
-        its ``.git``), unless that entry is still at a known place too (a hard link)."""
+    def _made(self, new: list[str], before: frozenset[_Stamp]) -> list[str]:
+        """Of the ``new`` paths, those whose entry did not exist before: one whose stamp was a
+        protected entry's is the same entry moved with its directory (``mv libs/vendored
+        libs/vendor`` keeps its ``.git``), unless it is still at a known place too."""
         fresh = set(new)
         elsewhere = {
             ident
@@ -162,18 +169,20 @@ class CreatedWatch:
             for name, ident in listing.protected.items()
             if os.path.join(directory, name) not in fresh
         }
+        stamps = {
+            path: self._dirs[os.path.dirname(path)].protected.get(os.path.basename(path))
+            for path in new
+        }
         return [
             path
-            for path in new
-            if (ident := self.recorded(Path(path))) is None
-            or ident not in before
-            or ident in elsewhere
+            for path, stamp in stamps.items()
+            if stamp is None or stamp not in before or stamp in elsewhere
         ]
 
 
 def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
-    protected: dict[str, Identity] = {}
+    protected: dict[str, _Stamp] = {}
     try:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
@@ -181,9 +190,13 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                 if entry.name not in VIRTUALENV_MADE and protected_entry_reason(
                     directory, entry.name
                 ):
-                    protected[entry.name] = identity(entry.stat(follow_symlinks=False))
+                    protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
     except OSError:
         return None
     return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected)
+
+
+def _stamp(stat: os.stat_result) -> _Stamp:
+    return stat.st_dev, stat.st_ino, stat.st_ctime_ns

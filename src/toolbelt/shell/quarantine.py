@@ -3,13 +3,14 @@
 The clean-up runs unconfined, on a tree the sandboxed code can still change (a background job
 keeps running): a removal by path would follow a directory it swapped for a symlink
 (``sub -> ~/otherproject``) and delete ``~/otherproject/.git``. So the walk goes from the
-root down by directory file descriptors opened ``O_NOFOLLOW|O_DIRECTORY`` (a symlink on the
-way stops it: nothing outside the root is ever reached), each checked against the identity
-(``st_dev``, ``st_ino``) the watch recorded, and the entry itself must still be the one
-recorded. And it is moved, not deleted: a user's ``git clone`` made while a job ran cannot be
-told from the job's work, and nothing may be lost. It goes to ``into`` (the user's quarantine
-folder) when that is on the same file system, else it is renamed in its own directory to a
-name nothing loads (``toolbelt-quarantined-…``). A symlink is moved as a link.
+root (the user's choice, opened as given) down by directory file descriptors opened
+``O_NOFOLLOW|O_DIRECTORY`` (a symlink on the way stops it: nothing outside the root is ever
+reached), each checked against the identity (``st_dev``, ``st_ino``) the watch recorded, and
+the entry itself must still be the one recorded. And it is moved, not deleted: a user's ``git
+clone`` made while a job ran cannot be told from the job's work, and nothing may be lost. It
+goes to ``into`` (the user's quarantine folder) when that is on the same file system, else it
+is renamed in its own directory to a name nothing loads (``toolbelt-quarantined-…``). A
+symlink is moved as a link, never followed.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def quarantine(
     step is a symlink or not what was recorded (``directory_identity`` of each directory on
     the way, ``expected`` of the entry), or the move fails: then nothing is touched."""
     parts = path.relative_to(root).parts
-    fd = os.open(root, _DIRECTORY)
+    fd = os.open(root, _DIRECTORY & ~os.O_NOFOLLOW)  # the root is the user's: as given
     try:
         here = root
         for part in parts[:-1]:
