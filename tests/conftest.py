@@ -18,3 +18,10 @@ if os.environ.get("CI"):
 def anyio_backend() -> str:
     """Run ``@pytest.mark.anyio`` tests on asyncio, the loop toolbelt ships on."""
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the sandbox moves aside goes to ``$XDG_STATE_HOME/toolbelt/quarantine``: a temp
+    directory here (inherited by the CLIs tests start), never the real user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))

@@ -18,6 +18,17 @@ to the current time on every change, ``touch`` included, and no unprivileged cal
   (a command could otherwise append to ``sub/.git/hooks/pre-commit`` or ``crate/
   rust-toolchain.toml``, which only a top-level mount would stop).
 
+"Created" is decided by identity, not path: an entry whose ``(st_dev, st_ino, st_ctime_ns)``
+was a protected entry's before the walk was moved with its directory, not made (``mv
+libs/vendored libs/vendor`` carries a nested repository's ``.git`` and ``.env.local`` to
+paths never seen, leaving their own ctime alone; they stay), unless that entry is still at a
+known place too. The ctime is part of it because the kernel sets it on a new file, a new hard
+link and a rename of the entry itself, so a reused inode number or a link is not taken for a
+move (an entry renamed by itself is moved aside: nothing is lost either way). What a
+user makes while a confined background job runs (a ``git clone`` in another terminal) cannot
+be told from the job's work, so the sandbox never deletes what this reports: it moves it to a
+quarantine folder and says where (``quarantine``), and nothing is lost.
+
 A new ``pyvenv.cfg`` is not reported: ``python -m venv`` makes one (see ``startup_files``).
 Protected directories are not descended into (everything under a new one goes with it; a
 pre-existing one is left alone), nor are symlinks followed. A directory whose ctime lies
@@ -36,8 +47,12 @@ from pathlib import Path
 
 from toolbelt.permissions.protected import protected_entry_reason
 from toolbelt.permissions.startup_files import VIRTUALENV_MADE
+from toolbelt.shell.quarantine import Identity, identity
 
 __all__ = ["CreatedWatch"]
+
+_Stamp = tuple[int, int, int]
+"""``(st_dev, st_ino, st_ctime_ns)`` of a protected entry."""
 
 _TICK = 1_000_000_000
 """Nanoseconds within which a directory's ctime cannot tell a later change from none."""
@@ -47,8 +62,9 @@ _TICK = 1_000_000_000
 class _Listing:
     ctime: int
     scanned: int
+    identity: Identity
     subdirs: frozenset[str]
-    protected: frozenset[str]
+    protected: dict[str, _Stamp]
 
 
 class CreatedWatch:
@@ -57,6 +73,7 @@ class CreatedWatch:
     def __init__(self, roots: Sequence[Path]) -> None:
         self._roots = tuple(str(root) for root in roots)
         self._dirs: dict[str, _Listing] = {}
+        self._before: frozenset[_Stamp] = frozenset()
 
     def baseline(self) -> None:
         """Accept the workspace as it is now (run before each confined command)."""
@@ -83,9 +100,27 @@ class CreatedWatch:
         """Drop ``path`` (a removed protected entry) from its directory's listing."""
         listing = self._dirs.get(str(path.parent))
         if listing is not None:
-            listing.protected = listing.protected - {path.name}
+            listing.protected.pop(path.name, None)
+
+    def recorded(self, path: Path) -> Identity | None:
+        """The identity the last walk saw at ``path`` (a directory, or a protected entry)."""
+        listing = self._dirs.get(str(path))
+        if listing is not None:
+            return listing.identity
+        listing = self._dirs.get(str(path.parent))
+        stamp = None if listing is None else listing.protected.get(path.name)
+        return None if stamp is None else stamp[:2]
+
+    def known_before(self, path: Path) -> bool:
+        """Whether the entry now at ``path`` was a protected entry before the last walk (moved
+        with its directory, not made): compared by ``(st_dev, st_ino, st_ctime_ns)``."""
+        try:
+            return _stamp(os.stat(path, follow_symlinks=False)) in self._before
+        except OSError:
+            return False
 
     def _refresh(self) -> list[str]:
+        before = self._identities()
         new: list[str] = []
         first = not self._dirs
         pending = list(self._roots)
@@ -108,7 +143,8 @@ class CreatedWatch:
                 continue
             if old is not None:  # a directory never seen before is new as a whole: its
                 new += (  # protected names are found in its parent, or it is a root
-                    os.path.join(directory, name) for name in listing.protected - old.protected
+                    os.path.join(directory, name)
+                    for name in listing.protected.keys() - old.protected.keys()
                 )
             elif not first and directory not in self._roots:
                 new += (os.path.join(directory, name) for name in listing.protected)
@@ -116,21 +152,51 @@ class CreatedWatch:
             pending += (os.path.join(directory, name) for name in listing.subdirs)
         for gone in self._dirs.keys() - seen:
             del self._dirs[gone]
-        return new
+        self._before = before
+        return self._made(new, before)
+
+    def _identities(self) -> frozenset[_Stamp]:
+        return frozenset(i for listing in self._dirs.values() for i in listing.protected.values())
+
+    def _made(self, new: list[str], before: frozenset[_Stamp]) -> list[str]:
+        """Of the ``new`` paths, those whose entry did not exist before: one whose stamp was a
+        protected entry's is the same entry moved with its directory (``mv libs/vendored
+        libs/vendor`` keeps its ``.git``), unless it is still at a known place too."""
+        fresh = set(new)
+        elsewhere = {
+            ident
+            for directory, listing in self._dirs.items()
+            for name, ident in listing.protected.items()
+            if os.path.join(directory, name) not in fresh
+        }
+        stamps = {
+            path: self._dirs[os.path.dirname(path)].protected.get(os.path.basename(path))
+            for path in new
+        }
+        return [
+            path
+            for path, stamp in stamps.items()
+            if stamp is None or stamp not in before or stamp in elsewhere
+        ]
 
 
 def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
-    protected: list[str] = []
+    protected: dict[str, _Stamp] = {}
     try:
+        own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
             for entry in entries:
                 if entry.name not in VIRTUALENV_MADE and protected_entry_reason(
                     directory, entry.name
                 ):
-                    protected.append(entry.name)
+                    protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
     except OSError:
         return None
-    return _Listing(ctime, time.time_ns(), frozenset(subdirs), frozenset(protected))
+    return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected)
+
+
+def _stamp(stat: os.stat_result) -> _Stamp:
+    return stat.st_dev, stat.st_ino, stat.st_ctime_ns

@@ -22,7 +22,6 @@ the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it conf
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from toolbelt.shell.backends import choose_backend, namespaces_work
 from toolbelt.shell.confine import launcher_argv
 from toolbelt.shell.created import CreatedWatch
 from toolbelt.shell.landlock import abi_version
+from toolbelt.shell.quarantine import quarantine
 from toolbelt.shell.sandbox_rules import (
     GIT_CODE,
     Grants,
@@ -109,6 +109,11 @@ class Sandbox:
         self._state_dir = state_dir
         self._home = home or Path(os.environ.get("HOME") or Path.home())
         self._watch = CreatedWatch(self._roots)
+        state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
+        self._quarantine = (state if home is None else self._home / ".local" / "state") / (
+            "toolbelt/quarantine"
+        )
+        """Where protected entries commands created are moved (persistent: never lost)."""
         self._jobs: list[Callable[[], int | None]] = []  # confined jobs not yet checked
         self._pending: list[str] = []  # what a check before a command removed, to report
 
@@ -208,31 +213,42 @@ class Sandbox:
         return notes
 
     def remove_created(self, before: frozenset[Path]) -> list[str]:
-        """Remove protected entries that appeared since ``before`` (``before_command``);
+        """Move aside protected entries that appeared since ``before`` (``before_command``);
         returns a note for each. Mounts can only make *existing* entries read-only, so a
         command could create a missing ``.mcp.json``, ``sub/.vscode/`` or ``sub/.git/hooks``
         anywhere in a root — code that would run later, outside any sandbox; it is undone as
-        soon as the command ends (see ``created``)."""
+        soon as the command ends (see ``created``). An entry that was there before under
+        another name (a renamed directory's ``.git``) was moved, not made, and stays."""
         notes, self._pending = self._pending, []
-        made = (self.protected_names() - before) | set(self._watch.created())
+        made = set(self._watch.created())
+        made |= {p for p in self.protected_names() - before if not self._watch.known_before(p)}
         return notes + self._remove(sorted(made), by="the command")
 
     def _remove(self, made: list[Path], *, by: str) -> list[str]:
+        """Quarantine each of ``made`` (see ``quarantine``: never deleted, never followed
+        out of its root); a note for each says where it went."""
         notes = []
         for path in made:
+            expected = self._watch.recorded(path)
             self._watch.forget(path)
+            root = next((r for r in self._roots if r in path.parents), None)
             try:
-                if path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
+                if root is None:
+                    raise OSError(0, "it is outside the roots", str(path))
+                moved = quarantine(
+                    root,
+                    path,
+                    expected=expected,
+                    directory_identity=self._watch.recorded,
+                    into=self._quarantine,
+                )
             except OSError as exc:
-                notes.append(f"The sandbox could not remove {path} ({exc.strerror}).")
+                notes.append(f"The sandbox could not move {path} aside ({exc.strerror}).")
                 continue
-            shown = self._shown(path)
             notes.append(
-                f"The sandbox removed {shown}, which {by} created: protected paths "
-                "cannot be created from inside the sandbox. Ask the user, or retry with "
+                f"The sandbox removed {self._shown(path)}, which {by} created, to {moved}: "
+                "protected paths cannot be created from inside the sandbox (if it was yours, "
+                "move it back). Ask the user, or retry with "
                 '"sandbox": false and a "justification" (the user will be asked).'
             )
         return notes
