@@ -104,6 +104,8 @@ def _descends(pid: int, parents: Mapping[int, int], anchors: Collection[int]) ->
         parent = parents.get(pid)
         if parent is None:
             return False
+        if parent not in parents and parent not in anchors:  # gone while /proc was read:
+            parent = _parent(pid) or parent  # its orphans went to the nearest subreaper
         if parent in anchors:
             return True
         pid = parent
@@ -146,13 +148,15 @@ def end_trees(
             if pid != root and _descends(pid, parents, {root})
         }
 
-    _freeze_then_kill(below, found, rounds=rounds)
+    _freeze_then_kill(below, found, root=root, rounds=rounds)
 
 
 def _freeze_then_kill(
     scan: Callable[[Mapping[int, _Stat]], Mapping[int, int]],
     seeds: Mapping[int, int],
     *,
+    root: Callable[[], int | None] | int | None = None,
+    spare: Collection[int] = (),
     rounds: int = 200,
 ) -> None:
     """SIGKILL what ``scan`` finds, the ``seeds`` and all below them, so that none escapes.
@@ -162,9 +166,18 @@ def _freeze_then_kill(
     any scan-then-kill): so the whole set is stopped (SIGSTOP: a stopped process neither forks
     nor exits) until a rescan adds nothing, and only then killed. Every process is known by
     pid and start time, and signalled only while both still match (``signal_if_same``).
+
+    A full /proc scan takes milliseconds: a hopper is gone by the time its stat is read, and
+    its child, a pid newer than the listing, is not in it. So each round also chases the pids
+    handed out since the scan began (``_chase``): a child of the subreaper ``root`` (an anchor,
+    or a callable giving it while it lives; ``spare`` excepted) or of a stopped process is
+    stopped; and the set is only taken as complete after two rounds found nothing new.
     """
     stopped: dict[int, int] = {}
+    settled = 0
     for _ in range(rounds):
+        anchor = root() if callable(root) else root
+        since = last_pid()
         table = _table()
         live = {pid: stat[3] for pid, stat in table.items() if stat[0] != b"Z"}
         same = {pid for pid, start in {**seeds, **stopped}.items() if live.get(pid) == start}
@@ -173,17 +186,58 @@ def _freeze_then_kill(
         found.update({pid: live[pid] for pid in same})
         found.update({pid: start for pid, start in live.items() if _descends(pid, parents, same)})
         found.pop(os.getpid(), None)
-        if not found:
-            return
-        if all(stopped.get(pid) == start for pid, start in found.items()):
-            for pid, start in found.items():  # stopped and closed under children: end them all
-                signal_if_same(pid, start, signal.SIGKILL)
-            stopped, seeds = {}, {}  # the next round sees what was not killed (another user's)
+        new = {pid: start for pid, start in found.items() if stopped.get(pid) != start}
+        for pid, start in new.items():
+            if signal_if_same(pid, start, signal.SIGSTOP):
+                stopped[pid] = start
+        if anchor is not None:
+            chased = len(stopped)
+            _chase(anchor, spare, stopped, since)
+            if len(stopped) != chased:
+                new[0] = 0  # something new was stopped: not settled
+        settled = 0 if new else settled + 1
+        if settled < 2:
+            time.sleep(0.001)
             continue
-        for pid, start in found.items():
-            signal_if_same(pid, start, signal.SIGSTOP)
-        stopped.update(found)
-        time.sleep(0.001)
+        if not found and not stopped:
+            return
+        for pid, start in {**found, **stopped}.items():  # stopped, closed under children
+            signal_if_same(pid, start, signal.SIGKILL)
+        stopped, seeds, settled = {}, {}, 0  # next: what was not killed (another user's)
+
+
+def _chase(root: int, spare: Collection[int], stopped: dict[int, int], since: int) -> None:
+    """SIGSTOP every process created after pid ``since`` whose parent is ``root``, ``spare``
+    or a stopped process, pid by pid in the order the kernel hands them out, until the pid
+    counter stops moving (or a bound): a process that forks and exits over and over takes one
+    new pid per hop, and reading one pid is quicker than a fork."""
+    parents = {root, *spare}
+    skip = {os.getpid(), *spare}
+    last = since
+    for _ in range(1000):  # bounded: the machine's other processes move the counter too
+        current = last_pid()
+        if current == last or current < 0 or last < 0:
+            return
+        fresh = range(last + 1, current + 1) if current > last else range(1, current + 1)
+        for pid in fresh:
+            parent = _parent(pid)
+            if parent is None or pid in skip or pid in stopped:
+                continue
+            if parent in parents or parent in stopped:
+                start = start_time(pid)
+                if start is not None and signal_if_same(pid, start, signal.SIGSTOP):
+                    stopped[pid] = start
+        last = current
+
+
+def _parent(pid: int) -> int | None:
+    """The parent pid of live (non-zombie) ``pid``, read now; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return None if fields[0] == b"Z" else int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def processes_marked_with(prefix: str) -> list[tuple[int, int, int]]:
@@ -243,6 +297,9 @@ def sweep(
     call it from a worker thread. Returns how many processes were found.
     """
 
+    def live_anchor() -> int | None:
+        return anchor.pid if anchor is not None and anchor.alive() else None
+
     def scan(table: Mapping[int, _Stat]) -> dict[int, int]:
         if anchor is not None and anchor.alive():
             found = _marked(table, run_id, group=anchor.pid, spare=spare, root=anchor.pid)
@@ -251,16 +308,14 @@ def sweep(
         return _marked(table, run_id)
 
     victims = scan(_table(newer_than))
-    if not victims:
-        return 0
+    if not victims and live_anchor() is None:  # with a live anchor, an empty scan is no
+        return 0  # proof: a process that keeps forking may be between two pids (see below)
     for pid, start in victims.items():
         signal_if_same(pid, start, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not scan(_table(newer_than)):
-            return len(victims)
-        time.sleep(0.01)
-    _freeze_then_kill(scan, {})
+    while time.monotonic() < deadline and scan(_table(newer_than)):
+        time.sleep(0.01)  # an empty scan is no proof: a hopper may be between two pids
+    _freeze_then_kill(scan, {}, root=live_anchor, spare=spare)
     return len(victims)
 
 

@@ -153,7 +153,12 @@ class ShellSession:
                 # waits out the grace period while the leftovers are stopped.
                 group = process.pid  # it leads the group its commands' processes share
                 anchor, spare = self._anchor, (self._shell,)
-                if marked_processes(run_id, newer_than=floor, group=group, spare=spare, root=group):
+                # a moving pid counter: something may still be forking (a scan can miss a
+                # process that forks and exits over and over; the sweep chases new pids)
+                if (
+                    marked_processes(run_id, newer_than=floor, group=group, spare=spare, root=group)
+                    or last_pid() != after
+                ):
                     await anyio.to_thread.run_sync(
                         lambda: sweep(
                             run_id, grace=self._grace, newer_than=floor, anchor=anchor, spare=spare
