@@ -49,6 +49,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from toolbelt.core.programs import absolute_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
+from toolbelt.shell.identity import Anchor
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.subreaper import anchored_argv
 from toolbelt.shell.watchdog import new_run_id
@@ -117,6 +118,7 @@ async def run_command_hook(
                 env={**_environment(env, cwd), RUN_ID_VAR: run_id},
                 start_new_session=True,
             )
+            anchor = Anchor(process.pid)  # its pid is another process's once it is reaped
     except OSError as exc:
         return HookOutcome(None, "", "", decision="ask", error=f"the hook could not start: {exc}")
     out, err = _Capture(), _Capture()
@@ -137,12 +139,12 @@ async def run_command_hook(
         with anyio.CancelScope(shield=True):
             if process.returncode is None:  # timed out, or the caller cancelled us
                 # the group, what left it (setsid, a double fork) below the anchor, the marked
-                anchor = process.pid
                 await anyio.to_thread.run_sync(
-                    lambda: sweep(run_id, grace=KILL_GRACE, extra=(anchor,), root=anchor)
+                    lambda: sweep(run_id, grace=KILL_GRACE, anchor=anchor)
                 )
                 await process.wait()  # the anchor ends once nothing is left below it
             await process.aclose()
+            anchor.close()
     if deadline.cancelled_caught and not exited:
         return HookOutcome(
             None,

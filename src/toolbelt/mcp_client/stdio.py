@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -42,6 +43,7 @@ from mcp.shared.message import SessionMessage
 from toolbelt.core.programs import absolute_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
+from toolbelt.shell.identity import Anchor
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.subreaper import anchored_argv, check_runnable
 from toolbelt.shell.watchdog import new_run_id
@@ -96,6 +98,7 @@ class StdioConnection:
             start_new_session=True,
         )
         self.pid = process.pid
+        anchor = Anchor(process.pid)  # its pid is another process's once asyncio reaped it
         incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
         try:
@@ -111,7 +114,7 @@ class StdioConnection:
                     group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self._stop(process)
+                await self._stop(process, anchor)
                 for stream in (incoming, incoming_send, outgoing, outgoing_receive):
                     await stream.aclose()
 
@@ -191,17 +194,14 @@ class StdioConnection:
                 chunk = await stderr.receive()
                 self._stderr.append(chunk[-_STDERR_KEPT:].decode("utf-8", "replace"))
 
-    async def _stop(self, process: Process) -> None:
+    async def _stop(self, process: Process, anchor: Anchor) -> None:
         """Close stdin, give the server a moment to leave, then end its whole tree."""
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
         with anyio.move_on_after(_EXIT_GRACE):
             await process.wait()
-        group = process.pid  # start_new_session: the server leads its own group
-        await anyio.to_thread.run_sync(
-            lambda: sweep(self.run_id, extra=(group,), grace=_EXIT_GRACE, root=group)
-        )
+        await anyio.to_thread.run_sync(lambda: sweep(self.run_id, grace=_EXIT_GRACE, anchor=anchor))
         with anyio.move_on_after(_EXIT_GRACE):
             await process.wait()
         for pipe in (process.stdout, process.stderr):
@@ -209,10 +209,10 @@ class StdioConnection:
                 with contextlib.suppress(OSError, anyio.BrokenResourceError):
                     await pipe.aclose()
         if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(process.pid, 9)
+            anchor.send(signal.SIGKILL)
             with anyio.move_on_after(_EXIT_GRACE):  # reaped here, not after the loop is gone
                 await process.wait()
+        anchor.close()
 
 
 def _without_unreadable_tools(line: bytes) -> types.JSONRPCMessage | None:

@@ -23,6 +23,7 @@ import anyio
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
+from toolbelt.shell.identity import Anchor
 from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
 from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
@@ -57,6 +58,8 @@ class Job:
     id: str
     command: str
     process: subprocess.Popen[bytes]
+    anchor: Anchor
+    """The process, held by a pidfd: its pid is another process's once a ``poll`` reaped it."""
     run_id: str
     output_path: Path
     output: CappedOutput
@@ -121,11 +124,12 @@ class JobManager:
             )
         finally:
             os.close(fd)
+        anchor = Anchor(process.pid)  # before anything may reap it
         if self._sandbox is not None and sandboxed:
             self._sandbox.watch_job(process.poll)
-        job = Job(job_id, command, process, run_id, path, output)
+        job = Job(job_id, command, process, anchor, run_id, path, output)
         self._jobs[job_id] = job
-        remember(process.pid, run_id)
+        remember(anchor, run_id)
         return job
 
     def get(self, job_id: str) -> Job:
@@ -169,10 +173,11 @@ class JobManager:
         """End the job's process tree; returns how many processes were ended."""
         job.killed = job.process.poll() is None
         count = await anyio.to_thread.run_sync(
-            lambda: sweep(job.run_id, grace=1.0, extra=(job.process.pid,), root=job.process.pid)
+            lambda: sweep(job.run_id, grace=1.0, anchor=job.anchor)
         )
         await anyio.to_thread.run_sync(job.process.wait)
-        forget(job.process.pid)
+        forget(job.anchor)
+        job.anchor.close()
         return count
 
     def check_created(self) -> list[str]:

@@ -12,28 +12,30 @@ from __future__ import annotations
 
 import atexit
 
+from toolbelt.shell.identity import Anchor, start_time
 from toolbelt.shell.procs import end_trees, marked_processes
 
 __all__ = ["forget", "remember"]
 
-_live: dict[int, str] = {}  # process group -> run id
+_live: dict[Anchor, str] = {}  # an anchor (it leads its process group) -> run id
 
 
-def remember(group: int, run_id: str) -> None:
-    """Track a process group (and its run id) that must not outlive this interpreter."""
-    _live[group] = run_id
+def remember(anchor: Anchor, run_id: str) -> None:
+    """Track an anchor (and its run id) whose tree must not outlive this interpreter."""
+    _live[anchor] = run_id
 
 
-def forget(group: int) -> None:
-    """The group was ended the normal way."""
-    _live.pop(group, None)
+def forget(anchor: Anchor) -> None:
+    """The anchor's tree was ended the normal way."""
+    _live.pop(anchor, None)
 
 
 @atexit.register
 def _end_everything() -> None:
-    seeds = set(_live)
+    # only anchors not yet reaped: the pid of one that was may be a user's process by now
+    seeds: dict[int, int | None] = {a.pid: a.start for a in list(_live) if a.alive()}
     for run_id in filter(None, _live.values()):
-        seeds.update(marked_processes(run_id))
+        seeds.update((pid, start_time(pid)) for pid in marked_processes(run_id))
     if seeds:
         end_trees(seeds)
     _live.clear()

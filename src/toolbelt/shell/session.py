@@ -17,10 +17,10 @@ A builtin like ``echo`` costs about 0.1 ms this way, against 2–4 ms to spawn a
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +32,7 @@ from anyio.abc import Process
 
 from toolbelt.core.errors import FatalError
 from toolbelt.core.programs import program
+from toolbelt.shell.identity import Anchor
 from toolbelt.shell.output import OutputBuffer, spill_dir
 from toolbelt.shell.procs import RUN_ID_VAR, last_pid, marked_processes, sweep
 from toolbelt.shell.reaper import forget, remember
@@ -83,6 +84,8 @@ class ShellSession:
         self._dir = spill_dir(session_id)
         self._state = self._dir / self.state_name
         self._process: Process | None = None
+        self._anchor: Anchor | None = None
+        """``_process`` held by a pidfd: a reaped anchor's pid or group is no longer ours."""
         self._shell = 0
         """The pid of the shell the anchor (``_process``) runs: it is no command's leftover."""
         self._lock = anyio.Lock()
@@ -147,19 +150,17 @@ class ShellSession:
                 floor = before if after > before else 0  # 0: the PID counter wrapped
                 # Usually nothing is left (a ~0.1 ms look at /proc); only then a worker thread
                 # waits out the grace period while the leftovers are stopped.
-                anchor = process.pid  # it leads the group its commands' processes share
-                spare = (self._shell,)
-                if marked_processes(
-                    run_id, newer_than=floor, group=anchor, spare=spare, root=anchor
+                group = process.pid  # it leads the group its commands' processes share
+                anchor, spare = self._anchor, (self._shell,)
+                # a moving pid counter: something may still be forking (a scan can miss a
+                # process that forks and exits over and over; the sweep chases new pids)
+                if (
+                    marked_processes(run_id, newer_than=floor, group=group, spare=spare, root=group)
+                    or last_pid() != after
                 ):
                     await anyio.to_thread.run_sync(
                         lambda: sweep(
-                            run_id,
-                            grace=self._grace,
-                            newer_than=floor,
-                            group=anchor,
-                            spare=spare,
-                            root=anchor,
+                            run_id, grace=self._grace, newer_than=floor, anchor=anchor, spare=spare
                         )
                     )
             buffer.finish()
@@ -244,7 +245,8 @@ class ShellSession:
             )
         finally:
             os.close(reported)
-        remember(self._process.pid, "")
+        self._anchor = Anchor(self._process.pid)  # before anything may reap it
+        remember(self._anchor, "")
         try:
             line = await anyio.to_thread.run_sync(os.read, report, 32)
         finally:
@@ -270,33 +272,33 @@ class ShellSession:
         return process
 
     async def _kill(self, process: Process, run_id: str) -> None:
-        group = process.pid
-        await anyio.to_thread.run_sync(
-            lambda: sweep(run_id, grace=self._grace, extra=(group,), root=group)
-        )
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
+        anchor, self._anchor = self._anchor, None
+        await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=self._grace, anchor=anchor))
+        if anchor is not None:
+            anchor.send(signal.SIGKILL)  # never process.kill(): its pid may be reaped by now
         await process.wait()
         await process.aclose()
-        forget(process.pid)
+        if anchor is not None:
+            forget(anchor)
+            anchor.close()
         self._process = None
 
     async def aclose(self) -> None:
         """End the shell and everything it started; safe to call twice."""
         self._closed = True
         process, self._process = self._process, None
+        anchor, self._anchor = self._anchor, None
         if process is None:
             return
         with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                await anyio.to_thread.run_sync(
-                    lambda: sweep("", grace=0.5, extra=(process.pid,), root=process.pid)
-                )
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+            if anchor is not None:
+                await anyio.to_thread.run_sync(lambda: sweep("", grace=0.5, anchor=anchor))
+                anchor.send(signal.SIGKILL)
             await process.wait()
             await process.aclose()
-            forget(process.pid)
+            if anchor is not None:
+                forget(anchor)
+                anchor.close()
 
 
 def _running(pid: int) -> bool:

@@ -12,7 +12,8 @@ runs nothing else: it ignores the terminal's and the group kill's SIGINT, SIGHUP
 that ARGV started until the last of them is gone — where ``procs.descendants`` finds them by
 parent pid, whatever their environment, session or group.
 
-When ARGV's process ends, the anchor ends what it left (SIGTERM, a grace period, SIGKILL) and
+When ARGV's process ends, the anchor ends what it left (SIGTERM, a grace period, then freeze
+and kill: ``procs.end_trees``) and
 exits with its status; with ``--linger`` (a background job) it waits for the leftovers to end
 by themselves instead, as a job's ``server &`` must keep running. ``--report FD`` writes
 ARGV's pid to FD before ARGV runs (the shell, which must not be swept with its command's
@@ -35,7 +36,8 @@ import time
 from collections.abc import Mapping, Sequence
 
 from toolbelt.shell.helper_python import helper_argv, helper_code
-from toolbelt.shell.procs import descendants
+from toolbelt.shell.identity import signal_if_same
+from toolbelt.shell.procs import descendants, end_trees
 
 __all__ = ["anchored_argv", "check_runnable", "main"]
 
@@ -136,19 +138,17 @@ def _reap(child: int, linger: bool) -> int:
 
 
 def _end_leftovers() -> None:
-    """SIGTERM what ARGV left, SIGKILL what is still there after ``GRACE``; reaps them all."""
+    """SIGTERM what ARGV left; after ``GRACE``, freeze and kill what is still there (a process
+    that forks and lets its parent exit outruns a scan-then-kill; orphans come back to this
+    subreaper, so everything below it by parent pid is the whole tree). The caller reaps."""
     me = os.getpid()
-    for pid in descendants(me):
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGTERM)
+    for pid, start in descendants(me).items():
+        signal_if_same(pid, start, signal.SIGTERM)
     deadline = time.monotonic() + GRACE
     while _reap_some() and time.monotonic() < deadline:
         time.sleep(0.01)
-    while _reap_some():
-        for pid in descendants(me):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.005)
+    if _reap_some():
+        end_trees((), under=me)
 
 
 def _reap_some() -> bool:

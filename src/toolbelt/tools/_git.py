@@ -28,6 +28,7 @@ from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
+from toolbelt.shell.identity import Anchor
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
 from toolbelt.shell.subreaper import anchored_argv
 from toolbelt.shell.watchdog import new_run_id
@@ -132,15 +133,14 @@ class GitRunner:
         process = await anyio.open_process(
             anchored_argv([git, *args]), cwd=self.cwd, env=env, start_new_session=True
         )
+        anchor = Anchor(process.pid)  # its pid is another process's once it is reaped
         try:
             with anyio.fail_after(self.timeout):
                 stdout, stderr = await _communicate(process, (stdin or "").encode())
                 returncode = await process.wait()
         except BaseException as exc:  # timeout or cancellation: end git and its hooks first
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(
-                    lambda: sweep(run_id, grace=1.0, extra=(process.pid,), root=process.pid)
-                )
+                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=1.0, anchor=anchor))
                 await process.aclose()
             if isinstance(exc, TimeoutError):
                 raise ToolError(
