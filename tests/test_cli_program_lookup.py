@@ -1,6 +1,7 @@
-"""The programs toolbelt runs itself are found on PATH's absolute entries only: a relative or
-empty entry (``node_modules/.bin``, ``::``) would resolve against the workspace, and a ``git``
-planted there would run, unconfined, on the first ``ls``."""
+"""The programs toolbelt runs itself are found on PATH's absolute entries outside the workspace
+only: a relative or empty entry (``node_modules/.bin``, ``::``) would resolve against the
+workspace, an activated virtualenv's ``/abs/ws/.venv/bin`` lies in it, and a ``git`` planted
+there would run, unconfined, on the first ``ls``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def planted_workspace(tmp_path: Path) -> tuple[Path, Path]:
     (ws / ".gitignore").write_text("build/\n")
     (ws / "build").mkdir()
     (ws / "src.txt").write_text("x\n")
-    for where in (ws, ws / "node_modules" / ".bin"):
+    for where in (ws, ws / "node_modules" / ".bin", ws / ".venv" / "bin"):
         where.mkdir(parents=True, exist_ok=True)
         git = where / "git"
         git.write_text(f"#!/bin/sh\necho ran > {marker}\n")
@@ -28,10 +29,15 @@ def planted_workspace(tmp_path: Path) -> tuple[Path, Path]:
     return ws, marker
 
 
-@pytest.mark.parametrize("prefix", ["node_modules/.bin:", ":", "."])
-def test_ls_never_runs_a_git_a_relative_path_entry_finds(tmp_path: Path, prefix: str) -> None:
+@pytest.mark.parametrize(
+    "prefix", ["node_modules/.bin:", ":", ".:", "{ws}/.venv/bin:", "{link}/bin:"]
+)
+def test_ls_never_runs_a_git_a_path_entry_finds_in_the_workspace(
+    tmp_path: Path, prefix: str
+) -> None:
     ws, marker = planted_workspace(tmp_path)
-    path = prefix + (":" if prefix == "." else "") + os.environ["PATH"]
+    (tmp_path / "venv-link").symlink_to(ws / ".venv")  # outside by name, inside once resolved
+    path = prefix.format(ws=ws, link=tmp_path / "venv-link") + os.environ["PATH"]
     done = subprocess.run(
         [sys.executable, "-m", "toolbelt.cli.main", "call", "ls", '{"path": "."}', "--json"],
         capture_output=True,

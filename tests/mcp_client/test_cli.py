@@ -260,3 +260,50 @@ def test_a_server_is_not_found_through_a_relative_path_entry(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists()
+
+
+def planted_python(workspace: Path, marker: Path) -> str:
+    """``workspace/bin/python3``: records that it ran, then runs the real interpreter; the
+    PATH of an activated environment that puts it first (an absolute entry in the workspace)."""
+    planted = workspace / "bin" / "python3"
+    planted.parent.mkdir()
+    planted.write_text(f'#!/bin/sh\necho ran > {marker}\nexec {shlex.quote(sys.executable)} "$@"\n')
+    planted.chmod(0o755)
+    return f"{planted.parent}:{Path(sys.executable).parent}:{os.environ['PATH']}"
+
+
+def call_echo(workspace: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", "call", "mcp__fake__echo", '{"text":"hi"}',
+         "--root", str(workspace), "--trust-workspace", "--yes"],
+        cwd=workspace, env=env | {"HOME": str(home)},
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_a_users_server_is_not_found_in_the_workspace_an_absolute_path_entry_names(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    marker, home = tmp_path / "planted-python-ran", tmp_path / "home"
+    entry = fake_entry(mark, tmp_path)
+    entry |= {"command": "python3"}
+    entry["env"] |= {"PATH": planted_python(workspace, marker)}
+    write_servers(home / ".config" / "toolbelt" / "mcp.json", {"fake": entry})
+    done = call_echo(workspace, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()
+
+
+def test_the_workspaces_own_server_keeps_the_workspace_entries_of_its_path(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    marker, home = tmp_path / "workspace-python-ran", tmp_path / "home"
+    home.mkdir()
+    entry = fake_entry(mark, tmp_path)
+    entry |= {"command": "python3"}
+    entry["env"] |= {"PATH": planted_python(workspace, marker)}
+    write_servers(workspace / ".mcp.json", {"fake": entry})
+    done = call_echo(workspace, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert marker.read_text() == "ran\n"  # the workspace's code, by the workspace's choice

@@ -95,9 +95,22 @@ def test_the_rest_of_the_workspace_is_written_in_accept_edits(
     editable: tuple[Path, Path],
 ) -> None:
     ws, _ = editable
-    out = call(ws, "write_file", {"path": "src/app.py", "content": "x = 1\n"}, "accept_edits")
+    out = call(ws, "write_file", {"path": "tests/app.py", "content": "x = 1\n"}, "accept_edits")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert (ws / "src" / "app.py").read_text() == "x = 1\n"
+    assert (ws / "tests" / "app.py").read_text() == "x = 1\n"
+
+
+def test_a_module_beside_the_editable_package_is_part_of_the_installation(
+    editable: tuple[Path, Path],
+) -> None:
+    """The editable ``.pth`` puts all of ``src/`` on ``sys.path``; every start of toolbelt
+    looks there for modules it lacks (``copy`` imports ``org.python.core``)."""
+    ws, _ = editable
+    planted = {"path": "src/org/__init__.py", "content": "x = 1\n"}
+    out = call(ws, "write_file", planted, "bypass")
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "toolbelt's own installation" in out.stdout
+    assert not (ws / "src" / "org").exists()
 
 
 def test_the_launcher_and_interpreter_are_places_of_the_installation() -> None:

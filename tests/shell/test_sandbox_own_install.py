@@ -82,15 +82,41 @@ def test_a_sandboxed_command_cannot_rewrite_the_installed_launcher_or_rg(
     assert (rest.returncode, rest.stdout.strip()) == (0, "ok")
 
 
+def test_a_sandboxed_command_cannot_add_a_module_to_the_editable_installs_path_entry(
+    tmp_path: Path,
+) -> None:
+    """An editable install's ``.pth`` puts the whole ``src/`` on ``sys.path``, and every start
+    of toolbelt looks there for modules that are not installed (``copy`` imports
+    ``org.python.core``): a ``src/org/__init__.py`` would run unconfined at the next start."""
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    shutil.copytree(PACKAGE, ws / "src" / "toolbelt", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ws / ".venv")], check=True)
+    (site,) = (ws / ".venv" / "lib").glob("python*/site-packages")
+    (site / "_toolbelt.pth").write_text(f"{ws / 'src'}\n")  # what an editable install writes
+    deps = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    (site / "zz_deps.pth").write_text(f"{deps}\n")
+    env = {**os.environ, "HOME": str(home)}
+    visible = call_bash(ws, env, "mkdir -p src/org && echo 'import os' > src/org/__init__.py")
+    assert visible.returncode == 3
+    assert "toolbelt's own installation" in visible.stdout
+    (ws / "plant.sh").write_text("mkdir -p src/org && echo 'import os' > src/org/__init__.py\n")
+    planted = call_bash(ws, env, "sh plant.sh")
+    assert "Read-only file system" in planted.stdout
+    assert not (ws / "src" / "org").exists()
+    rest = call_bash(ws, env, "mkdir -p docs && echo ok > docs/a.txt && cat docs/a.txt")
+    assert (rest.returncode, rest.stdout.strip()) == (0, "ok")
+
+
 def test_the_own_install_in_a_root_is_protected_and_never_granted_writable() -> None:
     """The editable install of this repository: its ``.venv`` and ``src/toolbelt`` are kept
     read-only by mounts, and the entry-by-entry grants (Landlock without namespaces) step
     around them instead of granting ``.venv/`` or ``src/`` whole."""
     own = own_install([REPO])
-    if PACKAGE not in own:
+    if not any(path == PACKAGE or path in PACKAGE.parents for path in own):
         pytest.skip("toolbelt is not installed from this repository")
     grants = workspace_grants([REPO], home=REPO / "no-home")
-    assert {str(PACKAGE)} <= set(grants.protected)
+    assert str(REPO / "src") in grants.protected  # the editable install's whole path entry
     for entry in map(Path, grants.entries):
         for path in own:
             assert not (entry == path or entry in path.parents), (entry, path)

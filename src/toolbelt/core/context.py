@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
+from toolbelt.core.programs import count_workspace
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
@@ -56,6 +57,7 @@ class Session:
         self.id = session_id or uuid.uuid4().hex[:16]
         self.root = _existing_dir(root, "workspace root")
         self.add_dirs = tuple(_existing_dir(d, "additional directory") for d in add_dirs)
+        count_workspace(self.roots)  # toolbelt's own programs are never taken from here
         self.cwd = self.root
         self.config = config or SessionConfig()
         self._resources: dict[type[Any], Any] = {}
@@ -70,6 +72,7 @@ class Session:
         ``additionalDirectories``); call before the first tool call, which fixes the guard."""
         more = (_existing_dir(d, "additional directory") for d in directories)
         self.add_dirs = tuple(dict.fromkeys((*self.add_dirs, *more)))
+        count_workspace(self.add_dirs)
 
     @property
     def roots(self) -> tuple[Path, ...]:

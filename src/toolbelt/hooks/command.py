@@ -6,8 +6,12 @@ scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment
 hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
 would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
 ``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back). Its
-``PATH`` keeps only absolute entries, as a stdio MCP server's does: a relative or empty one
-(``node_modules/.bin``, ``::``) would find the hook's programs in the workspace.
+``PATH`` keeps only the absolute entries outside the workspace roots, as a user's stdio MCP
+server's does: a relative or empty one (``node_modules/.bin``, ``::``) or an activated
+virtualenv's ``/abs/ws/.venv/bin`` would find the hook's ``python3`` in the workspace, where a
+sandboxed command may have replaced it (``core.programs``). Settings merge the user's and the
+workspace's hooks, so a workspace hook names a program of the workspace by its path
+(``.venv/bin/ruff``).
 Its stdin is the payload as JSON; the executor builds it with ``session_id``, ``cwd``,
 ``permission_mode``, ``hook_event_name`` (``PreToolUse`` / ``PostToolUse`` /
 ``PostToolUseFailure``), ``tool_name``, ``tool_input``, ``tool_use_id`` and,
@@ -47,7 +51,7 @@ from typing import Any, Literal
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-from toolbelt.core.programs import absolute_path
+from toolbelt.core.programs import outside_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.shell.identity import Anchor
 from toolbelt.shell.procs import RUN_ID_VAR, sweep
@@ -241,5 +245,5 @@ def _environment(env: Mapping[str, str] | None, cwd: Path) -> dict[str, str]:
     merged.setdefault("TOOLBELT_PROJECT_DIR", str(cwd))
     merged.setdefault("CLAUDE_PROJECT_DIR", str(cwd))
     merged.setdefault("PYTHONSAFEPATH", "1")
-    merged["PATH"] = absolute_path(merged.get("PATH", os.defpath))  # see the module's docstring
+    merged["PATH"] = outside_path(merged.get("PATH", os.defpath))  # see the module's docstring
     return merged

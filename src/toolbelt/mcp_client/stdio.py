@@ -20,7 +20,10 @@ Its stderr is drained (a full pipe would block it) and its last lines kept for e
 It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
 possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``. Its
 ``PATH`` keeps only absolute entries: a relative or empty one would find ``npx``/``node``/its
-command in that cwd (``core.programs``).
+command in that cwd; a server the user configured outside the workspace also loses the entries
+inside the workspace roots (an activated ``/abs/ws/.venv/bin``), where a sandboxed command may
+plant its ``python3`` (``core.programs``). A server the workspace's own file declares (pinned
+by trust) keeps them: it is the workspace's code.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from toolbelt.core.programs import absolute_path
+from toolbelt.core.programs import absolute_path, inside_workspace, outside_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
 from toolbelt.shell.identity import Anchor
@@ -89,7 +92,8 @@ class StdioConnection:
     ]:
         server = self._server
         env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
-        env["PATH"] = absolute_path(env.get("PATH", os.defpath))  # see the module's docstring
+        trimmed = absolute_path if inside_workspace(server.source) else outside_path
+        env["PATH"] = trimmed(env.get("PATH", os.defpath))  # see the module's docstring
         check_runnable(server.command, env, server.cwd)  # the anchor would start regardless
         process = await anyio.open_process(
             anchored_argv([server.command, *server.args]),

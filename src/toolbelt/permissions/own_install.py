@@ -4,13 +4,15 @@ Its virtual environment (``sys.prefix``: the interpreter, the launcher script in
 ``bin/``, the ``.pth`` and ``dist-info`` that make toolbelt importable, the packages it
 imports later), the base installation the interpreter comes from, the interpreter's real
 file, toolbelt's package directory (an editable install in its own repository), the site
-directory its distribution is recorded in (a ``--user`` install), the launcher that started
-this process and the ``rg`` the grep tool runs. A change to any of them runs with toolbelt's
-own rights the next time it starts (or imports a module lazily), before and outside every
-check it makes: so they are protected like ``.git/`` — a sandboxed command finds them
-read-only (``shell.sandbox_rules``) and a write tool asks in every mode, accept_edits and
-bypass included (``OwnInstall.protection``), wherever they are, the workspace included (a
-project whose ``.venv`` has toolbelt installed, or toolbelt's own repository).
+directory its distribution is recorded in (a ``--user`` install), every directory on the
+interpreter's ``sys.path`` (an editable install's ``.pth`` adds its whole ``src/``, where every
+start looks for modules that are not installed: ``copy`` tries ``org.python.core``), the
+launcher that started this process and the ``rg`` the grep tool runs. A change to any of them
+runs with toolbelt's own rights the next time it starts (or imports a module lazily), before
+and outside every check it makes: so they are protected like ``.git/`` — a sandboxed command
+finds them read-only (``shell.sandbox_rules``) and a write tool asks in every mode,
+accept_edits and bypass included (``OwnInstall.protection``), wherever they are, the workspace
+included (a project whose ``.venv`` has toolbelt installed, or toolbelt's own repository).
 
 A place that holds a workspace root itself (a project under ``/usr/src`` when Python's base
 installation is ``/usr``) is left out, as the sandbox leaves it out: protecting it would
@@ -40,6 +42,7 @@ def install_places() -> list[Path]:
 
     places = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
     places += [Path(sys.executable), Path(__file__).parents[1], *_distribution_site()]
+    places += [Path(entry) for entry in sys.path if entry and os.path.isdir(entry)]
     launcher = sys.argv[0] if sys.argv else ""
     if os.path.basename(launcher) == "toolbelt" and os.path.isfile(launcher):
         places.append(Path(launcher))
