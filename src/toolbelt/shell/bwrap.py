@@ -32,9 +32,10 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     """The bwrap command line running ``argv`` with ``grants``."""
     binary = program("bwrap") or "/usr/bin/bwrap"
     args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in (*grants.read, *_interpreter_paths()):
-        if _beneath(path, ("/tmp",)):  # under the private /tmp: bring it back, read-only
-            args += ["--ro-bind-try", path, path]  # -try: it may vanish before bwrap starts
+    for path in _under_tmp((*grants.read, *_interpreter_paths())):
+        # under the private /tmp: bring it back, read-only (-try: it may vanish before bwrap
+        # starts)
+        args += ["--ro-bind-try", path, path]
     for root in grants.roots:
         args += ["--bind", root, root]
     for path in grants.write:
@@ -52,6 +53,37 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     if not network:
         args.append("--unshare-net")
     return [*args, "--", *argv]
+
+
+_SIBLINGS_BOUND_AS_ONE = 32
+
+
+def _under_tmp(paths: Sequence[str]) -> list[str]:
+    """The read grants beneath ``/tmp`` to bind again, in few mounts.
+
+    Beside a hidden secret, a grant lists every other entry of its directory (what Landlock
+    needs); a home under a busy ``/tmp`` directory would make thousands of mounts, past
+    bwrap's 9,000 arguments. Many siblings are bound as their directory instead: the secrets
+    in it are hidden again by the mounts that follow, and roots and protected entries are
+    mounted after it too. A path beneath one already bound is left out."""
+    wanted = sorted({path for path in paths if _beneath(path, ("/tmp",))})
+    by_parent: dict[str, int] = {}
+    for path in wanted:
+        parent = os.path.dirname(path)
+        by_parent[parent] = by_parent.get(parent, 0) + 1
+    collapsed = sorted(
+        {
+            os.path.dirname(path)
+            if by_parent[os.path.dirname(path)] > _SIBLINGS_BOUND_AS_ONE
+            else path
+            for path in wanted
+        }
+    )
+    kept: list[str] = []
+    for path in collapsed:  # sorted: a parent comes before what lies beneath it
+        if not any(_beneath(path, (bound,)) for bound in kept):
+            kept.append(path)
+    return kept
 
 
 def _interpreter_paths() -> tuple[str, ...]:
