@@ -20,8 +20,22 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+PRIVATE_DIRECTORIES = {
+    "HOME": "home",
+    "XDG_CONFIG_HOME": "config",
+    "XDG_STATE_HOME": "state",
+    "XDG_DATA_HOME": "data",
+    "XDG_CACHE_HOME": "cache",
+}
+
+
 @pytest.fixture(autouse=True)
-def _state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the sandbox moves aside goes to ``$XDG_STATE_HOME/toolbelt/quarantine``: a temp
-    directory here (inherited by the CLIs tests start), never the real user's."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets a home and XDG directories of its own (inherited by the CLIs and servers
+    it starts): nothing of the real user's configuration — ``~/.config/toolbelt/mcp.json``,
+    settings, trust, tokens — reaches a test, and nothing a test writes reaches the user."""
+    base = tmp_path_factory.mktemp("user")
+    for variable, name in PRIVATE_DIRECTORIES.items():
+        directory = base / name
+        directory.mkdir()
+        monkeypatch.setenv(variable, str(directory))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.sandboxes import usable_backends
+from tests.support.sandboxes import backend_params
 from toolbelt.shell.backends import namespaces_work
 
 TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
@@ -92,7 +92,7 @@ def test_files_that_only_look_alike_are_written_in_accept_edits(tmp_path: Path, 
     assert (tmp_path / name).read_text() == "weights\n"
 
 
-@pytest.mark.parametrize("sandbox", usable_backends())
+@pytest.mark.parametrize("sandbox", backend_params())
 def test_a_sandboxed_command_cannot_plant_a_pth_or_sitecustomize(
     project: Path, sandbox: str
 ) -> None:
@@ -108,7 +108,7 @@ def test_a_sandboxed_command_cannot_plant_a_pth_or_sitecustomize(
     assert not python_started(project)
 
 
-@pytest.mark.parametrize("sandbox", usable_backends())
+@pytest.mark.parametrize("sandbox", backend_params())
 def test_a_sandboxed_command_cannot_change_an_existing_pth(project: Path, sandbox: str) -> None:
     if sandbox == "landlock" and not namespaces_work():
         pytest.skip("without user namespaces Landlock cannot keep a nested file read-only")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.sandboxes import usable_backends
+from tests.support.sandboxes import backend_params
 from tests.support.shadow_modules import marks_left, plant_shadows
 from toolbelt.shell.backends import namespaces_work
 from toolbelt.shell.helper_python import helper_argv, helper_code
@@ -30,7 +30,7 @@ def planted(tmp_path: Path) -> tuple[Path, Path]:
     return workspace, marks
 
 
-@pytest.mark.parametrize("sandbox", usable_backends())
+@pytest.mark.parametrize("sandbox", backend_params())
 def test_a_read_only_command_in_a_repository_with_shadow_modules_runs_none_of_them(
     planted: tuple[Path, Path], sandbox: str
 ) -> None:

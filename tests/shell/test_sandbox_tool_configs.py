@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sandboxes import backend_params
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.shell.landlock import abi_version
@@ -129,14 +130,6 @@ async def test_a_sandboxed_command_cannot_change_an_existing_toolchain_file(
     assert toolchain.read_text() == '[toolchain]\nchannel = "stable"\n'
 
 
-def _backends() -> list[str]:
-    usable = ["landlock"] if abi_version() >= 4 else []
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--", "true"]
-    if subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-        usable.append("bwrap")
-    return usable
-
-
 NESTED = ["sub/.envrc", "crate/rust-toolchain.toml", "sub/.git/hooks/pre-commit", "lib/.pdbrc"]
 
 
@@ -150,7 +143,7 @@ def nested_harness(root: Path, sandbox: str, *, approve: bool = False) -> Harnes
     return harness
 
 
-@pytest.mark.parametrize("sandbox", _backends())
+@pytest.mark.parametrize("sandbox", backend_params(minimum_landlock_abi=4))
 async def test_existing_nested_configuration_stays_read_only(tmp_path: Path, sandbox: str) -> None:
     """Below the top level too: a nested repository's hooks, a crate's toolchain file."""
     h = nested_harness(tmp_path, sandbox)
@@ -164,7 +157,7 @@ async def test_existing_nested_configuration_stays_read_only(tmp_path: Path, san
         await h.session.aclose()
 
 
-@pytest.mark.parametrize("sandbox", _backends())
+@pytest.mark.parametrize("sandbox", backend_params(minimum_landlock_abi=4))
 async def test_nested_configuration_made_between_commands_is_read_only_next(
     tmp_path: Path, sandbox: str
 ) -> None:
@@ -188,7 +181,7 @@ def make_repo(repo: Path) -> Path:
     return repo
 
 
-@pytest.mark.parametrize("sandbox", _backends())
+@pytest.mark.parametrize("sandbox", backend_params(minimum_landlock_abi=4))
 async def test_a_nested_repository_commits_in_the_git_profile_but_its_hooks_stay_read_only(
     tmp_path: Path, sandbox: str
 ) -> None:
