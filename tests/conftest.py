@@ -30,7 +30,9 @@ PRIVATE_DIRECTORIES = {
 
 
 @pytest.fixture(autouse=True)
-def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every test gets a home and XDG directories of its own (inherited by the CLIs and servers
     it starts): nothing of the real user's configuration — ``~/.config/toolbelt/mcp.json``,
     settings, trust, tokens — reaches a test, and nothing a test writes reaches the user."""
