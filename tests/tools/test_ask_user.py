@@ -158,6 +158,7 @@ async def test_a_declined_or_dismissed_questionnaire_says_so(
         ([NOTES, NOTES], "is asked twice; ask each question once"),
         ([{"question": "  "}], "the question is blank"),
         ([{**DATABASE, "options": [{"label": "a\nb"}, {"label": "c"}]}], "control character"),
+        ([{**DATABASE, "header": "Data\u2028base"}], "the header holds a control character"),
         ([{**NOTES, "multiSelect": True}], "`questions.0.multiSelect` is not a parameter"),
     ],
 )

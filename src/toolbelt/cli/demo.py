@@ -16,10 +16,10 @@ import anyio
 from toolbelt.cli.render import Renderer
 from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session, SessionConfig
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.requesters import AutoApprove
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.tools import builtin_toolset
 
 __all__ = ["DEMO_CALLS", "run_demo"]
@@ -54,7 +54,7 @@ def run_demo(*, root: str) -> int:
     try:
         session = Session(root, config=SessionConfig(require_read_before_write=False))
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     calls = [
         ToolCall(f"demo-{index}", name, args)

@@ -19,9 +19,9 @@ import anyio
 
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import ToolRegistry
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
 from toolbelt.runtime import Runtime
@@ -62,7 +62,7 @@ def serve_mcp(
             trusted=trusted,
         )
         if runtime.notice:
-            print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+            print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
         # checked now: an explicitly chosen backend that is missing fails at start-up; no
         # command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []
@@ -90,7 +90,7 @@ def serve_mcp(
         if no_auth and token is not None:
             raise UsageError("--no-auth and --token-file contradict each other; pick one.")
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     try:
         listener = _listen(host, port)

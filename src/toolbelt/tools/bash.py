@@ -22,6 +22,7 @@ from toolbelt.config.trust import is_trusted
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.containment import is_within
 from toolbelt.paths.guard import protections_of
@@ -29,7 +30,7 @@ from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
 from toolbelt.shell.readonly import changes_shell_state
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell, visible
+from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell
 from toolbelt.tools._shell import (
     git_shell,
     job_manager,
@@ -150,7 +151,7 @@ class BashTool(Tool[BashInput]):
             sandboxed=confined
             and sandbox.settings.network == "off"
             and ctx.scratch.get("profile") != "git",
-            outside_sandbox=visible(args.justification or "")
+            outside_sandbox=escape_for_terminal(args.justification or "", limit=300)
             if sandbox.active and not args.sandbox
             else None,
             dangerous=tuple(dangerous),
