@@ -63,6 +63,8 @@ PUBLIC = [
     "Question",
     "RuleIdentity",
     "Runtime",
+    "RuntimeOptions",
+    "RuntimeState",
     "SandboxSettings",
     "SchemaArguments",
     "SchemaTool",

@@ -103,7 +103,7 @@ if TYPE_CHECKING:
         openai_responses_output,
         tool_definitions,
     )
-    from toolbelt.runtime import Runtime
+    from toolbelt.runtime import Runtime, RuntimeOptions, RuntimeState
     from toolbelt.sandbox.sandbox import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
 
@@ -157,6 +157,8 @@ _EXPORTS = {
     "Question": "toolbelt.core.user",
     "RuleIdentity": "toolbelt.core.rule_identity",
     "Runtime": "toolbelt.runtime",
+    "RuntimeOptions": "toolbelt.runtime",
+    "RuntimeState": "toolbelt.runtime",
     "SandboxSettings": "toolbelt.sandbox.sandbox",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",

@@ -223,7 +223,7 @@ async def test_cancelling_the_batch_ends_the_wait(tmp_path: Path) -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(ask)
             await user.asking.wait()
-            runtime.executor.cancel()
+            runtime.cancel()
     assert states == [CallState.ABORTED]
 
 

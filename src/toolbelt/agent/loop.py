@@ -139,7 +139,7 @@ class Agent:
         if self._stream_scope is not None:
             self._stream_scope.cancel()
         if self._executing:
-            self.runtime.executor.cancel()
+            self.runtime.cancel()
 
     async def aclose(self) -> None:
         """Close the model client if the agent opened it (the runtime, and a client passed

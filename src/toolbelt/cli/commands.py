@@ -22,7 +22,7 @@ from toolbelt.core.requesters import AutoApprove, DenyRequests
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserChannel
 from toolbelt.providers.schema import neutral_schema
-from toolbelt.runtime import Runtime
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 __all__ = [
     "EXIT_CODES",
@@ -120,7 +120,7 @@ def call_tool(
             trusted=True if trust_workspace else None,
             requester=terminal_requester(renderer, yes=yes),
             user=terminal_user(),
-            config=SessionConfig(require_read_before_write=False),
+            options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:

@@ -39,6 +39,9 @@ class SessionConfig:
     """How many read-only calls may run at once."""
     require_read_before_write: bool = True
     """Writes to existing files need a prior read in this session (off for one-shot CLI calls)."""
+    background_jobs: bool = True
+    """Whether bash may start background jobs; off where nothing could tie a later
+    ``bash_output`` or ``kill_shell`` call to the job (MCP's stateless HTTP requests)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Tool-specific settings, keyed by tool name."""
 
@@ -98,6 +101,14 @@ class Session:
                 existing = factory() if factory is not None else kind()
                 self._resources[kind] = existing
             return cast(T, existing)
+
+    def provide(self, kind: type[T], value: T) -> None:
+        """Make ``value`` this session's ``kind``, replacing one provided before: a choice the
+        runtime makes for the tools (the sandbox settings) before they first read it."""
+        if self._closed:
+            raise FatalError("The session is closed; start a new session to run more tools.")
+        with self._lock:
+            self._resources[kind] = value
 
     def peek(self, kind: type[T]) -> T | None:
         """The resource of ``kind`` if it was created, without creating it."""

@@ -75,9 +75,8 @@ CHOICES = {
 class ElicitationRequester(PermissionRequester):
     """Permission prompts through ``elicitation/create``."""
 
-    def __init__(self, server: ClientChannel, *, mode: str | None, timeout: float = 120.0) -> None:
+    def __init__(self, server: ClientChannel, *, timeout: float = 120.0) -> None:
         self._server = server
-        self._mode = mode
         self._timeout = timeout
         self.session_approvals = True
         """False where requests carry no client identity (stateless HTTP): "allow for this

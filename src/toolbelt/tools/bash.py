@@ -33,7 +33,7 @@ from toolbelt.tools._files import file_guard
 from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell
 from toolbelt.tools._shell import (
     git_shell,
-    job_manager,
+    job_starter,
     readonly_shell,
     session_sandbox,
     shell_session,
@@ -161,7 +161,7 @@ class BashTool(Tool[BashInput]):
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
             command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
-            job = job_manager(ctx).start(
+            job = job_starter(ctx).start(
                 command, ctx.cwd, command_environment(), sandboxed=args.sandbox
             )
             text = (
