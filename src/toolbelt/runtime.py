@@ -27,8 +27,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from toolbelt.config.factory import build_hooks, build_policy
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
@@ -38,6 +37,7 @@ from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import CombinedToolset, Toolset
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.user import UserChannel
 from toolbelt.policy.policy import ToolbeltPolicy
 
@@ -88,7 +88,7 @@ class RuntimeOptions:
     workspace's once for every session), used instead of starting the configured ones."""
 
 
-class Runtime:
+class Runtime(AsyncResource):
     """Session, settings (with trust), policy, hooks and executor for one conversation."""
 
     def __init__(
@@ -312,17 +312,9 @@ class Runtime:
             finally:
                 remove_spill_dir(self.session.id)
 
-    async def __aenter__(self) -> Runtime:
+    async def __aenter__(self) -> Self:
         await self.open()
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         return (

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar, cast
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.programs import count_workspace
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
@@ -46,7 +47,7 @@ class SessionConfig:
     """Tool-specific settings, keyed by tool name."""
 
 
-class Session:
+class Session(AsyncResource):
     """One conversation's state: roots, cwd, config and lazily created resources."""
 
     def __init__(
@@ -129,12 +130,6 @@ class Session:
             sync_closer = getattr(resource, "close", None)
             if sync_closer is not None:
                 sync_closer()
-
-    async def __aenter__(self) -> Session:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         return f"<Session {self.id} root={str(self.root)!r}>"
