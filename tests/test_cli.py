@@ -113,6 +113,18 @@ def test_demo_runs_on_a_directory(tmp_path: Path) -> None:
     assert out.stdout.rstrip().splitlines()[-1].split(", ")[1] == "0 failed"
 
 
+def test_demo_goes_through_the_runtime_and_its_settings(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n")
+    user_config = Path(os.environ["XDG_CONFIG_HOME"]) / "toolbelt"
+    user_config.mkdir(parents=True, exist_ok=True)
+    deny = {"permissions": {"deny": ["Read(./README.md)"]}}
+    (user_config / "settings.json").write_text(json.dumps(deny))
+    out = toolbelt("demo", "--root", str(tmp_path))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stdout.rstrip().splitlines()[-1].split(", ")[1] == "1 failed"
+    assert "Read(./README.md)" in out.stdout
+
+
 def test_permission_denied_exits_3_with_a_hint(tmp_path: Path) -> None:
     # without the sandbox (with it, a write inside the workspace needs no prompt)
     out = toolbelt(

@@ -88,7 +88,7 @@ async def test_event_log_tells_a_calls_story(tmp_path: Path) -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(run)
             await requester.asking.wait()
-            runtime.executor.cancel()
+            runtime.cancel()
     assert log.states("c") == ["pending", "permission_required", "aborted"]
 
 

@@ -39,14 +39,21 @@ if TYPE_CHECKING:
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
     from toolbelt.core.errors import (
+        AgentError,
+        CondenseError,
+        ConfigFileError,
+        DataError,
         FatalError,
         InvalidInputError,
         PathError,
         PermissionDeniedError,
+        ProviderError,
         SettingsError,
+        StrictJsonError,
         ToolbeltError,
         ToolError,
         UnknownToolError,
+        UnusableToolError,
         UsageError,
     )
     from toolbelt.core.events import (
@@ -96,7 +103,7 @@ if TYPE_CHECKING:
         openai_responses_output,
         tool_definitions,
     )
-    from toolbelt.runtime import Runtime
+    from toolbelt.runtime import Runtime, RuntimeOptions, RuntimeState
     from toolbelt.sandbox.sandbox import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
 
@@ -104,6 +111,7 @@ _EXPORTS = {
     "Access": "toolbelt.core.access",
     "AccessKind": "toolbelt.core.access",
     "Agent": "toolbelt.agent",
+    "AgentError": "toolbelt.core.errors",
     "AgentEvent": "toolbelt.agent",
     "AgentFinished": "toolbelt.agent",
     "AgentResult": "toolbelt.agent",
@@ -114,6 +122,9 @@ _EXPORTS = {
     "AutoApprove": "toolbelt.core.requesters",
     "CallState": "toolbelt.core.events",
     "CombinedToolset": "toolbelt.core.registry",
+    "CondenseError": "toolbelt.core.errors",
+    "ConfigFileError": "toolbelt.core.errors",
+    "DataError": "toolbelt.core.errors",
     "Deny": "toolbelt.core.permission",
     "DenyRequests": "toolbelt.core.requesters",
     "DiffEvent": "toolbelt.core.events",
@@ -142,9 +153,12 @@ _EXPORTS = {
     "ProgressEvent": "toolbelt.core.events",
     "Protection": "toolbelt.core.access",
     "Provider": "toolbelt.providers.formats",
+    "ProviderError": "toolbelt.core.errors",
     "Question": "toolbelt.core.user",
     "RuleIdentity": "toolbelt.core.rule_identity",
     "Runtime": "toolbelt.runtime",
+    "RuntimeOptions": "toolbelt.runtime",
+    "RuntimeState": "toolbelt.runtime",
     "SandboxSettings": "toolbelt.sandbox.sandbox",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",
@@ -152,6 +166,7 @@ _EXPORTS = {
     "SessionConfig": "toolbelt.core.context",
     "SettingsError": "toolbelt.core.errors",
     "StateEvent": "toolbelt.core.events",
+    "StrictJsonError": "toolbelt.core.errors",
     "TextBlock": "toolbelt.core.content",
     "Tool": "toolbelt.core.tool",
     "ToolCall": "toolbelt.core.executor",
@@ -166,6 +181,7 @@ _EXPORTS = {
     "ToolbeltError": "toolbelt.core.errors",
     "Toolset": "toolbelt.core.registry",
     "UnknownToolError": "toolbelt.core.errors",
+    "UnusableToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
     "UserAnswer": "toolbelt.core.user",
     "UserChannel": "toolbelt.core.user",

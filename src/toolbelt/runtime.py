@@ -1,32 +1,43 @@
 """The runtime: one session, its settings, policy, hooks and executor, assembled in one place.
 
-Every door opens tools the same way — a library user, ``toolbelt call``, ``toolbelt mcp``
-(one runtime per connection) and, next, an agent loop and its subagents — so the order that
-matters is written once: the session fixes the roots, the settings are read with the
+Every door opens tools the same way — a library user, ``toolbelt call``, ``toolbelt demo``,
+``toolbelt mcp`` (one runtime per connection) and the agent loop — and calls them through the
+runtime (``run``, ``run_one``, ``cancel``), never through the executor behind it, so the order
+that matters is written once: the session fixes the roots, the settings are read with the
 workspace's trust (an untrusted repository's settings may only restrict), the policy applies
 the settings' mode, rules and extra directories to that session, the hooks come from the same
 settings, and the executor runs whichever toolset the caller injects (the built-ins by
 default, or a filtered or extended set).
 
+What a caller usually chooses is an argument (``root``, ``toolset``, ``mode``, ``add_dirs``,
+``trusted``, ``settings``, the ``requester`` that answers permission prompts, the ``user``
+channel tools ask through); the rest, each with a default, is one ``RuntimeOptions``.
+
 Building is synchronous and starts nothing, so a bad mode or root fails before anything has to
-be closed; ``async with`` (or ``open``) opens the toolset (a toolset may hold connections) and
-on exit closes the session — ending every process it started — and the toolset, once.
+be closed. The runtime has a lifecycle (``RuntimeState``, like httpx's client states):
+``UNOPENED`` once built — calls may run already —, ``OPENED`` by ``async with`` (or ``open``),
+which opens the toolset (a toolset may hold connections), and ``CLOSED`` by leaving it (or
+``aclose``), which closes the session — ending every process it started — and the toolset,
+once. A closed runtime refuses every call with a ``UsageError``, and so does opening one twice.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from toolbelt.config.factory import build_hooks, build_policy
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig, ToolModel
+from toolbelt.core.errors import UsageError
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import CombinedToolset, Toolset
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.user import UserChannel
 from toolbelt.policy.policy import ToolbeltPolicy
 
@@ -37,12 +48,47 @@ if TYPE_CHECKING:
     from toolbelt.providers.model import ModelClient
     from toolbelt.sandbox.sandbox import SandboxSettings
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "RuntimeOptions", "RuntimeState"]
 
 _MAX_NAME_MISSES = 64
 
 
-class Runtime:
+class RuntimeState(enum.Enum):
+    """Where a runtime is in its life; only ``CLOSED`` refuses calls."""
+
+    UNOPENED = "unopened"
+    """Built: calls may run, the toolset has not been opened."""
+    OPENED = "opened"
+    """``open`` (or ``async with``) opened the toolset."""
+    CLOSED = "closed"
+    """``aclose`` ended the session, its processes and the toolset: nothing runs any more."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuntimeOptions:
+    """What else a runtime is built with; every field has a default."""
+
+    config: SessionConfig | None = None
+    """Limits and switches of the session (``SessionConfig``: concurrency, read-before-write,
+    background jobs); None: the defaults."""
+    session_id: str | None = None
+    """The session's id (hook input, spill directories); None: a random one."""
+    events: EventBus | None = None
+    """The bus every call's events go to; None: a new one (``Runtime.events``)."""
+    permission_timeout: float = 300.0
+    """Seconds a permission prompt, or a tool's question to the user, may wait for an answer."""
+    sandbox: SandboxSettings | None = None
+    """The OS sandbox commands run in; None: ``auto`` (``Runtime.use_sandbox`` changes it
+    until the first command has run)."""
+    small_model: ModelClient | None = None
+    """A model tools may use for their own small jobs (web_fetch answering its ``prompt`` from
+    a page), reached as ``ToolContext.model``; None leaves those jobs to the calling model."""
+    mcp_servers: SharedServers | None = None
+    """MCP servers the caller opened and shares between runtimes (the HTTP door opens the
+    workspace's once for every session), used instead of starting the configured ones."""
+
+
+class Runtime(AsyncResource):
     """Session, settings (with trust), policy, hooks and executor for one conversation."""
 
     def __init__(
@@ -55,27 +101,24 @@ class Runtime:
         trusted: bool | None = None,
         settings: Settings | None = None,
         requester: PermissionRequester | None = None,
-        config: SessionConfig | None = None,
-        session_id: str | None = None,
-        events: EventBus | None = None,
-        permission_timeout: float = 300.0,
         user: UserChannel | None = None,
-        mcp_servers: SharedServers | None = None,
-        small_model: ModelClient | None = None,
+        options: RuntimeOptions | None = None,
     ) -> None:
         """Assemble everything; raises ``UsageError`` for a bad root, mode or directory.
 
-        ``mode`` None means the settings' ``defaultMode`` (else ``default``); ``trusted``
-        True applies the workspace's own settings in full for this runtime, None uses the
-        stored trust; ``settings`` replaces reading the settings files altogether;
-        ``requester`` answers permission prompts and ``user`` carries the tools' own questions
-        to the person (``NoUser`` when nobody is there); ``mcp_servers`` are MCP servers the
-        caller opened and shares between runtimes, used instead of starting the configured ones;
-        ``small_model`` is the model tools
-        may use for their own small jobs (web_fetch condensing a page against its prompt),
-        reached as ``ToolContext.model`` — None leaves those jobs to the calling model.
+        ``toolset`` None serves the built-in tools and the workspace's configured MCP servers;
+        ``mode`` None means the settings' ``defaultMode`` (else ``default``); ``trusted`` True
+        applies the workspace's own settings in full for this runtime, None uses the stored
+        trust; ``settings`` replaces reading the settings files altogether; ``requester``
+        answers permission prompts (none: every prompt is refused) and ``user`` carries the
+        tools' own questions to the person (none: ``NoUser``, nobody is there).
         """
-        self.session = Session(root, add_dirs=add_dirs, config=config, session_id=session_id)
+        options = options if options is not None else RuntimeOptions()
+        self.session = Session(
+            root, add_dirs=add_dirs, config=options.config, session_id=options.session_id
+        )
+        if options.sandbox is not None:
+            self._provide_sandbox(options.sandbox)
         self.settings = (
             settings if settings is not None else load_settings(self.session.root, trusted=trusted)
         )
@@ -89,9 +132,9 @@ class Runtime:
 
             # the skill tool lists the workspace's skills only when the workspace is trusted
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
-            toolset = self._with_mcp_servers(toolset, mcp_servers)
+            toolset = self._with_mcp_servers(toolset, options.mcp_servers)
         self.toolset = toolset
-        self._closed = False
+        self._state = RuntimeState.UNOPENED
         self._listed_for: set[str] = set()
         """The unknown MCP tool names a listing was made for (``_list_for``)."""
         self.executor = Executor(
@@ -100,10 +143,10 @@ class Runtime:
             policy=self.policy,
             requester=requester,
             hooks=build_hooks(self.session, self.settings),
-            events=events,
-            permission_timeout=permission_timeout,
+            events=options.events,
+            permission_timeout=options.permission_timeout,
             user=user,
-            model=small_model,
+            model=options.small_model,
         )
 
     def _with_mcp_servers(self, builtins: Toolset, shared: SharedServers | None) -> Toolset:
@@ -161,32 +204,61 @@ class Runtime:
         """The model tools use for their own small jobs (``ToolContext.model``), if any."""
         return self.executor.model
 
+    @property
+    def state(self) -> RuntimeState:
+        """Where the runtime is in its life: built, opened or closed."""
+        return self._state
+
     def use_small_model(self, model: ModelClient) -> None:
         """Let tools use ``model`` for their own small jobs (an agent lends its model to a
         runtime that has none, so web_fetch can answer its ``prompt`` from the page)."""
         self.executor.model = model
 
-    def use_requester(self, requester: PermissionRequester) -> None:
-        """Ask the user through ``requester`` from now on (a door that can only build its
-        requester once it exists itself, like an MCP connection, sets it here)."""
-        self.executor.requester = requester
-
     def use_sandbox(self, sandbox: SandboxSettings) -> None:
-        """Run this runtime's commands in ``sandbox`` (the default is ``auto``); call it before
-        the first command, as the doors do with what ``--sandbox`` and the settings chose."""
-        from toolbelt.sandbox.sandbox import SandboxSettings  # the shell's modules load on use
+        """Run this runtime's commands in ``sandbox`` (the default is ``auto``), as the doors do
+        with what ``--sandbox`` and the settings chose. Only before the first command: the
+        shells it started run on in the sandbox they were started in, so a later choice is a
+        ``UsageError`` rather than a choice that silently does nothing."""
+        from toolbelt.sandbox.sandbox import Sandbox  # the sandbox's modules load on use
 
-        self.session.resource(SandboxSettings, lambda: sandbox)
+        self._refuse_if_closed("choose a sandbox")
+        if self.session.peek(Sandbox) is not None:
+            raise UsageError(
+                "use_sandbox came after this runtime's first command, which already runs in "
+                "the sandbox chosen then; choose it right after building the runtime, or pass "
+                "RuntimeOptions(sandbox=...)."
+            )
+        self._provide_sandbox(sandbox)
+
+    def _provide_sandbox(self, sandbox: SandboxSettings) -> None:
+        from toolbelt.sandbox.sandbox import SandboxSettings
+
+        self.session.provide(SandboxSettings, sandbox)
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolCallResult]:
         """Run a batch of the model's calls; one result per call, in order."""
+        self._refuse_if_closed("run tools")
         await self._list_for(calls)
         return await self.executor.run(calls)
 
     async def run_one(self, call: ToolCall) -> ToolCallResult:
-        """Run a single call."""
+        """Run a single call (what the MCP server and ``toolbelt call`` do)."""
+        self._refuse_if_closed("run tools")
         await self._list_for((call,))
         return await self.executor.run_one(call)
+
+    def cancel(self) -> None:
+        """Abort the batches in flight: running calls and calls not yet started end
+        ``aborted`` once their processes are gone; a ``run`` started afterwards is not
+        affected."""
+        self.executor.cancel()
+
+    def _refuse_if_closed(self, what: str) -> None:
+        if self._state is RuntimeState.CLOSED:
+            raise UsageError(
+                f"This runtime is closed, so it cannot {what}; build a new Runtime (its session "
+                "and every process it started ended with it)."
+            )
 
     async def _list_for(self, calls: Sequence[ToolCall]) -> None:
         """List the toolset once for each MCP tool name it does not know yet, so a library
@@ -206,42 +278,46 @@ class Runtime:
 
     async def open(self) -> None:
         """Open the toolset (it may connect somewhere); a toolset that fails to open leaves
-        the session closed, as nothing may run in a runtime that did not open."""
+        the runtime closed, as nothing may run in a runtime that did not open. A runtime opens
+        once: opening it again, or after it closed, is a ``UsageError``."""
+        self._refuse_if_closed("open again")
+        if self._state is RuntimeState.OPENED:
+            raise UsageError("This runtime is already open; open it once (`async with`).")
         try:
             await self.toolset.open()
         except BaseException:
-            await self.session.aclose()
+            await self._end(close_toolset=False)
             raise
+        if self._state is RuntimeState.UNOPENED:  # not closed while the toolset opened
+            self._state = RuntimeState.OPENED
 
     async def aclose(self) -> None:
         """Close the session (ending every process it started), then the toolset, and delete
         the session's directory of spilled output, background jobs' output and the sandbox's
         temporary files: nothing can read them once the session is over. Closing twice (a
         door that closes its server inside ``async with runtime``) closes once."""
+        if self._state is not RuntimeState.CLOSED:
+            await self._end(close_toolset=True)
+
+    async def _end(self, *, close_toolset: bool) -> None:
         from toolbelt.shell.output import remove_spill_dir  # the shell's modules load on use
 
-        if self._closed:
-            return
-        self._closed = True
+        self._state = RuntimeState.CLOSED
         try:
             await self.session.aclose()
         finally:
             try:
-                await self.toolset.aclose()
+                if close_toolset:
+                    await self.toolset.aclose()
             finally:
                 remove_spill_dir(self.session.id)
 
-    async def __aenter__(self) -> Runtime:
+    async def __aenter__(self) -> Self:
         await self.open()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
     def __repr__(self) -> str:
-        return f"<Runtime {self.session.root} mode={self.mode} tools={len(self.toolset)}>"
+        return (
+            f"<Runtime {self.session.root} mode={self.mode} tools={len(self.toolset)} "
+            f"{self._state.value}>"
+        )

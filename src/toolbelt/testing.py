@@ -41,7 +41,7 @@ from toolbelt.core.permission import (
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.tool import Tool
 from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
-from toolbelt.runtime import Runtime
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 __all__ = [
     "EventLog",
@@ -146,9 +146,8 @@ async def run_call(
         mode=mode,
         settings=settings if settings is not None else Settings(),
         requester=requester,
-        config=config,
-        permission_timeout=permission_timeout,
         user=user,
+        options=RuntimeOptions(config=config, permission_timeout=permission_timeout),
     )
     async with runtime:
         return await runtime.run_one(ToolCall("test-1", tool.name, arguments))

@@ -7,6 +7,7 @@ the failure is injected into the real ``McpServer`` here.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -35,12 +36,12 @@ async def test_a_tool_call_that_raises_is_answered_and_the_next_request_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(Runtime(tmp_path), send)
+    server = McpServer(functools.partial(Runtime, tmp_path), send)
 
     async def broken(call: ToolCall) -> Any:
         raise RuntimeError("the executor broke")
 
-    monkeypatch.setattr(server.executor, "run_one", broken)
+    monkeypatch.setattr(server.runtime, "run_one", broken)
     params = {"name": "think", "arguments": {"thought": "x"}}
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
     try:
@@ -64,7 +65,7 @@ async def test_a_method_that_raises_is_answered_and_the_next_request_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(Runtime(tmp_path), send)
+    server = McpServer(functools.partial(Runtime, tmp_path), send)
     answer = server._immediate
 
     def broken_list(method: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -25,9 +25,9 @@ async def test_stateless_clients_get_no_background_jobs_and_see_none(tmp_path: P
             )
             assert started.is_error
             assert started.content[0].text == (
-                "Background jobs need an MCP session, and this client speaks the stateless "
-                "2026-07-28 protocol, where no later call can be tied to this one: run the "
-                "command in the foreground instead (raise timeout_ms if it takes long)."
+                "Background jobs are off in this session, as no later call could be tied to "
+                "this one to read the job's output or stop it: run the command in the foreground "
+                "instead (raise timeout_ms if it takes long)."
             )
             looked = await second.call_tool("bash_output", {"id": "bg-00000000"})
             assert looked.content[0].text.endswith("known jobs: none.")

@@ -9,6 +9,7 @@ session, so it is opened by the first and closed by the last.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -199,10 +200,10 @@ async def test_a_session_still_opening_when_the_server_stops_is_closed_once_open
         async def aclose(self) -> None:
             log.append("close")
 
-    async def open_server(outbox: Outbox) -> McpServer:
-        runtime = Runtime(tmp_path, toolset=SlowToOpen())
-        await runtime.open()
-        return McpServer(runtime, outbox)
+    async def open_server(outbox: Outbox, *, stateless: bool) -> McpServer:
+        server = McpServer(functools.partial(Runtime, tmp_path, toolset=SlowToOpen()), outbox)
+        await server.runtime.open()
+        return server
 
     refused: list[str] = []
 

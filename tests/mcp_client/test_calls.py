@@ -133,7 +133,7 @@ async def test_cancelling_a_call_stops_the_remote_work(fake: Path, state: Path) 
             pid_file = state / "sleeper.pid"
             while not pid_file.exists():
                 await anyio.sleep(0.01)
-            runtime.executor.cancel()
+            runtime.cancel()
         assert results[0].state.value == "aborted"
         with anyio.fail_after(10):
             while not (state / "cancelled").exists():
@@ -191,7 +191,7 @@ async def test_a_call_waiting_for_permission_starts_nothing_remote(fake: Path, s
         async with anyio.create_task_group() as group:
             group.start_soon(runtime.run_one, ToolCall("s", "mcp__fake__sleeper", {}))
             await requester.asking.wait()
-            runtime.executor.cancel()
+            runtime.cancel()
     assert not (state / "sleeper.pid").exists()
 
 

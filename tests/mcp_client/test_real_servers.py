@@ -106,7 +106,7 @@ async def test_server_everything_progress_elicitation_and_cancel(everything: Pat
                     isinstance(e, ProgressEvent) and e.call_id == "c" for e in log.events
                 ):
                     await anyio.sleep(0.01)
-            runtime.executor.cancel()
+            runtime.cancel()
         after = await runtime.run_one(ToolCall("a", "mcp__everything__echo", {"message": "after"}))
     assert done.text == "Long running operation completed. Duration: 0.3 seconds, Steps: 3."
     progress = [

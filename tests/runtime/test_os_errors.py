@@ -10,22 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from toolbelt import Runtime, ToolCall
 from toolbelt.core.os_errors import TEMP_MARKER, tool_error_from_os
 from toolbelt.files.atomic import TEMP_MARKER as ATOMIC_TEMP_MARKER
-
-pytestmark = pytest.mark.anyio
-
-
-async def test_a_call_after_the_session_closed_says_so(tmp_path: Path) -> None:
-    runtime = Runtime(tmp_path)
-    async with runtime:
-        pass
-    [result] = await runtime.run([ToolCall("1", "think", {"thought": "late"})])
-    assert result.is_error
-    assert result.text == "The session is closed; start a new session to run more tools."
 
 
 def _limit_file_size() -> None:

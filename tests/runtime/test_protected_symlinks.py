@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt import Runtime, SessionConfig, ToolCall
+from toolbelt import Runtime, RuntimeOptions, SessionConfig, ToolCall
 from toolbelt.core.permission import (
     Answer,
     Approval,
@@ -44,7 +44,8 @@ def workspace(tmp_path: Path) -> Path:
 async def call(root: Path, mode: str, name: str, arguments: dict[str, str]) -> list[str]:
     recorder = Recorder()
     config = SessionConfig(require_read_before_write=False)
-    async with Runtime(root, mode=mode, requester=recorder, config=config) as runtime:
+    options = RuntimeOptions(config=config)
+    async with Runtime(root, mode=mode, requester=recorder, options=options) as runtime:
         [result] = await runtime.run([ToolCall("1", name, arguments)])
     assert result.error_kind == "permission_denied"
     return recorder.asked
@@ -81,7 +82,8 @@ async def test_reading_envrc_does_not_ask_but_writing_it_does(tmp_path: Path) ->
     (tmp_path / ".env").write_text("TOKEN=x\n")
     config = SessionConfig(require_read_before_write=False)
     recorder = Recorder()
-    async with Runtime(tmp_path, mode="bypass", requester=recorder, config=config) as runtime:
+    options = RuntimeOptions(config=config)
+    async with Runtime(tmp_path, mode="bypass", requester=recorder, options=options) as runtime:
         envrc, env, write = await runtime.run(
             [
                 ToolCall("1", "read_file", {"path": ".envrc"}),

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolbelt import Runtime, SandboxSettings, SessionConfig, ToolCall
+from toolbelt import Runtime, RuntimeOptions, SandboxSettings, SessionConfig, ToolCall
 from toolbelt.cli.prompt import TerminalRequester
 from toolbelt.core.events import CallState
 
@@ -42,9 +42,8 @@ async def test_the_prompt_gives_up_at_the_permission_timeout(
     tmp_path: Path, silent_stdin: None
 ) -> None:
     config = SessionConfig(require_read_before_write=False)
-    async with Runtime(
-        tmp_path, requester=TerminalRequester(), config=config, permission_timeout=0.2
-    ) as runtime:
+    options = RuntimeOptions(config=config, permission_timeout=0.2)
+    async with Runtime(tmp_path, requester=TerminalRequester(), options=options) as runtime:
         runtime.use_sandbox(UNSANDBOXED)
         [result] = await runtime.run([ToolCall("1", "bash", {"command": "touch made"})])
     assert result.error_kind == "permission_denied"
@@ -83,7 +82,7 @@ async def test_cancelling_the_batch_ends_a_waiting_prompt(
         async with anyio.create_task_group() as group:
             group.start_soon(run)
             await anyio.to_thread.run_sync(stderr.reading.wait)
-            runtime.executor.cancel()
+            runtime.cancel()
     assert results == [CallState.ABORTED]
     assert "wants permission: `touch made` runs a command." in stderr.getvalue()
     assert not (tmp_path / "made").exists()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt import Question, Runtime, ToolCall, UserAnswer
+from toolbelt import Question, Runtime, RuntimeOptions, ToolCall, UserAnswer
 from toolbelt.cli.user_prompt import TerminalUser
 
 pytestmark = pytest.mark.anyio
@@ -120,7 +120,8 @@ async def test_ask_user_at_a_silent_terminal_gives_up_at_the_permission_timeout(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(os.fdopen(read_fd, "rb")))
     monkeypatch.setattr("sys.stderr", io.StringIO())
     try:
-        async with Runtime(tmp_path, user=TerminalUser(), permission_timeout=0.2) as runtime:
+        options = RuntimeOptions(permission_timeout=0.2)
+        async with Runtime(tmp_path, user=TerminalUser(), options=options) as runtime:
             arguments = {"questions": [{"question": "Which server?"}]}
             [result] = await runtime.run([ToolCall("1", "ask_user", arguments)])
     finally:

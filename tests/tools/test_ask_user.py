@@ -158,6 +158,7 @@ async def test_a_declined_or_dismissed_questionnaire_says_so(
         ([NOTES, NOTES], "is asked twice; ask each question once"),
         ([{"question": "  "}], "the question is blank"),
         ([{**DATABASE, "options": [{"label": "a\nb"}, {"label": "c"}]}], "control character"),
+        ([{**DATABASE, "header": "Data\u2028base"}], "the header holds a control character"),
         ([{**NOTES, "multiSelect": True}], "`questions.0.multiSelect` is not a parameter"),
     ],
 )
@@ -222,7 +223,7 @@ async def test_cancelling_the_batch_ends_the_wait(tmp_path: Path) -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(ask)
             await user.asking.wait()
-            runtime.executor.cancel()
+            runtime.cancel()
     assert states == [CallState.ABORTED]
 
 

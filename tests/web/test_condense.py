@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from toolbelt import Runtime, ToolCall
+from toolbelt import Runtime, RuntimeOptions, ToolCall
 from toolbelt.config.settings import Settings
 from toolbelt.core.content import TextBlock
 from toolbelt.policy.rules import parse_rule
@@ -107,7 +107,9 @@ async def fetch(root: Path, pages: Pages, model: ModelClient | None, **arguments
     settings = Settings(
         allow=[parse_rule("WebFetch(domain:127.0.0.1)")], private_origins=[pages.origin]
     )
-    async with Runtime(root, settings=settings, small_model=model) as runtime:
+    async with Runtime(
+        root, settings=settings, options=RuntimeOptions(small_model=model)
+    ) as runtime:
         return await runtime.run_one(ToolCall("w", "web_fetch", arguments))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import replace
-from types import TracebackType
 from typing import Any
 
 import anyio
@@ -36,6 +35,7 @@ from toolbelt.agent.system_prompt import build_system_prompt
 from toolbelt.agent.transcript import Transcript
 from toolbelt.core.content import ContentBlock
 from toolbelt.core.events import CallState, Event, StateEvent
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import (
     AssistantMessage,
@@ -56,7 +56,7 @@ def _ignore(_event: AgentEvent) -> None:
     return None
 
 
-class Agent:
+class Agent(AsyncResource):
     """Drives ``model`` with ``runtime``'s tools; ``run`` a prompt, or ``stream`` its events."""
 
     def __init__(
@@ -139,24 +139,13 @@ class Agent:
         if self._stream_scope is not None:
             self._stream_scope.cancel()
         if self._executing:
-            self.runtime.executor.cancel()
+            self.runtime.cancel()
 
     async def aclose(self) -> None:
         """Close the model client if the agent opened it (the runtime, and a client passed
         in, belong to the caller)."""
         if self._owns_model:
             await self.model.aclose()
-
-    async def __aenter__(self) -> Agent:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     # -- the loop ------------------------------------------------------------------------
 

@@ -14,15 +14,15 @@ from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
 from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.core.context import SessionConfig
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import Toolset
 from toolbelt.core.requesters import AutoApprove, DenyRequests
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserChannel
 from toolbelt.providers.schema import neutral_schema
-from toolbelt.runtime import Runtime
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 __all__ = [
     "EXIT_CODES",
@@ -69,10 +69,10 @@ def list_tools(
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
             if runtime.notice:
-                print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+                print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     if toolset is None:
         from toolbelt.tools import builtin_toolset
@@ -120,14 +120,14 @@ def call_tool(
             trusted=True if trust_workspace else None,
             requester=terminal_requester(renderer, yes=yes),
             user=terminal_user(),
-            config=SessionConfig(require_read_before_write=False),
+            options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     if runtime.notice:
-        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:
@@ -159,7 +159,7 @@ def _report_servers(runtime: Runtime) -> None:
 
     for state in server_states(runtime):
         if state.error:
-            name, error = visible(state.name), visible(state.error)
+            name, error = escape_for_terminal(state.name), escape_for_terminal(state.error)
             print(f"toolbelt: MCP server `{name}`: {error}", file=sys.stderr)
 
 

@@ -1,9 +1,10 @@
 """``toolbelt demo``: the main job in one command — list the tools, then use them on a repo.
 
 It runs a fixed, harmless script of calls against the workspace (by default the current
-directory) through the same executor the library and MCP use, as one batch so consecutive
-read-only calls run concurrently, and renders each result as a user would see it. Calls for
-tools this build does not have are skipped, so the demo grows with the toolset.
+directory) through a runtime, as the library and MCP do (the workspace's settings apply), as
+one batch so consecutive read-only calls run concurrently, and renders each result as a user
+would see it. Calls for tools this build does not have are skipped, so the demo grows with the
+toolset.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import time
 import anyio
 
 from toolbelt.cli.render import Renderer
-from toolbelt.config.factory import build_policy
-from toolbelt.core.context import Session, SessionConfig
-from toolbelt.core.display import visible
+from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
-from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.core.requesters import AutoApprove
+from toolbelt.core.terminal_text import escape_for_terminal
+from toolbelt.runtime import Runtime, RuntimeOptions
 from toolbelt.tools import builtin_toolset
 
 __all__ = ["DEMO_CALLS", "run_demo"]
@@ -52,17 +53,25 @@ def run_demo(*, root: str) -> int:
     print(f"toolbelt demo on {root}\n")
     out.tool_table(list(toolset))
     try:
-        session = Session(root, config=SessionConfig(require_read_before_write=False))
+        runtime = Runtime(
+            root,
+            toolset=toolset,
+            mode="default",
+            requester=AutoApprove(),
+            options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
+        )
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
+    if runtime.notice:
+        print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
     calls = [
         ToolCall(f"demo-{index}", name, args)
         for index, (name, args) in enumerate(DEMO_CALLS)
         if name in toolset
     ]
     started = time.perf_counter()
-    results = anyio.run(_run, session, calls)
+    results = anyio.run(_run, runtime, calls)
     elapsed = time.perf_counter() - started
     for call, result in zip(calls, results, strict=True):
         print(f"\n$ toolbelt call {call.name} '{_compact(call.arguments)}'")
@@ -72,15 +81,9 @@ def run_demo(*, root: str) -> int:
     return 0 if failed == 0 else 1
 
 
-async def _run(session: Session, calls: list[ToolCall]) -> list[ToolCallResult]:
-    async with session:
-        executor = Executor(
-            builtin_toolset(),
-            session,
-            policy=build_policy(session, "default"),
-            requester=AutoApprove(),
-        )
-        return await executor.run(calls)
+async def _run(runtime: Runtime, calls: list[ToolCall]) -> list[ToolCallResult]:
+    async with runtime:
+        return await runtime.run(calls)
 
 
 def _compact(arguments: object) -> str:

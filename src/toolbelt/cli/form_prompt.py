@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from toolbelt.core.display import visible
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserAnswer
 
 __all__ = ["fill_form", "form_problem"]
@@ -34,12 +34,12 @@ def form_problem(schema: Mapping[str, Any]) -> str | None:
         return "it is not a flat object of fields"
     for name, field in properties.items():
         if not isinstance(field, Mapping):
-            return f"its field {visible(str(name))!r} has no description"
+            return f"its field {escape_for_terminal(str(name))!r} has no description"
         kind = field.get("type")
         if kind == "array" and _choices(field.get("items")) is None:
-            return f"its field {visible(str(name))!r} is a list of free values"
+            return f"its field {escape_for_terminal(str(name))!r} is a list of free values"
         if kind not in ("string", "number", "integer", "boolean", "array"):
-            return f"its field {visible(str(name))!r} has the unsupported type {kind!r}"
+            return f"its field {escape_for_terminal(str(name))!r} has the unsupported type {kind!r}"
     return None
 
 
@@ -50,16 +50,19 @@ def fill_form(schema: Mapping[str, Any], out: TextIO, read_line: Callable[[], st
     required = set(schema.get("required") or ())
     content: dict[str, Value] = {}
     for name, field in properties.items():
-        label = visible(str(field.get("title") or name))
+        label = escape_for_terminal(str(field.get("title") or name))
         description = field.get("description")
         need = "required" if name in required else "optional; an empty line skips it"
-        out.write(f"  {label} ({need})" + (f": {visible(str(description))}" if description else ""))
+        out.write(
+            f"  {label} ({need})"
+            + (f": {escape_for_terminal(str(description))}" if description else "")
+        )
         out.write("\n")
         choices = _choices(field) or _choices(field.get("items"))
         for number, (_, title) in enumerate(choices or [], 1):
-            out.write(f"    {number}. {visible(title)}\n")
+            out.write(f"    {number}. {escape_for_terminal(title)}\n")
         if "default" in field:
-            out.write(f"    (default: {visible(str(field['default']))})\n")
+            out.write(f"    (default: {escape_for_terminal(str(field['default']))})\n")
         while True:
             out.write("  > ")
             out.flush()

@@ -3,21 +3,22 @@
 ``json.dumps(..., ensure_ascii=False)`` escapes only U+0000–U+001F, so tool output holding a C1
 control (U+009B is an 8-bit CSI, U+009D an OSC, honoured by terminals that take C1 in UTF-8), a
 bidi override (U+202E reorders what the person reads) or DEL would reach the terminal raw, while
-every other display path escapes them (``permissions.display.visible``). On a terminal they are
-written as JSON escapes (``\\u009b``), which decode to the same value; into a pipe or a file the
-text stays as it is, so a program reading it gets the exact characters in readable UTF-8.
+every other display path escapes them (``core.terminal_text.escape_for_terminal``). On a terminal
+the same characters (``is_terminal_unsafe``) are written as JSON escapes (``\\u009b``) instead of
+that function's Python-style ones, since the text must stay JSON: they decode to the same value.
+Into a pipe or a file the text stays as it is, so a program reading it gets the exact characters
+in readable UTF-8.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import unicodedata
 from typing import Any, TextIO
 
-__all__ = ["print_json", "terminal_safe_json"]
+from toolbelt.core.terminal_text import is_terminal_unsafe
 
-_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+__all__ = ["print_json", "terminal_safe_json"]
 
 
 def print_json(value: Any, *, out: TextIO | None = None) -> None:
@@ -38,7 +39,7 @@ def terminal_safe_json(text: str) -> str:
 
 
 def _safe(char: str) -> bool:
-    return char in "\n\t " or unicodedata.category(char) not in _UNSAFE
+    return char in "\n\t " or not is_terminal_unsafe(char)
 
 
 def _escape(char: str) -> str:

@@ -10,7 +10,6 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -19,9 +18,11 @@ import anyio
 
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
+from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import ToolRegistry
+from toolbelt.core.terminal_text import escape_for_terminal
+from toolbelt.core.user import UserChannel
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
 from toolbelt.runtime import Runtime
@@ -51,29 +52,37 @@ def serve_mcp(
         factory: ToolsetFactory | None = None
         if toolset_spec is not None:
             factory = load_toolset_factory(toolset_spec)
-        # stdio serves this runtime; for HTTP it only checks the mode and directories up front
-        # (each HTTP session makes its own toolset: none is made here that nobody would close)
-        served = factory() if factory is not None and http is None else None
-        runtime = Runtime(
-            root,
-            toolset=served if http is None else ToolRegistry(),
-            mode=mode,
-            add_dirs=add_dirs,
-            trusted=trusted,
-        )
-        if runtime.notice:
-            print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
-        # checked now: an explicitly chosen backend that is missing fails at start-up; no
-        # command the tools run may read a token file, even one the stdio door does not use
+        # no command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []
-        sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=given)
         if http is None:
             from toolbelt.mcp.stdio import serve_stdio
 
-            runtime.use_sandbox(sandboxing)
+            served = factory() if factory is not None else None
 
-            anyio.run(_serve_stdio_with, runtime, serve_stdio)
+            def open_runtime(*, requester: PermissionRequester, user: UserChannel) -> Runtime:
+                runtime = Runtime(
+                    root,
+                    toolset=served,
+                    mode=mode,
+                    add_dirs=add_dirs,
+                    trusted=trusted,
+                    requester=requester,
+                    user=user,
+                )
+                _tell(runtime.notice)
+                # checked before serving: an explicitly chosen backend that is missing fails
+                runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox, secrets=given))
+                return runtime
+
+            anyio.run(serve_stdio, open_runtime)
             return 0
+        # HTTP: the mode, directories and sandbox are checked up front; each session builds its
+        # own runtime and toolset (none is made here that nobody would close)
+        runtime = Runtime(
+            root, toolset=ToolRegistry(), mode=mode, add_dirs=add_dirs, trusted=trusted
+        )
+        _tell(runtime.notice)
+        sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=given)
         host, port = _address(http)
         remote = not _loopback(host)
         token = _given_token(token_file)
@@ -90,7 +99,7 @@ def serve_mcp(
         if no_auth and token is not None:
             raise UsageError("--no-auth and --token-file contradict each other; pick one.")
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     try:
         listener = _listen(host, port)
@@ -216,10 +225,10 @@ def _write_token_file(port: int, token: str) -> Path:
     return path
 
 
-async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
-    async with runtime:
-        await runtime.toolset.list_tools()  # configured MCP servers' tools are served too
-        await serve(runtime)
+def _tell(notice: str | None) -> None:
+    """What an untrusted workspace's settings lost, on stderr (the client is told too)."""
+    if notice:
+        print(f"toolbelt: {escape_for_terminal(notice)}", file=sys.stderr)
 
 
 def _address(value: str) -> tuple[str, int]:

@@ -7,8 +7,8 @@ import sys
 import anyio
 
 from toolbelt.cli.json_output import print_json
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.mcp_client.status import ServerState, server_states
 from toolbelt.runtime import Runtime
 
@@ -20,7 +20,7 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
     try:
         runtime = Runtime(root, trusted=True if trust_workspace else None)
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     states = anyio.run(_states, runtime)
     if as_json:
@@ -34,10 +34,10 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
         return 0
     for state in states:  # names and errors come from config files and servers: escaped
         line = (
-            f"{visible(state.name)}\t{state.state}\t{state.tools} tools\t{state.transport}\t"
-            f"{visible(state.source)}"
+            f"{escape_for_terminal(state.name)}\t{state.state}\t{state.tools} tools\t"
+            f"{state.transport}\t{escape_for_terminal(state.source)}"
         )
-        print(line + (f"\t{visible(state.error)}" if state.error else ""))
+        print(line + (f"\t{escape_for_terminal(state.error)}" if state.error else ""))
     return 0
 
 

@@ -17,7 +17,7 @@ import sys
 import textwrap
 
 from toolbelt.cli.terminal_thread import run_abandonable
-from toolbelt.core.display import shown_arguments, visible
+from toolbelt.core.display import shown_arguments
 from toolbelt.core.permission import (
     Answer,
     Approval,
@@ -25,6 +25,7 @@ from toolbelt.core.permission import (
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.terminal_text import escape_for_terminal
 
 __all__ = ["TerminalRequester"]
 
@@ -49,19 +50,21 @@ class TerminalRequester(PermissionRequester):
     def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
         out = sys.stderr
         access = request.access
-        reason = visible(decision.reason)
-        out.write(f"\n\x1b[1;33m{visible(request.tool)}\x1b[0m wants permission: {reason}\n")
+        reason = escape_for_terminal(decision.reason)
+        out.write(
+            f"\n\x1b[1;33m{escape_for_terminal(request.tool)}\x1b[0m wants permission: {reason}\n"
+        )
         if access.command:
-            out.write(f"  command: {visible(access.command)}\n")
+            out.write(f"  command: {escape_for_terminal(access.command)}\n")
             description = request.arguments.get("description")
             if isinstance(description, str) and description:
-                out.write(f"  (the model describes it as: {visible(description)})\n")
+                out.write(f"  (the model describes it as: {escape_for_terminal(description)})\n")
         if access.url:
-            out.write(f"  url: {visible(access.url)}\n")
+            out.write(f"  url: {escape_for_terminal(access.url)}\n")
         for path in access.paths:
-            out.write(f"  path: {visible(str(path))}\n")
+            out.write(f"  path: {escape_for_terminal(str(path))}\n")
         if access.preview:
-            out.write(_coloured_diff(visible(access.preview, newlines=True)))
+            out.write(_coloured_diff(escape_for_terminal(access.preview, newlines=True)))
         arguments = shown_arguments(access, request.arguments)
         if arguments is not None:
             out.write("  arguments:\n" + textwrap.indent(arguments, "    ") + "\n")

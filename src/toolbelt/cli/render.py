@@ -3,10 +3,10 @@
 Plain mode prints exactly what the model would see, so scripts and tests can compare it
 byte for byte; rich is imported only when a TTY is attached (it costs ~0.1 s to import).
 On a TTY, text that came from a tool, a file or an MCP server (results, tool titles and
-descriptions, progress) is shown with its control characters escaped (``visible``) and as
-plain ``Text``, never as rich markup, so it cannot move the cursor, set the clipboard (OSC 52)
-or restyle the screen. The tool table escapes in both modes: it is a listing for people
-(``--json`` has the exact strings).
+descriptions, progress) is shown with its control characters escaped
+(``escape_for_terminal``) and as plain ``Text``, never as rich markup, so it cannot move the
+cursor, set the clipboard (OSC 52) or restyle the screen. The tool table escapes in both
+modes: it is a listing for people (``--json`` has the exact strings).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from toolbelt.core.display import visible
 from toolbelt.core.events import CallState, Event, EventBus, ProgressEvent, StateEvent
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.terminal_text import escape_for_terminal
 
 if TYPE_CHECKING:
     from toolbelt.core.tool import Tool
@@ -58,7 +58,9 @@ class Renderer:
         if not self.rich:
             for tool in tools:
                 kind = "read-only" if tool.readonly else "mutating"
-                self.stream.write(f"{visible(tool.name)}\t{kind}\t{visible(tool.title)}\n")
+                self.stream.write(
+                    f"{escape_for_terminal(tool.name)}\t{kind}\t{escape_for_terminal(tool.title)}\n"
+                )
             return
         from rich.table import Table
         from rich.text import Text
@@ -70,7 +72,9 @@ class Renderer:
         for tool in tools:
             kind = "[green]read-only[/]" if tool.readonly else "[yellow]mutating[/]"
             summary = tool.description.split(". ")[0].rstrip(".") + "."
-            table.add_row(Text(visible(tool.name)), kind, Text(visible(summary)))
+            table.add_row(
+                Text(escape_for_terminal(tool.name)), kind, Text(escape_for_terminal(summary))
+            )
         self._console().print(table)
 
     def result(self, result: ToolCallResult) -> None:
@@ -84,7 +88,7 @@ class Renderer:
 
         console = self._console()
         style = {"success": "green", "error": "red", "aborted": "yellow"}[result.state.value]
-        header = f"{_MARK[result.state]} {visible(result.tool)}"
+        header = f"{_MARK[result.state]} {escape_for_terminal(result.tool)}"
         if result.error_kind:
             header += f" — {result.error_kind.replace('_', ' ')}"
         console.print(Text(f"{header}  ({result.duration * 1000:.1f} ms)", style=f"bold {style}"))
@@ -93,9 +97,9 @@ class Renderer:
         body = text
         if isinstance(diff, str) and diff:
             body = text.replace(diff, "").rstrip()
-        console.print(Text(visible(body, newlines=True, tabs=True)))
+        console.print(Text(escape_for_terminal(body, newlines=True, tabs=True)))
         if isinstance(diff, str) and diff:
-            shown = visible(diff, newlines=True, tabs=True)
+            shown = escape_for_terminal(diff, newlines=True, tabs=True)
             console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
 
     def follow(self, events: EventBus) -> None:
@@ -105,9 +109,9 @@ class Renderer:
 
         def show(event: Event) -> None:
             if isinstance(event, ProgressEvent):
-                self.stream.write(f"\x1b[2m… {visible(event.message)}\x1b[0m\n")
+                self.stream.write(f"\x1b[2m… {escape_for_terminal(event.message)}\x1b[0m\n")
             elif isinstance(event, StateEvent) and event.state is CallState.PERMISSION_REQUIRED:
-                detail = visible(event.detail or "")
-                self.stream.write(f"\x1b[33m? {visible(event.tool)}: {detail}\x1b[0m\n")
+                detail = escape_for_terminal(event.detail or "")
+                self.stream.write(f"\x1b[33m? {escape_for_terminal(event.tool)}: {detail}\x1b[0m\n")
 
         events.subscribe(show)

@@ -34,8 +34,8 @@ from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
-from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime
 
@@ -85,19 +85,19 @@ def run_task(
             spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
         )
     except UsageError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
     except ProviderError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
     if runtime.notice:
-        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
     termination = Termination()
     try:
         with termination:
             result = anyio.run(_run, runtime, agent, text)
     except ProviderError as exc:
-        print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):  # after a hang-up there may be no terminal left
@@ -106,10 +106,10 @@ def run_task(
     if as_json:
         print_json(transcript_json(result, model=spec))
     elif result.text:
-        print(visible(result.text, newlines=True, tabs=True))
+        print(escape_for_terminal(result.text, newlines=True, tabs=True))
     note = stop_note(result, max_turns=max_turns)
     if note:
-        print(f"toolbelt: {visible(note)}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(note)}", file=sys.stderr)
     return 0
 
 

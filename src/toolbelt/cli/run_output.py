@@ -9,8 +9,8 @@ from typing import Any, TextIO
 from toolbelt.agent import AgentEvent, AgentResult, ModelTurn
 from toolbelt.cli.commands import result_as_json
 from toolbelt.core.content import ContentBlock
-from toolbelt.core.display import visible
 from toolbelt.core.events import CallState, StateEvent
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import AssistantMessage, Message, Usage, UserMessage
 
 __all__ = ["ActivityLog", "stop_note", "transcript_json"]
@@ -39,7 +39,7 @@ class ActivityLog:
             elif event.state.terminal:
                 seconds = max(0.0, event.at - self._started.pop(event.call_id, event.at))
                 target = self._targets.pop(event.call_id, "")
-                name = visible(event.tool)
+                name = escape_for_terminal(event.tool)
                 line = f"{name} {target}" if target else name
                 self.stream.write(f"{line}: {event.state.value} ({_duration(seconds)})\n")
                 self.stream.flush()
@@ -50,7 +50,7 @@ def target_of(arguments: Mapping[str, Any]) -> str:
     for key in _TARGET_KEYS:
         value = arguments.get(key)
         if isinstance(value, str) and value:
-            text = visible(value)
+            text = escape_for_terminal(value)
             return text if len(text) <= _MAX_TARGET else text[: _MAX_TARGET - 1] + "…"
     return ""
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from toolbelt.config.trust import is_trusted
-from toolbelt.core.display import visible
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.skills import load_skills, skill_sources
 
 __all__ = ["list_skills"]
@@ -37,8 +37,9 @@ def list_skills(root: str, *, trust_workspace: bool, as_json: bool) -> int:
         return 0
     for skill in skills:  # a workspace's SKILL.md files: shown escaped
         print(
-            f"{visible(skill.name)} ({skill.source}): {visible(skill.description)}\n"
-            f"    {visible(str(skill.folder))}"
+            f"{escape_for_terminal(skill.name)} ({skill.source}): "
+            f"{escape_for_terminal(skill.description)}\n"
+            f"    {escape_for_terminal(str(skill.folder))}"
         )
     if not skills:
         searched = ", ".join(str(path) for _, path in skill_sources(directory, trusted=trusted))
@@ -49,5 +50,5 @@ def list_skills(root: str, *, trust_workspace: bool, as_json: bool) -> int:
             "read; trust it with `toolbelt trust` (or --trust-workspace for one run)."
         )
     for problem in catalog.skipped:
-        print(f"skipped {visible(problem)}", file=sys.stderr)
+        print(f"skipped {escape_for_terminal(problem)}", file=sys.stderr)
     return 0

@@ -15,7 +15,7 @@ from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, hooks_sect
 from toolbelt.config.launches import LaunchPin, launch_key, launch_pin
 from toolbelt.config.settings import Settings, load_settings, settings_files, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
-from toolbelt.core.display import visible
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.mcp_client.config import entry_files, mcp_config_files
 
 __all__ = ["load_and_warn", "manage_trust", "workspace_launches"]
@@ -68,9 +68,9 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
         )
     for name in _too_large(launches):
         print(
-            f"toolbelt: warning: {visible(name)} is over {MAX_PINNED_BYTES >> 20} MiB, too large "
-            "to pin, so the MCP server or hooks naming it will not run; name a smaller file or "
-            "one outside the workspace.",
+            f"toolbelt: warning: {escape_for_terminal(name)} is over {MAX_PINNED_BYTES >> 20} MiB, "
+            "too large to pin, so the MCP server or hooks naming it will not run; name a smaller "
+            "file or one outside the workspace.",
             file=sys.stderr,
         )
     if broad or not (real / ".git").exists():
@@ -139,5 +139,5 @@ def load_and_warn(root: Path, trusted: bool | None) -> Settings:
     settings = load_settings(root, trusted=trusted)
     notice = untrusted_notice(settings)
     if notice:
-        print(f"toolbelt: {visible(notice)}", file=sys.stderr)
+        print(f"toolbelt: {escape_for_terminal(notice)}", file=sys.stderr)
     return settings

@@ -18,7 +18,7 @@ import sys
 
 from toolbelt.cli.form_prompt import fill_form, form_problem
 from toolbelt.cli.terminal_thread import run_abandonable
-from toolbelt.core.display import visible
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import Question, UserAnswer, UserChannel
 
 __all__ = ["TerminalUser"]
@@ -31,17 +31,22 @@ class TerminalUser(UserChannel):
         return await run_abandonable(lambda: _ask_blocking(question))
 
     async def show(self, message: str) -> None:
-        sys.stderr.write(f"{visible(message, newlines=True, tabs=True)}\n")
+        sys.stderr.write(f"{escape_for_terminal(message, newlines=True, tabs=True)}\n")
         sys.stderr.flush()
 
 
 def _ask_blocking(question: Question) -> UserAnswer:
     out = sys.stderr
-    header = f"[{visible(question.header)}] " if question.header else ""
-    out.write(f"\n\x1b[1;36m?\x1b[0m {header}{visible(question.prompt, newlines=True)}\n")
+    header = f"[{escape_for_terminal(question.header)}] " if question.header else ""
+    out.write(
+        f"\n\x1b[1;36m?\x1b[0m {header}{escape_for_terminal(question.prompt, newlines=True)}\n"
+    )
     for number, choice in enumerate(question.choices, 1):
         detail = question.details[number - 1] if number <= len(question.details) else ""
-        out.write(f"  {number}. {visible(choice)}" + (f" — {visible(detail)}" if detail else ""))
+        out.write(
+            f"  {number}. {escape_for_terminal(choice)}"
+            + (f" — {escape_for_terminal(detail)}" if detail else "")
+        )
         out.write("\n")
     if question.choices:
         out.write(f"  ({_how_to_answer(question)})\n")

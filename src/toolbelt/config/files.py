@@ -15,16 +15,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from toolbelt.core.errors import ConfigFileError
 from toolbelt.core.strict_json import strict_loads
 
 __all__ = ["MAX_CONFIG_BYTES", "ConfigFileError", "load_json_config", "read_config_text"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-
-
-class ConfigFileError(ValueError):
-    """A configuration file that exists but must not be used; the message says why."""
 
 
 def read_config_text(path: Path) -> str | None:

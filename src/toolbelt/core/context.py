@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar, cast
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.programs import count_workspace
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.secret_paths import holds_secret, secret_location
 from toolbelt.core.user import NoUser, UserChannel
 
@@ -39,11 +40,14 @@ class SessionConfig:
     """How many read-only calls may run at once."""
     require_read_before_write: bool = True
     """Writes to existing files need a prior read in this session (off for one-shot CLI calls)."""
+    background_jobs: bool = True
+    """Whether bash may start background jobs; off where nothing could tie a later
+    ``bash_output`` or ``kill_shell`` call to the job (MCP's stateless HTTP requests)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Tool-specific settings, keyed by tool name."""
 
 
-class Session:
+class Session(AsyncResource):
     """One conversation's state: roots, cwd, config and lazily created resources."""
 
     def __init__(
@@ -99,6 +103,14 @@ class Session:
                 self._resources[kind] = existing
             return cast(T, existing)
 
+    def provide(self, kind: type[T], value: T) -> None:
+        """Make ``value`` this session's ``kind``, replacing one provided before: a choice the
+        runtime makes for the tools (the sandbox settings) before they first read it."""
+        if self._closed:
+            raise FatalError("The session is closed; start a new session to run more tools.")
+        with self._lock:
+            self._resources[kind] = value
+
     def peek(self, kind: type[T]) -> T | None:
         """The resource of ``kind`` if it was created, without creating it."""
         return cast("T | None", self._resources.get(kind))
@@ -118,12 +130,6 @@ class Session:
             sync_closer = getattr(resource, "close", None)
             if sync_closer is not None:
                 sync_closer()
-
-    async def __aenter__(self) -> Session:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         return f"<Session {self.id} root={str(self.root)!r}>"

@@ -12,12 +12,12 @@ which starts from the built-ins, lives with them in ``toolbelt.tools``: the core
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator
-from types import TracebackType
 from typing import Any, Self
 
 from toolbelt.core.errors import UsageError
+from toolbelt.core.resource import AsyncResource
 from toolbelt.core.tool import Tool
 
 __all__ = [
@@ -33,7 +33,7 @@ _TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 """snake_case, and within every provider's limit (64 characters of ``[a-zA-Z0-9_-]``)."""
 
 
-class Toolset(ABC):
+class Toolset(AsyncResource):
     """An ordered collection of uniquely named tools, with a lifecycle.
 
     The shape follows pydantic-ai's ``AbstractToolset``: a toolset may hold something that
@@ -62,14 +62,6 @@ class Toolset(ABC):
     async def __aenter__(self) -> Self:
         await self.open()
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     def get(self, name: str) -> AnyTool | None:
         """The tool called ``name``, or None."""

@@ -33,6 +33,8 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel
 
+from toolbelt.core.schema_visit import LIST, MAP, OMIT, Position, map_subschemas
+
 __all__ = [
     "MAX_NODES",
     "JsonSchema",
@@ -50,22 +52,8 @@ MAX_NODES = 20_000
 """Schema nodes the neutral form may hold once its references are inlined: a schema whose
 ``$defs`` refer to each other twice per level would otherwise grow exponentially."""
 
-# Keywords whose value is one schema, a map of names to schemas, or a list of schemas.
-_ONE = {
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "additionalItems",
-    "unevaluatedItems",
-    "not",
-    "contains",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-}
-_MAP = {"properties", "patternProperties", "dependentSchemas"}
-_LIST = {"anyOf", "oneOf", "allOf", "prefixItems"}
+_METADATA = {"title", "$schema", "$id", "$defs", "definitions", "$comment"}
+"""Dropped: titles repeat the property names, references are inlined."""
 _BOOLEAN_ALLOWED = {"additionalProperties", "unevaluatedProperties"}
 _TOP_RULES = {"anyOf", "oneOf", "allOf", "not", "if", "then", "else"}
 _PARTS = {"if", "then", "else", "not", "dependentSchemas", "allOf"}
@@ -195,31 +183,25 @@ class _Walker:
         return self._shaped(self._keywords(node), closable=closable)
 
     def _keywords(self, node: JsonSchema) -> JsonSchema:
-        out: JsonSchema = {}
         whole_alternatives = not node.get("properties")
-        for key, value in node.items():
-            if key in ("title", "$schema", "$id", "$defs", "definitions", "$comment"):
-                continue
-            if key in _ONE or (key == "items" and isinstance(value, list)):
-                closable = key not in _PARTS
-                out[key] = (
-                    [self.schema(item, key) for item in value]
-                    if isinstance(value, list)
-                    else self.schema(value, key, closable=closable)
-                )
-            elif key in _MAP and isinstance(value, dict):
+
+        def visit(sub: Any, at: Position) -> Any:
+            keyword = at.keyword
+            if keyword in MAP:
                 # a property schema `false` forbids the key: leaving it out says the same
-                out[key] = {
-                    name: self.schema(sub, key, closable=key not in _PARTS)
-                    for name, sub in value.items()
-                    if sub is not False
-                }
-            elif key in _LIST and isinstance(value, list):
-                closable = key == "prefixItems" or (key != "allOf" and whole_alternatives)
-                out[key] = [self.schema(item, key, closable=closable) for item in value]
-            else:
-                out[key] = value
-        return out
+                return (
+                    OMIT
+                    if sub is False
+                    else self.schema(sub, keyword, closable=keyword not in _PARTS)
+                )
+            if keyword in LIST:
+                closable = keyword == "prefixItems" or (keyword != "allOf" and whole_alternatives)
+                return self.schema(sub, keyword, closable=closable)
+            if at.key is not None:  # draft 4's tuple `items`: each a whole shape
+                return self.schema(sub, keyword)
+            return self.schema(sub, keyword, closable=keyword not in _PARTS)
+
+        return map_subschemas({k: v for k, v in node.items() if k not in _METADATA}, visit)
 
     def _shaped(self, out: JsonSchema, *, closable: bool) -> JsonSchema:
         all_of = out.get("allOf")

@@ -21,11 +21,9 @@ import math
 import re
 from typing import Any
 
+from toolbelt.core.errors import StrictJsonError
+
 __all__ = ["StrictJsonError", "strict_loads"]
-
-
-class StrictJsonError(ValueError):
-    """Valid-looking JSON that is refused (duplicate key, NaN, too deep)."""
 
 
 def strict_loads(text: str | bytes) -> Any:

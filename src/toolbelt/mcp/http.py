@@ -19,6 +19,7 @@ session is closed.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from toolbelt.core.context import SessionConfig
 from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.envelope import InvalidMessage, check_message, encode_message
@@ -42,14 +44,14 @@ from toolbelt.mcp.server import (
     Outbox,
     internal_error_reply,
 )
-from toolbelt.runtime import Runtime
-from toolbelt.sandbox.sandbox import SandboxSettings
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
     from toolbelt.mcp_client.shared import SharedServers
+    from toolbelt.sandbox.sandbox import SandboxSettings
 
 __all__ = ["HttpOptions", "Stopping", "build_app"]
 
@@ -146,19 +148,24 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
 
     shared: list[SharedServers] = []  # the configured MCP servers, opened by the lifespan
 
-    async def open_server(outbox: Outbox) -> McpServer:
-        runtime = Runtime(
+    async def open_server(outbox: Outbox, *, stateless: bool) -> McpServer:
+        open_runtime = functools.partial(
+            Runtime,
             options.root,
             toolset=options.toolset() if options.toolset is not None else None,
             mode=options.mode,
             add_dirs=options.add_dirs,
             trusted=options.trusted,
-            mcp_servers=shared[0] if shared else None,
+            options=RuntimeOptions(
+                # a stateless request cannot be tied to the next: no job could be reached again
+                config=SessionConfig(background_jobs=not stateless),
+                sandbox=options.sandbox,
+                mcp_servers=shared[0] if shared else None,
+            ),
         )
-        if options.sandbox is not None:
-            runtime.use_sandbox(options.sandbox)
-        await runtime.open()  # closed with the session (``McpServer.aclose``)
-        return McpServer(runtime, outbox)
+        server = McpServer(open_runtime, outbox)
+        await server.runtime.open()  # closed with the session (``McpServer.aclose``)
+        return server
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:

@@ -24,19 +24,15 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from toolbelt.core.errors import ToolError
 from toolbelt.mcp.server import McpServer, Outbox, Outgoing
-from toolbelt.shell.jobs import Job, JobManager
-from toolbelt.shell.output import remove_spill_dir
 
 __all__ = ["Busy", "HttpSession", "InFlight", "Limits", "SessionTable"]
 
@@ -88,17 +84,12 @@ class HttpSession:
         return None
 
 
-class StatelessJobs(JobManager):
-    """Background jobs refused: a stateless client could never be told apart from another."""
+class OpenServer(Protocol):
+    """Builds the server of a new session, its runtime opened (its toolset too); a stateless
+    one (every 2026-07-28 request) has no background jobs."""
 
-    def start(
-        self, command: str, cwd: Path, env: Mapping[str, str], *, sandboxed: bool = True
-    ) -> Job:
-        raise ToolError(
-            "Background jobs need an MCP session, and this client speaks the stateless "
-            "2026-07-28 protocol, where no later call can be tied to this one: run the command "
-            "in the foreground instead (raise timeout_ms if it takes long)."
-        )
+    def __call__(self, outbox: Outbox, *, stateless: bool) -> Awaitable[McpServer]:
+        """The server, its messages sent to ``outbox``."""
 
 
 class SessionTable:
@@ -106,12 +97,12 @@ class SessionTable:
 
     def __init__(
         self,
-        open_server: Callable[[Outbox], Awaitable[McpServer]],
+        open_server: OpenServer,
         limits: Limits,
         group: anyio.abc.TaskGroup,
     ) -> None:
         self._open_server = open_server
-        """Builds the server of a new session, its runtime opened (its toolset too)."""
+        """Builds the server of a new session (``OpenServer``)."""
         self.limits = limits
         self.group = group
         self.sessions: dict[str, HttpSession] = {}
@@ -147,14 +138,12 @@ class SessionTable:
         # The toolbelt session's id is random: nothing visible (spill directories, hook
         # input) is derived from the Mcp-Session-Id the client holds.
         send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-        server = await self._open_server(send)
+        server = await self._open_server(send, stateless=shared)
         if self._stopping:  # the server began stopping while this one's toolset opened
             with anyio.CancelScope(shield=True):
                 await server.aclose()
             raise Busy("The server is stopping.")
         if shared:
-            core = server.session
-            core.resource(JobManager, lambda: StatelessJobs(core.id))
             server.requester.session_approvals = False  # no client identity to remember it for
         opened = HttpSession(server, receive)
         self.group.start_soon(_route, opened)
@@ -223,7 +212,6 @@ async def _close(session: HttpSession) -> None:
         if session.general is not None:
             session.general.close()
         session.router.cancel()
-        remove_spill_dir(session.server.session.id)
 
 
 async def _route(session: HttpSession) -> None:

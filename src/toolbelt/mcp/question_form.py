@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolbelt.core.display import visible
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import Question, UserAnswer
 
 __all__ = ["answers_from_form", "question_form"]
@@ -114,10 +114,10 @@ def _message(questions: Sequence[Question]) -> str:
 
 
 def _described(question: Question, prefix: str) -> str:
-    header = f"[{visible(question.header)}] " if question.header else ""
-    lines = [f"{prefix}{header}{visible(question.prompt, newlines=True)}"]
+    header = f"[{escape_for_terminal(question.header)}] " if question.header else ""
+    lines = [f"{prefix}{header}{escape_for_terminal(question.prompt, newlines=True)}"]
     for index, choice in enumerate(question.choices):
         detail = question.details[index] if index < len(question.details) else ""
         if detail:
-            lines.append(f"  - {visible(choice)}: {visible(detail)}")
+            lines.append(f"  - {escape_for_terminal(choice)}: {escape_for_terminal(detail)}")
     return "\n".join(lines)

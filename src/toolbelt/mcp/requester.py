@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolbelt.core.access import AccessKind
-from toolbelt.core.display import shown_arguments, visible
+from toolbelt.core.display import shown_arguments
 from toolbelt.core.permission import (
     Answer,
     Approval,
@@ -23,6 +23,7 @@ from toolbelt.core.permission import (
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.paths.containment import is_within
 from toolbelt.policy.policy import allow_rules
 
@@ -74,9 +75,8 @@ CHOICES = {
 class ElicitationRequester(PermissionRequester):
     """Permission prompts through ``elicitation/create``."""
 
-    def __init__(self, server: ClientChannel, *, mode: str | None, timeout: float = 120.0) -> None:
+    def __init__(self, server: ClientChannel, *, timeout: float = 120.0) -> None:
         self._server = server
-        self._mode = mode
         self._timeout = timeout
         self.session_approvals = True
         """False where requests carry no client identity (stateless HTTP): "allow for this
@@ -173,17 +173,17 @@ def _to_answer(result: dict[str, Any], *, session_choice: bool, decision: Ask) -
 
 def _message(request: PermissionRequest, decision: Ask) -> str:
     access = request.access
-    lines = [f"toolbelt wants to run `{request.tool}`: {visible(decision.reason)}"]
+    lines = [f"toolbelt wants to run `{request.tool}`: {escape_for_terminal(decision.reason)}"]
     if decision.no_always and decision.remember:
         lines.append(f"(No always-allow: {decision.no_always}.)")
     if access.command:
-        lines.append(f"Command: {visible(access.command)}")
+        lines.append(f"Command: {escape_for_terminal(access.command)}")
     if access.url:
-        lines.append(f"URL: {visible(access.url)}")
-    lines += [f"Path: {visible(str(path))}" for path in access.paths]
+        lines.append(f"URL: {escape_for_terminal(access.url)}")
+    lines += [f"Path: {escape_for_terminal(str(path))}" for path in access.paths]
     if access.preview:
         preview = access.preview if len(access.preview) < 4000 else access.preview[:4000] + "\n…"
-        lines.append(f"Change:\n{visible(preview, newlines=True)}")
+        lines.append(f"Change:\n{escape_for_terminal(preview, newlines=True)}")
     arguments = shown_arguments(access, request.arguments)
     if arguments is not None:
         lines.append(f"Arguments:\n{arguments}")

@@ -2,9 +2,9 @@
 
 It speaks the initialize handshake (protocol revisions 2024-11-05 … 2025-11-25) without the
 MCP SDK — which costs over a second to import — so a client is answered in a few tens of
-milliseconds. Every ``tools/call`` goes through the same executor as the library and the CLI:
-validation, hooks, the permission policy (asking the user through MCP elicitation when the
-client supports it), progress notifications, cancellation that kills what the call started.
+milliseconds. Every ``tools/call`` goes through the connection's runtime, as in the library and
+the CLI: validation, hooks, the permission policy (asking the user through MCP elicitation when
+the client supports it), progress notifications, cancellation that kills what the call started.
 State — read tracker, shell, todo list, background jobs — lives in one ``Session`` per
 connection; closing the connection closes it and ends every process it started.
 
@@ -14,7 +14,7 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
@@ -22,6 +22,8 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
+from toolbelt.core.permission import PermissionRequester
+from toolbelt.core.user import UserChannel
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
@@ -53,6 +55,7 @@ __all__ = [
     "MODERN_VERSIONS",
     "SUPPORTED_VERSIONS",
     "McpServer",
+    "OpenRuntime",
     "Outbox",
     "Outgoing",
     "internal_error_reply",
@@ -65,33 +68,43 @@ stdio ignores the second part; HTTP uses it to pick the response stream."""
 Outbox = MemoryObjectSendStream[Outgoing]
 
 
-class McpServer:
-    """One MCP connection: its session, executor and in-flight requests."""
+class OpenRuntime(Protocol):
+    """Builds the runtime of one connection, asking the person through the connection:
+    ``functools.partial(Runtime, root, mode=...)`` is one."""
 
-    def __init__(self, runtime: Runtime, outbox: Outbox) -> None:
-        self.runtime = runtime
-        self.session = runtime.session
+    def __call__(self, *, requester: PermissionRequester, user: UserChannel) -> Runtime:
+        """The runtime, its permission prompts and tools' questions sent to the client."""
+        ...
+
+
+class McpServer:
+    """One MCP connection: its runtime and in-flight requests.
+
+    The connection is how the person is reached — permission prompts and a tool's questions
+    become elicitation requests to the client — so the server builds its runtime with its own
+    requester and user channel (``open_runtime``), and runs every call through it."""
+
+    def __init__(self, open_runtime: OpenRuntime, outbox: Outbox) -> None:
         self._outbox = outbox
-        self._notice = runtime.notice
-        """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
-        self.toolset = runtime.toolset
-        self._list_changes = searchable(self.toolset)
-        """Whether the tool list grows as tool_search loads tools (``tools.listChanged``)."""
         self.client_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
-        self.requester = ElicitationRequester(self, mode=runtime.mode)
-        runtime.use_requester(self.requester)
-        runtime.executor.user = ElicitationUser(self)
-        self.executor = runtime.executor
         self._inflight: dict[str, InFlightCall] = {}
-        """Every tools/call running, by the executor's call id (``mcp-<request id>``)."""
+        """Every tools/call running, by the runtime's call id (``mcp-<request id>``)."""
         self._client_requests = ClientRequests(self._send)
         """What the server asked the client (elicitation) and waits for."""
+        self.requester = ElicitationRequester(self)
+        self.runtime = open_runtime(requester=self.requester, user=ElicitationUser(self))
+        self.session = self.runtime.session
+        self._notice = self.runtime.notice
+        """Said to the client as a warning once it is initialized (stderr is rarely seen)."""
+        self.toolset = self.runtime.toolset
+        self._list_changes = searchable(self.toolset)
+        """Whether the tool list grows as tool_search loads tools (``tools.listChanged``)."""
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
-        self.executor.events.subscribe(self._on_event)
+        self.runtime.events.subscribe(self._on_event)
         self._states = RequestStates()
         """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
@@ -191,7 +204,7 @@ class McpServer:
         self._inflight[call.call_id] = call
         try:  # the executor's gate keeps mutating calls apart across requests
             with call.scope:
-                result = await self.executor.run_one(ToolCall(call.call_id, name, arguments))
+                result = await self.runtime.run_one(ToolCall(call.call_id, name, arguments))
         finally:
             self._inflight.pop(call.call_id, None)
         if call.scope.cancelled_caught:

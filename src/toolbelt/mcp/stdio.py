@@ -31,8 +31,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
-from toolbelt.mcp.server import McpServer, Outgoing
-from toolbelt.runtime import Runtime
+from toolbelt.mcp.server import McpServer, OpenRuntime, Outgoing
 
 __all__ = ["serve_stdio"]
 
@@ -42,11 +41,15 @@ ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
 
 
-async def serve_stdio(runtime: Runtime) -> None:
-    """Serve ``runtime`` to the client on this process's stdin/stdout until it disconnects."""
+async def serve_stdio(open_runtime: OpenRuntime) -> None:
+    """Serve the runtime ``open_runtime`` builds to the client on this process's stdin/stdout
+    until it disconnects; its toolset is opened and listed first (the configured MCP servers
+    start), and it is closed at the end."""
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(runtime, send)
+    server = McpServer(open_runtime, send)
     try:
+        await server.runtime.open()
+        await server.toolset.list_tools()  # configured MCP servers' tools are served too
         readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)

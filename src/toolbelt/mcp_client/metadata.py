@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolbelt.core.errors import UnusableToolError
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_DESCRIPTION",
@@ -35,10 +37,6 @@ MAX_SCHEMA_CHARS = 100_000
 MAX_DEPTH = 64
 MAX_NAME = 128
 """The longest tool name the MCP specification allows (it is shown in messages and prompts)."""
-
-
-class UnusableToolError(ValueError):
-    """A remote tool left out of the listing; the message says why (``unusable``)."""
 
 
 def capped(text: str, limit: int) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolbelt.core.content import ContentBlock
+from toolbelt.core.errors import ProviderError, ProviderErrorKind
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 
@@ -180,19 +181,6 @@ class TurnComplete:
 
 
 ModelEvent = TextDelta | ToolCallStarted | TurnComplete
-
-ProviderErrorKind = Literal[
-    "auth", "connection", "not_found", "rate_limit", "overloaded", "bad_request", "server"
-]
-
-
-class ProviderError(Exception):
-    """A model provider failed; the message says what the user should fix or try."""
-
-    def __init__(self, message: str, *, kind: ProviderErrorKind, status: int | None = None):
-        super().__init__(message)
-        self.kind: ProviderErrorKind = kind
-        self.status = status
 
 
 class ModelClient(ABC):

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Literal, cast
 
 from toolbelt.core.schema import JsonSchema
+from toolbelt.core.schema_visit import Position, map_subschemas
 from toolbelt.core.tool import Tool
 from toolbelt.providers.gemini_schema import gemini_schema
 
@@ -66,6 +67,10 @@ _STRICT_KEEP = {
     "minItems",
     "maxItems",
 }
+
+
+_STRICT_NESTED = frozenset({"properties", "items", "anyOf"})
+"""Where strict mode nests schemas; what sits under other keywords is dropped into prose."""
 
 
 # The string formats OpenAI's structured outputs document for strict mode.
@@ -158,23 +163,24 @@ def strict_schema(schema: JsonSchema) -> JsonSchema:
 
 
 def _strictify(node: JsonSchema) -> JsonSchema:
-    if node.get("type") == "object" and isinstance(node.get("properties"), dict):
-        required = set(node.get("required", []))
-        props: dict[str, JsonSchema] = {}
-        for name, prop in node["properties"].items():
-            prop = _strictify(prop)
-            if name not in required:
-                prop = _nullable(prop)
-            props[name] = prop
-        node["properties"] = props
-        node["required"] = list(props)
+    is_object = node.get("type") == "object" and isinstance(node.get("properties"), dict)
+    required = set(node.get("required", [])) if is_object else set()
+
+    def visit(sub: Any, at: Position) -> Any:
+        if at.keyword == "properties":
+            if not is_object:
+                return sub
+            strict = _strictify(sub)
+            return strict if at.key in required else _nullable(strict)
+        tuple_item = at.keyword == "items" and at.key is not None  # strict mode has no tuples
+        return _strictify(sub) if isinstance(sub, dict) and not tuple_item else sub
+
+    node = map_subschemas(node, visit, keywords=_STRICT_NESTED)
+    if is_object:
+        node["required"] = list(node["properties"])
         # an object the neutral form left open (a map with listed keys) stays open, and
         # ``strict_tool_schema`` then sends the tool without strict mode
         node.setdefault("additionalProperties", False)
-    if isinstance(node.get("items"), dict):
-        node["items"] = _strictify(node["items"])
-    if isinstance(node.get("anyOf"), list):
-        node["anyOf"] = [_strictify(option) for option in node["anyOf"]]
     dropped = [k for k in node if k not in _STRICT_KEEP or _unsupported_format(k, node[k])]
     notes = [f"{key}: {json.dumps(node[key])}" for key in dropped if key != "default"]
     if "default" in node:

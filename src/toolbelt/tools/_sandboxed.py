@@ -4,14 +4,13 @@ that tells the model what the sandbox refused and how to proceed."""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from toolbelt.commands.analysis import ShellAnalysis
 from toolbelt.core.context import ToolContext
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["UnconfinedShell", "denial_note", "git_writes", "unconfined_shell", "visible"]
+__all__ = ["UnconfinedShell", "denial_note", "git_writes", "unconfined_shell"]
 
 GIT_WRITES = frozenset(
     {"add", "am", "apply", "branch", "checkout", "cherry-pick", "commit", "merge", "mv",
@@ -25,9 +24,6 @@ _DENIED = re.compile(
     r"unreachable|Could not resolve host|Temporary failure in name resolution).*$",
     re.MULTILINE,
 )
-
-
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 class UnconfinedShell(ShellSession):
@@ -69,16 +65,6 @@ def denial_note(output: str, *, readonly: bool) -> str | None:
         f"The sandbox may have refused this ({line!r}): {where}. If the command really needs "
         'that, retry with "sandbox": false and a "justification"; the user will be asked.'
     )
-
-
-def visible(text: str, *, limit: int = 300) -> str:
-    """``text`` for a prompt: control and format characters escaped (a justification must not
-    redraw the terminal line the user reads), cut at ``limit`` characters."""
-    shown = "".join(
-        ch.encode("unicode_escape").decode() if unicodedata.category(ch) in _HIDDEN else ch
-        for ch in text
-    )
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def git_writes(analysis: ShellAnalysis) -> bool:

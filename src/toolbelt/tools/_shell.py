@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from toolbelt.core.context import Session, ToolContext
+from toolbelt.core.errors import ToolError
 from toolbelt.policy.rules import HiddenReads
 from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.environment import command_environment
@@ -13,7 +14,21 @@ from toolbelt.shell.output import spill_dir
 from toolbelt.shell.readonly import GitShell, ReadOnlyShell
 from toolbelt.shell.session import ShellSession
 
-__all__ = ["git_shell", "job_manager", "readonly_shell", "session_sandbox", "shell_session"]
+__all__ = [
+    "NO_BACKGROUND_JOBS",
+    "git_shell",
+    "job_manager",
+    "job_starter",
+    "readonly_shell",
+    "session_sandbox",
+    "shell_session",
+]
+
+NO_BACKGROUND_JOBS = (
+    "Background jobs are off in this session, as no later call could be tied to this one to "
+    "read the job's output or stop it: run the command in the foreground instead (raise "
+    "timeout_ms if it takes long)."
+)
 
 
 def session_sandbox(session: Session) -> Sandbox:
@@ -60,3 +75,11 @@ def job_manager(ctx: ToolContext) -> JobManager:
     """The session's background jobs."""
     sandbox = session_sandbox(ctx.session)
     return ctx.session.resource(JobManager, lambda: JobManager(ctx.session.id, sandbox=sandbox))
+
+
+def job_starter(ctx: ToolContext) -> JobManager:
+    """The session's background jobs, to start one: a ``ToolError`` telling the model to run
+    the command in the foreground where the session has them off (``SessionConfig``)."""
+    if not ctx.session.config.background_jobs:
+        raise ToolError(NO_BACKGROUND_JOBS)
+    return job_manager(ctx)

@@ -12,7 +12,6 @@ Claude Code's rule name ``AskUserQuestion`` names it too.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,6 +22,7 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
+from toolbelt.core.terminal_text import has_terminal_control
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.user import Question, UserAnswer
 
@@ -75,7 +75,7 @@ class AskQuestion(ToolInput):
     def _check(self) -> AskQuestion:
         if not self.question.strip():
             raise ValueError("the question is blank; write the question to ask")
-        if _has_control(self.header or ""):
+        if has_terminal_control(self.header or ""):
             raise ValueError("the header holds a control character; use plain text on one line")
         if self.options is None:
             if self.multi_select:
@@ -89,7 +89,7 @@ class AskQuestion(ToolInput):
         seen: set[str] = set()
         for option in self.options:
             label = option.label.strip()
-            if not label or _has_control(option.label):
+            if not label or has_terminal_control(option.label):
                 raise ValueError(
                     f"the option label {option.label!r} is blank or holds a control character; "
                     "use plain text on one line"
@@ -281,10 +281,6 @@ def _shown(item: QuestionAnswer) -> str:
     if item.selected:
         return f"{', '.join(item.selected)}; and in their own words: {item.other}"
     return f"(in their own words) {item.other}"
-
-
-def _has_control(text: str) -> bool:
-    return any(unicodedata.category(char).startswith("C") for char in text)
 
 
 def _count(count: int, noun: str) -> str:

@@ -22,6 +22,7 @@ from toolbelt.config.trust import is_trusted
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.containment import is_within
 from toolbelt.paths.guard import protections_of
@@ -29,10 +30,10 @@ from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
 from toolbelt.shell.readonly import changes_shell_state
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell, visible
+from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell
 from toolbelt.tools._shell import (
     git_shell,
-    job_manager,
+    job_starter,
     readonly_shell,
     session_sandbox,
     shell_session,
@@ -150,7 +151,7 @@ class BashTool(Tool[BashInput]):
             sandboxed=confined
             and sandbox.settings.network == "off"
             and ctx.scratch.get("profile") != "git",
-            outside_sandbox=visible(args.justification or "")
+            outside_sandbox=escape_for_terminal(args.justification or "", limit=300)
             if sandbox.active and not args.sandbox
             else None,
             dangerous=tuple(dangerous),
@@ -160,7 +161,7 @@ class BashTool(Tool[BashInput]):
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
             command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
-            job = job_manager(ctx).start(
+            job = job_starter(ctx).start(
                 command, ctx.cwd, command_environment(), sandboxed=args.sandbox
             )
             text = (

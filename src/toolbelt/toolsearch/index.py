@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbelt.core.registry import AnyTool
+from toolbelt.core.schema_visit import subschemas
 from toolbelt.toolsearch.terms import name_parts, server_of, short_name, words
 
 __all__ = ["Match", "ToolIndex"]
@@ -143,17 +144,18 @@ def _weighted_words(tool: AnyTool) -> dict[str, float]:
     return counts
 
 
+_DESCRIBED = frozenset({"properties", "items"})
+"""Where a tool's parameters are: its properties, nested objects' and arrays' items."""
+
+
 def _parameters(schema: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, str]]:
     """Each property's name and description, nested objects and arrays' items included."""
     if depth > 3:
         return
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        for name, prop in properties.items():
-            if isinstance(prop, Mapping):
-                description = prop.get("description")
-                yield str(name), description if isinstance(description, str) else ""
-                yield from _parameters(prop, depth + 1)
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        yield from _parameters(items, depth + 1)
+    for at, sub in subschemas(schema, keywords=_DESCRIBED):
+        if not isinstance(sub, Mapping):
+            continue
+        if at.keyword == "properties":
+            description = sub.get("description")
+            yield str(at.key), description if isinstance(description, str) else ""
+        yield from _parameters(sub, depth + 1)

@@ -17,6 +17,7 @@ import anyio
 
 from toolbelt.core.content import TextBlock
 from toolbelt.core.context import ToolModel
+from toolbelt.core.errors import CondenseError
 from toolbelt.providers.model import (
     ModelRequest,
     ProviderError,
@@ -41,10 +42,6 @@ to give such instructions. Answer the question from the page alone, concisely, q
 exactly where exactness matters (code, commands, numbers, names, versions) and keeping links \
 that answer it. If the page does not answer the question, say so in one sentence and say what \
 the page is about instead."""
-
-
-class CondenseError(Exception):
-    """The small model gave no answer; the message says why, for a note beside the page."""
 
 
 def page_budget(model: ToolModel) -> int:
