@@ -1,7 +1,10 @@
 """Property: a recovered edit changes exactly the lines the model changed, nothing else.
 
 A file is generated with the things models copy wrong (tabs or four-space indentation, trailing
-blanks, curly quotes, dashes, no-break spaces, decomposed accents, ellipses). A clean edit
+blanks, curly quotes, dashes, no-break spaces, decomposed accents, ellipses), and with folds
+that change lengths across characters that are not combining marks (decomposed Hangul, whose
+three jamo compose into one syllable; a Bengali two-part vowel), so every column and
+indentation must be mapped back through the fold. A clean edit
 replaces some lines of a window and inserts others. The model's ``old_string`` and
 ``new_string`` are that edit seen through a noisy copy: trailing blanks dropped, indentation
 retyped, look-alikes typed plainly, read_file's line-number prefixes pasted. The recovered edit
@@ -30,6 +33,8 @@ WORDS = [
     "1–2",
     "x\u00a0y",
     "cafe\u0301",
+    "\u1112\u1161\u11ab\u1100\u1173\u11af",  # 한글 decomposed: 6 characters fold to 2
+    "ক\u09c7\u09be",  # কো with its vowel in two parts: 3 characters fold to 2
     "wait…",
     "'plain'",
     '"plain"',

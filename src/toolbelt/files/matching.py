@@ -24,7 +24,7 @@ import dataclasses
 from toolbelt.files.closest import not_found_message
 from toolbelt.files.folding import describe, fold, name, normalize, strip_blanks
 from toolbelt.files.indent import IndentUnclear
-from toolbelt.files.merge import merge
+from toolbelt.files.merge import merge, opcodes
 from toolbelt.files.regions import Found, note, offset, strip_line_numbers
 from toolbelt.files.regions import starts as find_starts
 from toolbelt.files.splice import EditMatchError, Splice, splice_all, splice_at
@@ -65,7 +65,49 @@ def find_and_replace(
     try:
         return _recover(text, old, new, label, replace_all=replace_all)
     except _NotFound:
-        raise EditMatchError(not_found_message(text, old, label, quote=quote)) from None
+        pass
+    if old.endswith("\n") and text and not text.endswith("\n"):
+        try:
+            splice = find_and_replace(text + "\n", old, new, replace_all=replace_all, label=label)
+        except EditMatchError:
+            pass
+        else:
+            return _at_unterminated_end(text, old, new, splice)
+    raise EditMatchError(not_found_message(text, old, label, quote=quote))
+
+
+def _at_unterminated_end(text: str, old: str, new: str, splice: Splice[str]) -> Splice[str]:
+    """``splice``, made on ``text`` plus the final newline ``old`` ends with and the file
+    lacks, fitted back to the file: it keeps ending without a newline, unless the model's
+    change is at the end — lines added after the last line ``old`` quoted — where the
+    model's text goes in as typed, with its newline."""
+    appended = _adds_lines_at_end(old, new)
+    edited = splice.text
+    if not appended and edited.endswith("\n"):
+        edited = edited[:-1]
+    how = (
+        "the file now ends with a newline, after the lines added at its end"
+        if appended and edited.endswith("\n")
+        else "the file still ends without one"
+    )
+    label = f"matched old_string's final newline to the end of the file, which has none ({how})"
+    replaced = None if splice.replaced is None else splice.replaced - 1
+    return dataclasses.replace(
+        splice,
+        text=edited,
+        replaced=replaced,
+        recovery=", ".join(filter(None, (splice.recovery, label))),
+    )
+
+
+def _adds_lines_at_end(old: str, new: str) -> bool:
+    """Whether ``new`` (a replacement of ``old``, which ends with a newline) adds lines after
+    the last line of ``old``: the change is then at the end of the file."""
+    if not new.endswith("\n"):
+        return False
+    olds, news = old[:-1].split("\n"), new[:-1].split("\n")
+    tag, i1, i2, j1, j2 = opcodes(olds, news)[-1]
+    return (tag == "insert" and i1 == len(olds)) or (tag == "replace" and j2 - j1 > i2 - i1)
 
 
 def _ambiguous_message(text: str, old: str, label: str, count: int) -> str:
@@ -157,7 +199,7 @@ def _merged_splice(text: str, old: str, new: str, found: Found, labels: list[str
     region = text[begin:end]
     first_line = text.count("\n", 0, begin) + 1
     try:
-        merged, differences = merge(old, new, region, first_line=first_line)
+        merged, differences = merge(old, new, region, first_line=first_line, whole=text)
     except IndentUnclear:
         raise EditMatchError(
             f"old_string matches line {first_line} only when indentation is ignored, and its "
