@@ -50,6 +50,7 @@ _UPDATE = "*** Update File:"
 _MOVE = "*** Move to:"
 _END_OF_FILE = "*** End of File"
 _HEREDOC = re.compile(r"^(?:apply_patch\s*)?<<-?\s*(['\"]?)(\w+)\1\s*$")
+_UNIFIED_HEADER = re.compile(r"^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _LINE_KINDS = "' ' (context), '-' (removed) or '+' (added)"
 
 
@@ -139,14 +140,22 @@ def parse_patch(text: str) -> list[FileOp]:
 
 def _envelope(text: str) -> tuple[list[str], int]:
     """The lines between the begin and end markers, and the patch line number of the first."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").strip().split("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     skipped = 0
+    while len(lines) > 1 and not lines[0].strip():
+        lines, skipped = lines[1:], skipped + 1
+    while len(lines) > 1 and not lines[-1].strip():
+        lines = lines[:-1]
     if len(lines) >= 2:
         heredoc = _HEREDOC.match(lines[0].strip())
         fenced = lines[0].strip().startswith("```") and lines[-1].strip() == "```"
         if (heredoc and lines[-1].strip() == heredoc.group(2)) or fenced:
-            lines, skipped = lines[1:-1], 1
-    if not lines or lines[0].strip() != BEGIN:
+            lines, skipped = lines[1:-1], skipped + 1
+    if not lines[0].strip():
+        raise PatchSyntaxError(
+            f"The patch is empty; send the whole patch as the input, from `{BEGIN}` to `{END}`."
+        )
+    if lines[0].strip() != BEGIN:
         raise PatchSyntaxError(
             f"The patch must start with the line `{BEGIN}` (found `{_short(lines[0])}`); send "
             f"the whole patch, from `{BEGIN}` to `{END}`, as the input."
@@ -242,8 +251,10 @@ def _hunk(lines: list[str], at: int, first: int, path: str) -> tuple[Hunk, int]:
     anchors: list[str] = []
     while at < len(lines) and lines[at].strip().startswith("@@"):
         anchor = lines[at].strip()[2:].strip()
-        if anchor.endswith("@@"):  # a unified-diff header, `@@ -1,3 +1,4 @@`: no anchor
-            anchor = ""
+        header = _UNIFIED_HEADER.match(anchor)  # `@@ -1,3 +1,4 @@ def f():` from a diff
+        if header:
+            anchor = anchor[header.end() :]
+        anchor = anchor.removesuffix("@@").strip()  # `@@ def f(): @@`
         if anchor:
             anchors.append(anchor)
         at += 1
