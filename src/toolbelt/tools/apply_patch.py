@@ -140,7 +140,7 @@ def _shown(changes: tuple[PlannedChange, ...]) -> list[PlannedChange]:
 
 
 def _summary(change: PlannedChange) -> str:
-    verb = {"add": "add", "update": "update", "delete": "delete"}[change.action]
+    verb: str = change.action
     if change.moved_from is not None:
         verb = f"move {change.moved_from} to"
     if not change.quote:
