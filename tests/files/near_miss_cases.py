@@ -8,6 +8,7 @@ set, is what the file holds by the time the edit arrives (it changed after it wa
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 __all__ = ["CASES", "REFUSE", "Case"]
@@ -20,6 +21,8 @@ OPENCODE = "https://github.com/anomalyco/opencode/"
 CLINE = "https://github.com/cline/cline/issues/"
 AIDER = "https://github.com/Aider-AI/aider/"
 CODEX = "https://github.com/openai/codex/"
+NFD_SEARCH = "https://github.com/lidge-jun/aside-codemode/issues/30"
+EOF_NEWLINE = "https://github.com/langchain-ai/deepagents/pull/3031"
 
 BOM = "\ufeff".encode()
 
@@ -40,6 +43,10 @@ class Case:
 
 def _u(text: str) -> bytes:
     return text.encode()
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
 
 
 CASES: list[Case] = [
@@ -565,6 +572,154 @@ CASES: list[Case] = [
         "2\tpear",
         "2\tplum",
         _u("1\tapple\n2\tplum\n"),
+    ),
+    # -- inserted text keeps the model's form wherever the file holds it ---------------------
+    Case(
+        "ellipsis-added-as-code-beside-prose-ellipsis",
+        CC + "31071",
+        _u(
+            "def load(path):\n    # Loading… may take a while\n    pass\n\n\n"
+            "class Reader(Protocol):\n    def read(self) -> bytes: ...\n"
+        ),
+        "def load(path):\n    # Loading... may take a while\n    pass",
+        "def load(path):\n    # Loading... may take a while\n    ...",
+        _u(
+            "def load(path):\n    # Loading… may take a while\n    ...\n\n\n"
+            "class Reader(Protocol):\n    def read(self) -> bytes: ...\n"
+        ),
+    ),
+    Case(
+        "js-property-quotes-beside-curly-template",
+        CC + "31071",
+        _u('const card = {\n  kind: "note",\n  text: `Say “hello” first`,\n};\n'),
+        '  text: `Say "hello" first`,',
+        '  text: `Say "hello" first`,\n  level: "info",',
+        _u('const card = {\n  kind: "note",\n  text: `Say “hello” first`,\n  level: "info",\n};\n'),
+    ),
+    Case(
+        "html-attribute-quotes-beside-curly-prose",
+        CC + "29786",
+        _u('<div class="stats">\n  <p>\n    Той каза “здравей”.\n  </p>\n</div>\n'),
+        '    Той каза "здравей".\n  </p>',
+        '    Той каза "здравей".\n  </p>\n  <p class="stat-note">Бележка</p>',
+        _u(
+            '<div class="stats">\n  <p>\n    Той каза “здравей”.\n  </p>\n'
+            '  <p class="stat-note">Бележка</p>\n</div>\n'
+        ),
+    ),
+    Case(
+        "apostrophe-in-code-beside-curly-docstring",
+        CC + "31863",
+        _u('def greet():\n    """Say it’s done."""\n    return 1\n\nNAME = \'x\'\n'),
+        '    """Say it\'s done."""\n    return 1',
+        '    """Say it\'s done."""\n    return \'ok\'',
+        _u('def greet():\n    """Say it’s done."""\n    return \'ok\'\n\nNAME = \'x\'\n'),
+    ),
+    Case(
+        "nfd-region-but-file-holds-composed-elsewhere",
+        OPENCODE + "pull/32795",
+        _u(f"a = '{_nfd('José')}'\nb = 'Müller'\n"),
+        "a = 'José'",
+        "a = 'José Müller'",
+        _u(f"a = '{_nfd('José')} Müller'\nb = 'Müller'\n"),
+    ),
+    Case(
+        "curly-prose-insert-still-curled",
+        CC + "29786",
+        _u("<p>She said “yes”.</p>\n"),
+        '<p>She said "yes".</p>',
+        '<p>She said "yes". He said "no".</p>',
+        _u("<p>She said “yes”. He said “no”.</p>\n"),
+    ),
+    # -- folds that change lengths: positions mapped back through the fold ------------------
+    Case(
+        "nfd-hangul-indented-line",
+        NFD_SEARCH,
+        _u(f"def title():\n    name = '{_nfd('한')}'\n    return name\n"),
+        "    name = '한'\n    return name",
+        "    name = '한글'\n    return name",
+        _u(f"def title():\n    name = '{_nfd('한글')}'\n    return name\n"),
+    ),
+    Case(
+        "nfd-hangul-model-drops-indentation",
+        NFD_SEARCH,
+        _u(f"def title():\n    name = '{_nfd('학점')}'\n    return name\n"),
+        "name = '학점'\nreturn name",
+        "name = '학점'\nreturn name.strip()",
+        _u(f"def title():\n    name = '{_nfd('학점')}'\n    return name.strip()\n"),
+    ),
+    Case(
+        "nfd-hangul-tabs-retyped-as-spaces",
+        "https://github.com/9001/copyparty/issues/1555",
+        _u(f'func f() {{\n\tif ok {{\n\t\tlog("{_nfd("테스트")}")\n\t}}\n}}\n'),
+        '    if ok {\n        log("테스트")\n    }',
+        '    if ok {\n        log("테스트 완료")\n    }',
+        _u(f'func f() {{\n\tif ok {{\n\t\tlog("{_nfd("테스트 완료")}")\n\t}}\n}}\n'),
+    ),
+    Case(
+        "nfd-hangul-trailing-spaces-insert-mid-line",
+        NFD_SEARCH,
+        _u(f"  - {_nfd('한글')} 문서  \n  - next\n"),
+        "  - 한글 문서\n  - next",
+        "  - 한글 새 문서\n  - next",
+        _u(f"  - {_nfd('한글')} 새 문서  \n  - next\n"),
+    ),
+    Case(
+        "bengali-two-part-vowel-decomposed",
+        NFD_SEARCH,
+        "    label = 'ক\u09c7\u09be'\n    size = 1\n".encode(),
+        "    label = 'কো'\n    size = 1",
+        "    label = 'কো'\n    size = 2",
+        "    label = 'ক\u09c7\u09be'\n    size = 2\n".encode(),
+    ),
+    # -- old_string ends with a newline the file's last line lacks --------------------------
+    Case(
+        "no-final-newline-last-line-changed",
+        EOF_NEWLINE,
+        _u("a = 1\nb = 2"),
+        "b = 2\n",
+        "b = 3\n",
+        _u("a = 1\nb = 3"),
+    ),
+    Case(
+        "no-final-newline-context-kept",
+        "https://github.com/amaiya/patchpal/issues/28",
+        _u("x\ny\nz"),
+        "y\nz\n",
+        "Y\nz\n",
+        _u("x\nY\nz"),
+    ),
+    Case(
+        "no-final-newline-lines-appended",
+        "https://github.com/NVIDIA-NeMo/labs-OO-Agents/pull/308",
+        _u("[tool]\nname = 'x'"),
+        "name = 'x'\n",
+        "name = 'x'\nversion = 1\n",
+        _u("[tool]\nname = 'x'\nversion = 1\n"),
+    ),
+    Case(
+        "no-final-newline-crlf",
+        EOF_NEWLINE,
+        b"one\r\ntwo",
+        "two\n",
+        "2\n",
+        b"one\r\n2",
+    ),
+    Case(
+        "no-final-newline-with-curly-quotes",
+        EOF_NEWLINE,
+        _u("intro\ntitle = “Draft”"),
+        'title = "Draft"\n',
+        'title = "Final"\n',
+        _u("intro\ntitle = “Final”"),
+    ),
+    Case(
+        "no-final-newline-prefix-of-a-longer-line",
+        EOF_NEWLINE,
+        _u("x = 1\nreturn foobar"),
+        "return foo\n",
+        "return bar\n",
+        REFUSE,
     ),
     # -- must refuse, file untouched -----------------------------------------------------
     Case(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from toolbelt.files.folding import fold_units
 from toolbelt.files.matching import EditMatchError, find_and_replace
 
 
@@ -243,3 +244,35 @@ def test_not_found_shows_the_closest_region() -> None:
         "1\talpha\n2\tbeta\n3\tdef compute(a, b):\n4\t    return a + b\n5\tgamma\n"
         "Read the file again and copy old_string exactly, including whitespace."
     )
+
+
+def test_a_final_newline_the_file_lacks_is_matched_and_the_file_keeps_lacking_it() -> None:
+    splice = find_and_replace("a = 1\nb = 2", "b = 2\n", "b = 3\n")
+    assert (splice.text, splice.first_line, splice.last_line) == ("a = 1\nb = 3", 2, 2)
+    assert splice.recovery == (
+        "matched old_string's final newline to the end of the file, which has none (the file "
+        "still ends without one)"
+    )
+
+
+def test_lines_added_after_the_last_line_bring_their_newline() -> None:
+    splice = find_and_replace("[tool]\nname = 'x'", "name = 'x'\n", "name = 'x'\nversion = 1\n")
+    assert splice.text == "[tool]\nname = 'x'\nversion = 1\n"
+    assert splice.recovery is not None and "now ends with a newline" in splice.recovery
+
+
+def test_a_final_newline_never_stands_for_the_rest_of_a_longer_line() -> None:
+    with pytest.raises(EditMatchError, match="old_string was not found"):
+        find_and_replace("x = 1\nreturn foobar", "return foo\n", "return bar\n")
+
+
+def test_fold_units_keep_decomposed_hangul_syllables_whole() -> None:
+    decomposed = "  \u1112\u1161\u11ab\u1100\u1173\u11af x"
+    assert fold_units(decomposed) == [
+        " ",
+        " ",
+        "\u1112\u1161\u11ab",
+        "\u1100\u1173\u11af",
+        " ",
+        "x",
+    ]

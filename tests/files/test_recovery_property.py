@@ -1,7 +1,10 @@
 """Property: a recovered edit changes exactly the lines the model changed, nothing else.
 
 A file is generated with the things models copy wrong (tabs or four-space indentation, trailing
-blanks, curly quotes, dashes, no-break spaces, decomposed accents, ellipses). A clean edit
+blanks, curly quotes, dashes, no-break spaces, decomposed accents, ellipses), and with folds
+that change lengths across characters that are not combining marks (decomposed Hangul, whose
+three jamo compose into one syllable; a Bengali two-part vowel), so every column and
+indentation must be mapped back through the fold. A clean edit
 replaces some lines of a window and inserts others. The model's ``old_string`` and
 ``new_string`` are that edit seen through a noisy copy: trailing blanks dropped, indentation
 retyped, look-alikes typed plainly, read_file's line-number prefixes pasted. The recovered edit
@@ -19,6 +22,8 @@ from hypothesis import strategies as st
 
 from toolbelt.files.folding import fold, split_clusters
 from toolbelt.files.matching import find_and_replace
+from toolbelt.files.patch_apply import apply_hunks
+from toolbelt.files.patch_format import Hunk
 from toolbelt.files.regions import starts
 
 WORDS = [
@@ -30,6 +35,8 @@ WORDS = [
     "1–2",
     "x\u00a0y",
     "cafe\u0301",
+    "\u1112\u1161\u11ab\u1100\u1173\u11af",  # 한글 decomposed: 6 characters fold to 2
+    "ক\u09c7\u09be",  # কো with its vowel in two parts: 3 characters fold to 2
     "wait…",
     "'plain'",
     '"plain"',
@@ -180,3 +187,34 @@ def test_an_insertion_inside_a_line_keeps_every_character_around_it(
     once = len(starts(fold(text), old)) == 1
     assume(old.strip(" \t") == old and not text.count(old) and once)
     assert find_and_replace(text, old, new).text == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases())
+def test_a_recovered_patch_hunk_changes_only_the_lines_the_model_changed(
+    case: tuple[str, str, str, str, set[str]],
+) -> None:
+    """The same noisy edit as a V4A hunk (apply_patch): the same recoveries, the same rule."""
+    text, old, new, expected, fresh = case
+    if old == new:
+        return
+    hunk = Hunk((), tuple(old.split("\n")), tuple(new.split("\n")), at_end=False, line=1)
+    patched = apply_hunks(text, [hunk], label="f", quote=True).text
+    numbered = old.startswith(tuple(f"{n}\t" for n in range(1, 12)))
+    bare_old, bare_new = (strip_numbers(old), strip_numbers(new)) if numbered else (old, new)
+    lines = text.split("\n")
+    quoted = bare_old.split("\n")
+    exact = [
+        k for k in range(len(lines)) if lines[k : k + len(quoted)] == quoted
+    ]  # whole lines, as typed
+    if exact:  # the first exact place takes new lines as the model typed them
+        k = exact[0]
+        assert patched.split("\n") == lines[:k] + bare_new.split("\n") + lines[k + len(quoted) :]
+        return
+    got, want = patched.split("\n"), expected.split("\n")
+    assert len(got) == len(want), (patched, expected)
+    for got_line, want_line in zip(got, want, strict=True):
+        if want_line.strip(" \t") in fresh:
+            assert got_line.rstrip(" \t") == want_line, (patched, expected)
+        else:
+            assert got_line == want_line, (patched, expected)

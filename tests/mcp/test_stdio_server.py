@@ -168,6 +168,10 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         ),
         ("read_file", {"path": "nb.ipynb"}),
         ("notebook_edit", {"path": "nb.ipynb", "cell_id": "c1", "new_source": "print(2)"}),
+        (
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** Add File: notes.txt\n+patched\n*** End Patch\n"},
+        ),
         ("glob", {"pattern": "*.py"}),
         ("grep", {"pattern": "b = 20", "output_mode": "content"}),
         ("ls", {"path": "."}),
@@ -208,4 +212,5 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         "ask_user",
     } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
+    assert (tmp_path / "notes.txt").read_text() == "patched\n"
     assert results["grep"].content[0].text == "m.py:2:b = 20"

@@ -1,6 +1,7 @@
 """A small HTTP server on 127.0.0.1 for the web_fetch tests, and a hook that records connects.
 
-Routes: ``/page`` (HTML), ``/json``, ``/paper.pdf``, ``/binary``, ``/missing`` (404),
+Routes: ``/page`` (HTML), ``/identifiers`` (HTML whose prose, table and links hold
+identifiers with underscores and stars), ``/json``, ``/paper.pdf``, ``/binary``, ``/missing`` (404),
 ``/to-page`` (same-site redirect), ``/go?URL`` (redirect to the percent-encoded URL), ``/loop``,
 ``/huge`` (a 1 GiB streamed body), ``/bomb`` (1 GiB of text gzip-compressed to about 1 MB),
 ``/slow`` (headers, then nothing until the test ends). Every request is recorded with its path
@@ -33,6 +34,19 @@ PAGE = b"""<!doctype html><html><head><title>Timeouts</title><script>var t = 1;<
 client.get("/")</code></pre>
 <table><tr><th>Timeout</th><th>Default</th></tr><tr><td>connect</td><td>5 s</td></tr></table>
 <ul><li><a href="/advanced">Advanced</a></li></ul></main><footer>(c) 2025</footer></body></html>
+"""
+
+IDENTIFIERS = b"""<!doctype html><html><head><title>Tokens</title></head><body><main>
+<h1>Page tokens</h1>
+<p>Send PAGE_TOKEN_93 with every request; retries stop at MAX_RETRIES (see __init__ and
+*args). Wildcards like src/*.py match; 2*3*4 is 24.</p>
+<pre><code>MAX_RETRIES = 5
+token = os.environ["PAGE_TOKEN_93"]</code></pre>
+<table><tr><th>Setting</th><th>Default</th></tr><tr><td>MAX_RETRIES</td><td>5</td></tr>
+<tr><td>retry_backoff_ms</td><td>250</td></tr></table>
+<p>Read <a href="/docs/page_tokens#max_retries">the page_tokens guide</a> and
+<em>emphasis</em> stays <strong>marked</strong>.</p>
+</main></body></html>
 """
 
 
@@ -125,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path
         if path == "/page":
             self._send(200, PAGE, "text/html; charset=utf-8")
+        elif path == "/identifiers":
+            self._send(200, IDENTIFIERS, "text/html; charset=utf-8")
         elif path == "/json":
             self._send(200, b'{"name": "toolbelt", "tools": 3}', "application/json")
         elif path == "/paper.pdf":

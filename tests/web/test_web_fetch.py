@@ -105,6 +105,26 @@ async def test_html_page_comes_back_as_markdown(tmp_path: Path, server: Server) 
     assert server.requests == [("/page", f"127.0.0.1:{server.port}")]
 
 
+async def test_identifiers_arrive_as_written(tmp_path: Path, server: Server) -> None:
+    """The reader copies identifiers into code: no Markdown escapes in prose, tables or link
+    text, while code blocks, tables, links and emphasis still come through."""
+    url = f"{server.origin}/identifiers"
+    result, _ = await fetch(tmp_path, {"url": url}, origins=(server.origin,))
+    assert result.state.value == "success", result.text
+    assert result.text == (
+        f"URL: {url}\n"
+        "Status: 200 OK (text/html)\n\n"
+        "Title: Tokens\n\n"
+        "# Page tokens\n\n"
+        "Send PAGE_TOKEN_93 with every request; retries stop at MAX_RETRIES (see __init__ and\n"
+        "*args). Wildcards like src/*.py match; 2*3*4 is 24.\n\n"
+        '```\nMAX_RETRIES = 5\ntoken = os.environ["PAGE_TOKEN_93"]\n```\n\n'
+        "| Setting | Default |\n| --- | --- |\n| MAX_RETRIES | 5 |\n| retry_backoff_ms | 250 |\n\n"
+        "Read [the page_tokens guide](/docs/page_tokens#max_retries) and\n"
+        "*emphasis* stays **marked**."
+    )
+
+
 async def test_json_and_prompt_noted(tmp_path: Path, server: Server) -> None:
     arguments = {"url": f"{server.origin}/json", "prompt": "how many tools?"}
     result, _ = await fetch(tmp_path, arguments, origins=(server.origin,))

@@ -1,6 +1,8 @@
 """Which tools one turn offers the model — the one place that decides it.
 
-Every tool, unless a large MCP catalog is deferred behind ``tool_search``
+The edit tools the model knows (``agent.edit_tools``: ``apply_patch`` for GPT-family models,
+``edit_file`` and its kin for the others, unless the ``editTool`` setting chooses); then every
+tool, unless a large MCP catalog is deferred behind ``tool_search``
 (``toolbelt.providers.deferral``): then the built-ins, ``tool_search`` and the tools a search
 has loaded, in a stable order (the proxy form every client can send), plus — for the clients
 with a native form of deferral (Anthropic Messages, OpenAI Responses) — the deferred catalog
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from toolbelt.agent.edit_tools import edit_tools_for
 from toolbelt.core.tool import Tool
 from toolbelt.providers.deferral import (
     DeferralSettings,
@@ -42,7 +45,7 @@ def turn_offer(runtime: Runtime, model: ModelClient) -> TurnOffer:
         DeferralSettings.from_settings(runtime.settings),
         context_window=model.context_window,
     )
-    catalog = runtime.toolset.tools()
+    catalog = edit_tools_for(runtime.toolset.tools(), model.model, runtime.settings.edit_tool)
     return TurnOffer(
         offered_tools(catalog, state), natively_deferred(catalog, state), state.settings.search
     )

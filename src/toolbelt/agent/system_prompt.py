@@ -42,6 +42,8 @@ _GUIDANCE = {
     "read_file": "Read a file before editing it; edits of a file not read in this session fail.",
     "edit_file": "Change files with edit_file (exact old_string → new_string) rather than "
     "rewriting them whole; make old_string unique or pass replace_all.",
+    "apply_patch": "Change files with apply_patch: one patch (`*** Begin Patch` … `*** End "
+    "Patch`) can add, update, move and delete several files, and applies whole or not at all.",
     "grep": "Search file contents with grep and find files by name with glob: they are "
     "faster than commands and leave out what the workspace hides.",
     "bash": "Run commands with bash; its shell persists between calls (cwd, variables).",

@@ -7,9 +7,9 @@ that order: rule lists and hook lists are concatenated, and the last ``defaultMo
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
 ``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
-sections are validated: a file that is not JSON, has the wrong shape or holds a malformed rule
-is a ``SettingsError`` naming the file and the line. A silently ignored deny rule is worse
-than refusing to start. Missing files are fine.
+sections and the ``editTool`` key are validated: a file that is not JSON, has the wrong shape
+or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
+ignored deny rule is worse than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -123,6 +123,9 @@ class _ToolSearch(BaseModel):
     search: Literal["toolbelt", "provider"] | None = None
 
 
+EditTool = Literal["auto", "apply_patch", "edit_file"]
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -131,6 +134,7 @@ class _SettingsFile(BaseModel):
     git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
     sandbox: _Sandbox = Field(default_factory=_Sandbox)
     tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
+    edit_tool: EditTool | None = Field(default=None, alias="editTool")
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -179,6 +183,10 @@ class Settings:
     """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
     tool_search_search: Literal["toolbelt", "provider"] | None = None
     """``toolSearch.search``: whose search finds deferred tools in the native form."""
+    edit_tool: EditTool | None = None
+    """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
+    ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
+    and OpenCode do, string replacement for the others (last file wins)."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -223,6 +231,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.deny += rules["deny"]
             merged.ask += rules["ask"]
             _merge_tool_search(merged, parsed.tool_search)
+            merged.edit_tool = parsed.edit_tool or merged.edit_tool
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -249,6 +258,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
         _merge_tool_search(merged, parsed.tool_search)
+        merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
     return merged
 
 

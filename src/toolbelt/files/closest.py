@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 
-__all__ = ["not_found_message"]
+__all__ = ["closest_region", "not_found_message"]
 
 HINT = "Read the file again and copy old_string exactly, including whitespace."
 
@@ -23,17 +23,26 @@ def not_found_message(text: str, old: str, label: str, *, quote: bool = True) ->
             f"{label} is not allowed without asking; read it with read_file (which asks, or says "
             "it is denied) and copy old_string exactly from what it shows."
         )
+    closest = closest_region(text, old)
+    if closest is None:
+        return f"old_string was not found in {label}. {HINT}"
+    line, region = closest
+    return (
+        f"old_string was not found in {label}. The closest match is near line {line}:\n"
+        f"{region}\n{HINT}"
+    )
+
+
+def closest_region(text: str, old: str) -> tuple[int, str] | None:
+    """The 1-based line most like ``old``'s first line, and the lines around it as
+    ``N<TAB>line``; None when no line is alike."""
     first = next((line.strip() for line in old.split("\n") if line.strip()), old.strip())
     at = _closest_line(text, first)
     if at is None:
-        return f"old_string was not found in {label}. {HINT}"
+        return None
     lines = text.split("\n")
     start, end = max(at - 2, 0), min(at + 3, len(lines))
-    region = "\n".join(f"{n + 1}\t{lines[n]}" for n in range(start, end))
-    return (
-        f"old_string was not found in {label}. The closest match is near line {at + 1}:\n"
-        f"{region}\n{HINT}"
-    )
+    return at + 1, "\n".join(f"{n + 1}\t{lines[n]}" for n in range(start, end))
 
 
 def _closest_line(text: str, first: str, *, limit: int = 2000) -> int | None:

@@ -153,11 +153,21 @@ def _hunks(old_lines: list[str], new_lines: list[str], offset: int) -> list[Hunk
     return hunks
 
 
-def unified_text(label: str, hunks: list[Hunk]) -> str:
-    """Standard ``diff -u`` text for ``hunks`` of the file ``label``."""
+def unified_text(
+    label: str,
+    hunks: list[Hunk],
+    *,
+    source: str | None = None,
+    created: bool = False,
+    deleted: bool = False,
+) -> str:
+    """Standard ``diff -u`` text for ``hunks`` of the file ``label`` (renamed from
+    ``source``; ``/dev/null`` on the side where a created or deleted file is absent)."""
     if not hunks:
         return ""
-    out = [f"--- a/{label}", f"+++ b/{label}"]
+    before = "/dev/null" if created else f"a/{source or label}"
+    after = "/dev/null" if deleted else f"b/{label}"
+    out = [f"--- {before}", f"+++ {after}"]
     for h in hunks:
         out.append(f"@@ -{_span(h.old_start, h.old_lines)} +{_span(h.new_start, h.new_lines)} @@")
         out.extend(h.lines)

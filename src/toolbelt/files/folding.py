@@ -6,8 +6,10 @@ precomposed ``é`` where a file copied from a macOS file name stores ``e`` + U+0
 quotes, ``-``, a space, NFC, three dots), so an ``old_string`` typed the plain way can be
 found; the edit is then merged back so the file keeps its own characters (``files.merge``).
 
-``line_units`` cuts a line into the clusters ``fold`` treats as one character (a base and its
-combining marks), so positions in the folded text can be mapped back to the file's own text.
+``fold_units`` cuts a line into the smallest pieces that fold independently (a base and its
+combining marks; Hangul jamo or Indic vowel parts that NFC composes into one character), so
+every position in the folded text maps back to a position in the file's own text — a fold that
+changes lengths (NFD ↔ NFC, ``…`` ↔ ``...``) never shifts a column or an indentation.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["Line", "describe", "fold", "name", "normalize", "split_clusters", "strip_blanks"]
+__all__ = [
+    "Line",
+    "describe",
+    "fold",
+    "fold_units",
+    "name",
+    "normalize",
+    "split_clusters",
+    "strip_blanks",
+]
 
 _NAMES = {
     "\u2018": "left single quote",
@@ -111,6 +122,33 @@ def split_clusters(text: str) -> list[str]:
     return clusters
 
 
+def fold_units(text: str) -> list[str]:
+    """``text`` cut into pieces whose folds, joined, are the fold of ``text``.
+
+    Clusters (``split_clusters``) fold one by one except where NFC composes across them:
+    decomposed Hangul (a leading consonant, a vowel and a final consonant, none of them a
+    combining mark, make one syllable), Indic two-part vowels. A cluster is joined to the
+    piece before it when folding the two together gives something else than folding each.
+    Should a rarer composition still escape that, the line's blanks stay pieces of their own
+    and the text between them becomes one piece, so its indentation is never lost.
+    """
+    units: list[str] = []
+    for cluster in split_clusters(text):
+        if units and not cluster.isascii():
+            before = units[-1]
+            if fold(before + cluster) != fold(before) + fold(cluster):
+                units[-1] = before + cluster
+                continue
+        units.append(cluster)
+    if "".join(map(fold, units)) == fold(text):
+        return units
+    body = text.strip(" \t")
+    if not body:
+        return list(text)
+    start = text.index(body)
+    return [*text[:start], body, *text[start + len(body) :]]
+
+
 def describe(text: str) -> str:
     """How a message names ``text``: "an em dash (U+2014)", "'-'", "'é' decomposed (NFD)"."""
     if text in _NAMES:
@@ -130,8 +168,8 @@ class Line:
     """One line cut into folding units, with its indentation and trailing blanks marked.
 
     ``bounds[i]`` is where unit ``i`` starts (``bounds[-1]`` is the line's length) and
-    ``folds[i]`` its folded text. A line whose clusters do not fold one by one to the fold of
-    the whole line (rare compositions across clusters) is a single unit.
+    ``folds[i]`` its folded text; the units are ``fold_units``, so the folds joined are the
+    fold of the whole line.
     """
 
     text: str
@@ -144,10 +182,8 @@ class Line:
 
     @classmethod
     def of(cls, text: str) -> Line:
-        clusters = split_clusters(text)
+        clusters = fold_units(text)
         folds = [fold(c) for c in clusters]
-        if "".join(folds) != fold(text):
-            clusters, folds = ([text], [fold(text)]) if text else ([], [])
         bounds = [0]
         for cluster in clusters:
             bounds.append(bounds[-1] + len(cluster))

@@ -9,7 +9,7 @@ aligns ``old_string`` with ``new_string``, first line by line and then, inside a
 character by character. Whatever ``new_string`` copies unchanged from ``old_string`` is taken
 from the matched region of the file as it is; only what the model changed is inserted, and that
 is re-indented and quote-styled like the file where the file is unambiguous about it (it never
-holds the model's spelling where the model typed it).
+holds the model's spelling, anywhere in the file: ``files.style``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from toolbelt.files.folding import Line
 from toolbelt.files.indent import IndentMap
 from toolbelt.files.style import Style
 
-__all__ = ["Difference", "merge"]
+__all__ = ["Difference", "merge", "opcodes"]
 
 _MAX_PAIRING = 400
 _SHORT = 3
@@ -43,15 +43,19 @@ class Difference:
     """What ``old_string`` had instead."""
 
 
-def merge(old: str, new: str, region: str, *, first_line: int) -> tuple[str, list[Difference]]:
+def merge(
+    old: str, new: str, region: str, *, first_line: int, whole: str | None = None
+) -> tuple[str, list[Difference]]:
     """The text to put in place of ``region`` (which ``old`` matched once normalised).
 
     ``old`` and ``region`` have the same number of lines, pairwise equal once normalised.
-    Returns the replacement and where the file differs from ``old``.
+    ``whole`` is the whole file (default: the region): inserted text keeps the model's
+    spelling of anything the file holds that way anywhere. Returns the replacement and where
+    the file differs from ``old``.
     """
     olds = [Line.of(text) for text in old.split("\n")]
     held = [Line.of(text) for text in region.split("\n")]
-    style = Style()
+    style = Style(whole=region if whole is None else whole)
     differences: list[Difference] = []
     for number, (o, r) in enumerate(zip(olds, held, strict=True), first_line):
         differences += _compare(o, r, number, style)
@@ -59,7 +63,7 @@ def merge(old: str, new: str, region: str, *, first_line: int) -> tuple[str, lis
     quoted = [(o.indent, r.indent) for o, r in zip(olds, held, strict=True) if o.body and r.body]
     indents = IndentMap(quoted)
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in _opcodes([o.text for o in olds], news):
+    for tag, i1, i2, j1, j2 in opcodes([o.text for o in olds], news):
         if tag == "equal":
             out += [r.text for r in held[i1:i2]]
         elif tag != "delete":
@@ -77,7 +81,7 @@ def merge(old: str, new: str, region: str, *, first_line: int) -> tuple[str, lis
 Opcode = tuple[str, int, int, int, int]
 
 
-def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     """How ``b`` is ``a`` changed: the common head and tail first, then difflib between.
 
     difflib takes the first longest match, which in repetitive text can align an insertion's
@@ -170,7 +174,7 @@ def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:
         if b2 > b1:
             pieces.append(style.apply(nb, b1, b2))
 
-    for tag, a1, a2, b1, b2 in _opcodes(ob, nb):
+    for tag, a1, a2, b1, b2 in opcodes(ob, nb):
         anchored = (a1 == 0 and b1 == 0) or (a2 == len(ob) and b2 == len(nb))
         if tag != "equal" or (a2 - a1 < _SHORT and not anchored):
             typed(b1, b2)  # changed, or a chance match of a character or two in between

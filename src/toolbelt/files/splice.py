@@ -14,7 +14,24 @@ __all__ = ["EditMatchError", "Splice", "splice_all", "splice_at"]
 
 
 class EditMatchError(ToolError):
-    """``old_string`` was not found (or not uniquely); the message shows where to look."""
+    """``old_string`` was not found (or not uniquely); the message shows where to look.
+
+    ``kind`` says why, for a caller that words its own refusal (apply_patch names the hunk):
+    ``not_found``, ``ambiguous`` (``lines`` holds the candidates' lines, ``ignored`` what the
+    match ignored), ``indent`` (indentation does not follow the file's), ``unchanged`` (the
+    file already reads that way, at ``lines[0]``), ``same`` or ``empty``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "not_found",
+        lines: tuple[int, ...] = (),
+        ignored: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.lines, self.ignored = kind, lines, ignored
 
 
 @dataclass(frozen=True, slots=True)

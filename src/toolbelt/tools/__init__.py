@@ -28,6 +28,7 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "edit_file": ("edit_file", "EditFileTool"),
     "multi_edit": ("multi_edit", "MultiEditTool"),
     "notebook_edit": ("notebook_edit", "NotebookEditTool"),
+    "apply_patch": ("apply_patch", "ApplyPatchTool"),
     "glob": ("glob", "GlobTool"),
     "grep": ("grep", "GrepTool"),
     "ls": ("ls", "LsTool"),

@@ -140,14 +140,17 @@ def load_for_change(
     return LoadedFile(resolved.path, shown, data, freshness, info.st_mtime_ns)
 
 
-def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
-    """Write ``data`` atomically (creating parent directories); True if the file was created."""
+def save_text(
+    ctx: ToolContext, resolved: ResolvedPath, data: bytes, *, mode: int | None = None
+) -> bool:
+    """Write ``data`` atomically (creating parent directories); True if the file was created
+    (with ``mode`` when given)."""
     guard = file_guard(ctx)
     parent = resolved.path.parent
     dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
     digest = start_digest(data)
     try:
-        created = atomic_write(dir_fd, resolved.path.name, data)
+        created = atomic_write(dir_fd, resolved.path.name, data, mode=mode)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
     finally:
         os.close(dir_fd)

@@ -30,6 +30,7 @@ from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.tools._edit_result import EditReport, edit_result
 from toolbelt.tools._files import (
     Change,
     LoadedFile,
@@ -206,10 +207,10 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         stored = encode_like(content, loaded)
     save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
-    return _result(loaded, edited, change, quote=ctx.may_quote(loaded.path))
+    return edit_result(ctx, _report(loaded, edited, change, quote=ctx.may_quote(loaded.path)))
 
 
-def _result(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) -> ToolOutput:
+def _report(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) -> EditReport:
     """What the model is told: the change, its recoveries, and the edited lines.
 
     The file's own text (the edited lines, the diff's context, where the file differs from
@@ -260,4 +261,4 @@ def _result(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) 
         "diff": change.unified if quote else "",
         "hunks": change.as_dicts() if quote else [],
     }
-    return ToolOutput.text("\n".join(lines), structured)
+    return EditReport(lines, structured, (loaded.path,))

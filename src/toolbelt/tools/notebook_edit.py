@@ -22,6 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import protections_of
+from toolbelt.tools._edit_result import EditReport, edit_result
 from toolbelt.tools._files import load_for_change, require_read_to_match, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
@@ -126,16 +127,15 @@ def _edit(args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
     text = nbformat.writes(notebook) + "\n"
     save_text(ctx, resolved, text.encode("utf-8"))
     cell_id = changed.get("id", "")
-    return ToolOutput.text(
-        f"{verb} {changed.cell_type} cell {cell_id!r} in {loaded.shown} "
-        f"({counted(len(cells), 'cell')} now).",
-        {
-            "path": loaded.shown,
-            "cell_id": cell_id,
-            "edit_mode": args.edit_mode,
-            "cells": len(cells),
-        },
-    )
+    said = f"{verb} {changed.cell_type} cell {cell_id!r} in {loaded.shown} "
+    said += f"({counted(len(cells), 'cell')} now)."
+    structured = {
+        "path": loaded.shown,
+        "cell_id": cell_id,
+        "edit_mode": args.edit_mode,
+        "cells": len(cells),
+    }
+    return edit_result(ctx, EditReport([said], structured, (resolved.path,)))
 
 
 def _locate(args: NotebookEditInput, cells: list[Any]) -> int | None:

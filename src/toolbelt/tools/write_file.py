@@ -23,6 +23,7 @@ from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.tools._edit_result import EditReport, edit_result
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     describe_change,
@@ -165,4 +166,4 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         "diff": change.unified if quote else "",
         "hunks": change.as_dicts() if quote else [],
     }
-    return ToolOutput.text(text.rstrip("\n"), structured)
+    return edit_result(ctx, EditReport([text.rstrip("\n")], structured, (resolved.path,)))

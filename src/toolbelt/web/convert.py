@@ -7,6 +7,10 @@ is GPL-licensed); trafilatura drops boilerplate best on articles but flattened t
 one word per line, merged the code lines, and its newest release fails to import without an
 extra package. Boilerplate is handled here instead: scripts, styles, navigation, footers and
 asides are removed, and ``<main>`` (or a single ``<article>``) is preferred over the body.
+
+The reader is a model that copies identifiers into code, not a Markdown renderer: text keeps
+its underscores and stars as written (``PAGE_TOKEN_93``, ``*args``, ``src/*.py``), never
+``PAGE\\_TOKEN\\_93``; markdownify's escaping is off.
 """
 
 from __future__ import annotations
@@ -62,7 +66,13 @@ def html_to_markdown(html: bytes | str, charset: str | None = None) -> str:
             tag.decompose()
     articles = soup.find_all("article")
     main = soup.find("main") or (articles[0] if len(articles) == 1 else None) or soup.body or soup
-    converter = MarkdownConverter(heading_style="ATX", bullets="-", escape_misc=False)
+    converter = MarkdownConverter(
+        heading_style="ATX",
+        bullets="-",
+        escape_misc=False,
+        escape_underscores=False,
+        escape_asterisks=False,
+    )
     text = converter.convert_soup(main).strip()
     text = _BLANK_RUNS.sub("\n\n", "\n".join(line.rstrip() for line in text.splitlines()))
     if title and title not in text[: len(title) + 200]:
