@@ -6,12 +6,12 @@ import contextlib
 import functools
 import json
 import os
-import select
 from pathlib import Path
 
 import anyio
 import pytest
 from pydantic import ValidationError
+from tests.support.processes import ended
 from tests.tools.helpers import Harness
 
 from toolbelt.config.factory import build_hooks, build_policy
@@ -46,24 +46,6 @@ async def run(command: str, cwd: Path, *, limit: float = 30) -> HookOutcome:
 def answer(data: object) -> str:
     """A shell command printing ``data`` as JSON."""
     return "printf '%s' '" + json.dumps(data) + "'"
-
-
-def gone(pid: int) -> bool:
-    """Whether ``pid`` has exited (waits on a pidfd, up to 10 s), per /proc too."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        if not select.select([fd], [], [], 10)[0]:
-            return False
-    finally:
-        os.close(fd)
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"  # exited, not reaped
-    except FileNotFoundError:
-        return True
 
 
 # -- the protocol, with real shell commands ----------------------------------------------
@@ -216,7 +198,7 @@ async def test_timeout_kills_the_hook_and_its_child(tmp_path: Path) -> None:
         decision="ask",
         error="the hook did not finish within 1 s and was killed",
     )
-    assert gone(int((tmp_path / "child.pid").read_text()))
+    assert ended(int((tmp_path / "child.pid").read_text()))
 
 
 @pytest.mark.anyio
@@ -225,7 +207,7 @@ async def test_a_child_that_ignores_sigterm_is_killed_too(tmp_path: Path) -> Non
         "sh -c 'trap \"\" TERM; sleep 300' & echo $! > child.pid; wait", tmp_path, limit=1
     )
     assert outcome.timed_out
-    assert gone(int((tmp_path / "child.pid").read_text()))
+    assert ended(int((tmp_path / "child.pid").read_text()))
 
 
 @pytest.mark.anyio
@@ -238,8 +220,8 @@ async def test_cancellation_kills_the_hook_and_its_child(tmp_path: Path) -> None
         pids = await anyio.to_thread.run_sync(ready.read_text)  # blocks until the hook writes
         group.cancel_scope.cancel()
     shell, child = (int(pid) for pid in pids.split())
-    assert gone(shell)
-    assert gone(child)
+    assert ended(shell)
+    assert ended(child)
 
 
 @pytest.mark.anyio
@@ -251,7 +233,7 @@ async def test_a_background_child_holding_stdout_does_not_stall_the_hook(tmp_pat
     child = int((tmp_path / "child.pid").read_text())
     try:
         assert (outcome.timed_out, outcome.decision) == (False, "allow")
-        assert gone(child)
+        assert ended(child)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(child, 9)
@@ -268,7 +250,7 @@ async def test_a_hooks_env_cleared_escapee_ends_with_the_hook(tmp_path: Path) ->
     escapee = int((tmp_path / "escapee.pid").read_text())
     try:
         assert (outcome.timed_out, outcome.decision) == (False, "allow")
-        assert gone(escapee)
+        assert ended(escapee)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(escapee, 9)
@@ -285,7 +267,7 @@ async def test_a_timed_out_hooks_env_cleared_escapee_ends(tmp_path: Path) -> Non
     try:
         assert outcome.timed_out
         assert outcome.stdout == "started\n"
-        assert gone(escapee)
+        assert ended(escapee)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(escapee, 9)
@@ -509,8 +491,8 @@ async def test_timeout_kills_children_that_left_the_group(tmp_path: Path) -> Non
     outcome = await run(command, tmp_path, limit=1)
     assert outcome.timed_out
     assert outcome.stdout == "started\n"
-    assert gone(int((tmp_path / "setsid.pid").read_text()))
-    assert gone(int((tmp_path / "orphan.pid").read_text()))
+    assert ended(int((tmp_path / "setsid.pid").read_text()))
+    assert ended(int((tmp_path / "orphan.pid").read_text()))
 
 
 class _EchoInput(ToolInput):

@@ -2,7 +2,7 @@
 
 A background job that ended by itself was reaped by a ``poll``; its pid (and the process group
 of that number) is free, and the next process created may get it — a user's process, which
-session end used to SIGTERM (``sweep`` of the job's stale pid and group). Processes toolbelt
+session end used to SIGTERM (``end_run`` of the job's stale pid and group). Processes toolbelt
 starts are held by a pidfd (``identity.Anchor``); processes found by a scan are signalled only
 while their start time still matches (``identity.signal_if_same``).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolbelt.procs.ending import end_trees, sweep
+from toolbelt.procs.ending import end_run, end_trees
 from toolbelt.procs.identity import Anchor, signal_if_same, start_time
 from toolbelt.shell.jobs import JobManager
 
@@ -68,7 +68,7 @@ def test_a_reaped_anchors_pid_and_group_are_left_alone(
     assert not anchor.alive()
     user = bystander(bystanders)
     anchor.pid = user.pid  # the recycled pid, standing for a wrap of the pid counter
-    assert sweep("", grace=0.2, anchor=anchor) == 0  # neither the group nor the tree of it
+    assert end_run("", grace=0.2, anchor=anchor) == 0  # neither the group nor the tree of it
     assert not anchor.send(signal.SIGKILL)
     assert user.poll() is None
     children = Path(f"/proc/{user.pid}/task/{user.pid}/children").read_text().split()

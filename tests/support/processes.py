@@ -9,8 +9,9 @@ and is not counted.
 from __future__ import annotations
 
 import os
+import select
 
-__all__ = ["alive", "live_pids"]
+__all__ = ["alive", "ended", "live_pids"]
 
 
 def live_pids(pattern: str) -> list[int]:
@@ -34,3 +35,16 @@ def live_pids(pattern: str) -> list[int]:
 def alive(pattern: str) -> bool:
     """Whether a live process's command line contains ``pattern``."""
     return bool(live_pids(pattern))
+
+
+def ended(pid: int, *, within: float = 10.0) -> bool:
+    """Whether ``pid`` has exited, waiting on a pidfd up to ``within`` seconds (a zombie has
+    exited: only its parent has not collected it yet)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], within)[0])
+    finally:
+        os.close(fd)

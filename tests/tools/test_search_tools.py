@@ -127,8 +127,9 @@ async def test_pattern_starting_with_dash(repo: Path) -> None:
     assert result.text == "-dash.txt:1:-pattern-with-dash"
 
 
-async def test_invalid_regex_quotes_ripgrep(repo: Path) -> None:
-    result = await Harness(repo).call("grep", pattern="(unclosed")
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+async def test_invalid_regex_quotes_ripgrep(repo: Path, mode: str) -> None:
+    result = await Harness(repo).call("grep", pattern="(unclosed", output_mode=mode)
     assert result.error_kind == "tool_error"
     assert result.text.startswith("Search failed — ripgrep rejected the pattern")
     assert "unclosed group" in result.text

@@ -1,8 +1,8 @@
 """Command hooks with Claude Code's protocol: JSON on stdin, a verdict in the exit code.
 
-The hook runs as ``/bin/sh -c COMMAND`` in its own session (so its process group can be killed
-whole), in ``cwd``, with the environment plus ``TOOLBELT_PROJECT_DIR`` and, for pasted Claude
-scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
+The hook runs as ``/bin/sh -c COMMAND``, a process tree (``procs.tree``), in ``cwd``, with
+the environment plus ``TOOLBELT_PROJECT_DIR`` and, for pasted Claude scripts,
+``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
 hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
 would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
 ``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back). Its
@@ -29,12 +29,10 @@ The answer:
   does not block").
 
 Failing safe: a hook that cannot start, times out, or prints broken JSON (it meant to say
-something) yields "ask", never an approval. The hook runs under an anchor
-(``shell.subreaper``) that ends what the hook left when it exits. On timeout or cancellation
-the whole group gets SIGTERM, then SIGKILL after a short grace, so a child the hook started
-dies with it; a child that left the group (``setsid``, a double fork) is found as the
-anchor's descendant, or by the ``TOOLBELT_RUN_ID`` marker in its environment, and ended the
-same way (``shell.procs.sweep``).
+something) yields "ask", never an approval. The hook runs under an anchor that ends what the
+hook left when it exits. On timeout or cancellation the tree is ended: its process group, what
+left the group (``setsid``, a double fork: still the anchor's descendant) and what carries the
+hook's ``TOOLBELT_RUN_ID`` marker get SIGTERM, then SIGKILL after a short grace.
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,10 +50,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from toolbelt.core.programs import outside_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
-from toolbelt.procs.anchor import anchored_argv
-from toolbelt.procs.ending import RUN_ID_VAR, sweep
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.watchdog import new_run_id
+from toolbelt.procs.tree import ProcessTree
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 
@@ -108,21 +102,11 @@ async def run_command_hook(
 ) -> HookOutcome:
     """Run one hook command with ``payload`` on stdin and interpret its answer."""
     data = json.dumps(payload, ensure_ascii=False, default=str).encode()
-    run_id = new_run_id()
+    tree = ProcessTree(
+        ["/bin/sh", "-c", command], cwd=cwd, env=_environment(env, cwd), grace=KILL_GRACE
+    )
     try:
-        # Shielded: cancelled mid-spawn, asyncio would kill the shell but not the group it
-        # may already have started; past this point the ``finally`` below kills the group.
-        with anyio.CancelScope(shield=True):
-            process = await anyio.open_process(
-                anchored_argv(["/bin/sh", "-c", command]),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env={**_environment(env, cwd), RUN_ID_VAR: run_id},
-                start_new_session=True,
-            )
-            anchor = Anchor(process.pid)  # its pid is another process's once it is reaped
+        process = await tree.start()
     except OSError as exc:
         return HookOutcome(None, "", "", decision="ask", error=f"the hook could not start: {exc}")
     out, err = _Capture(), _Capture()
@@ -140,15 +124,7 @@ async def run_command_hook(
                     await err.finished.wait()
                 group.cancel_scope.cancel()
     finally:
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:  # timed out, or the caller cancelled us
-                # the group, what left it (setsid, a double fork) below the anchor, the marked
-                await anyio.to_thread.run_sync(
-                    lambda: sweep(run_id, grace=KILL_GRACE, anchor=anchor)
-                )
-                await process.wait()  # the anchor ends once nothing is left below it
-            await process.aclose()
-            anchor.close()
+        await tree.aclose()  # timed out or cancelled: the whole tree ends first
     if deadline.cancelled_caught and not exited:
         return HookOutcome(
             None,

@@ -10,11 +10,10 @@ the pending call returns; the next call starts it afresh. A tool listing that fa
 because some tools nest too deeply is the exception: those tools arrive marked unreadable
 (``UNREADABLE_KEY``), the listing leaves them out with that reason and keeps the others.
 
-The server runs under an anchor (``shell.subreaper``) in a session of its own with
-``TOOLBELT_RUN_ID`` in its environment, so closing ends its whole tree through
-``shell.procs.sweep`` — the process group, and whatever escaped it with ``setsid`` or a double
-fork, its environment cleared or not — the way commands the bash tool ran are ended.
-The run id comes from ``shell.watchdog``, so if toolbelt itself is killed (SIGKILL, the OOM
+The server is a process tree (``procs.tree``): under an anchor, in a session of its own, with
+``TOOLBELT_RUN_ID`` in its environment, so closing ends its whole tree — the process group,
+and whatever escaped it with ``setsid`` or a double fork, its environment cleared or not — the
+way commands the bash tool ran are ended, and if toolbelt itself is killed (SIGKILL, the OOM
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
 It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
@@ -31,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -46,10 +44,7 @@ from mcp.shared.message import SessionMessage
 from toolbelt.core.programs import absolute_path, inside_workspace, outside_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
-from toolbelt.procs.anchor import anchored_argv, check_runnable
-from toolbelt.procs.ending import RUN_ID_VAR, sweep
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.watchdog import new_run_id
+from toolbelt.procs.tree import ProcessTree
 
 __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 
@@ -68,7 +63,6 @@ class StdioConnection:
     def __init__(self, server: ServerConfig, *, max_message: int = MAX_MESSAGE_BYTES) -> None:
         self._server = server
         self._max = max_message
-        self.run_id = new_run_id()  # covered by the watchdog if toolbelt is SIGKILLed
         self.problem: str | None = None
         """Why toolbelt disconnected the server, when it did (a broken contract)."""
         self.pid: int | None = None
@@ -91,18 +85,14 @@ class StdioConnection:
         ]
     ]:
         server = self._server
-        env = {**get_default_environment(), **SAFE_PYTHON, **server.env, RUN_ID_VAR: self.run_id}
+        env = {**get_default_environment(), **SAFE_PYTHON, **server.env}
         trimmed = absolute_path if inside_workspace(server.source) else outside_path
         env["PATH"] = trimmed(env.get("PATH", os.defpath))  # see the module's docstring
-        check_runnable(server.command, env, server.cwd)  # the anchor would start regardless
-        process = await anyio.open_process(
-            anchored_argv([server.command, *server.args]),
-            env=env,
-            cwd=server.cwd,
-            start_new_session=True,
+        tree = ProcessTree(
+            [server.command, *server.args], cwd=server.cwd, env=env, grace=_EXIT_GRACE
         )
+        process = await tree.start()
         self.pid = process.pid
-        anchor = Anchor(process.pid)  # its pid is another process's once asyncio reaped it
         incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
         try:
@@ -118,7 +108,8 @@ class StdioConnection:
                     group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self._stop(process, anchor)
+                await _ask_to_leave(process)
+                await tree.aclose()
                 for stream in (incoming, incoming_send, outgoing, outgoing_receive):
                     await stream.aclose()
 
@@ -198,25 +189,15 @@ class StdioConnection:
                 chunk = await stderr.receive()
                 self._stderr.append(chunk[-_STDERR_KEPT:].decode("utf-8", "replace"))
 
-    async def _stop(self, process: Process, anchor: Anchor) -> None:
-        """Close stdin, give the server a moment to leave, then end its whole tree."""
-        if process.stdin is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await process.stdin.aclose()
-        with anyio.move_on_after(_EXIT_GRACE):
-            await process.wait()
-        await anyio.to_thread.run_sync(lambda: sweep(self.run_id, grace=_EXIT_GRACE, anchor=anchor))
-        with anyio.move_on_after(_EXIT_GRACE):
-            await process.wait()
-        for pipe in (process.stdout, process.stderr):
-            if pipe is not None:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError):
-                    await pipe.aclose()
-        if process.returncode is None:
-            anchor.send(signal.SIGKILL)
-            with anyio.move_on_after(_EXIT_GRACE):  # reaped here, not after the loop is gone
-                await process.wait()
-        anchor.close()
+
+async def _ask_to_leave(process: Process) -> None:
+    """Close the server's stdin and give it a moment to leave by itself (the stdio way to end
+    a server) before its tree is ended."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    with anyio.move_on_after(_EXIT_GRACE):
+        await process.wait()
 
 
 def _without_unreadable_tools(line: bytes) -> types.JSONRPCMessage | None:

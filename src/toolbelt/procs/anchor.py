@@ -1,24 +1,23 @@
 """The anchor: a child subreaper at the root of every process tree toolbelt starts.
 
-An environment marker (``procs.RUN_ID_VAR``) is erased by ``env -i`` or ``env -u``, and a
+An environment marker (``ending.RUN_ID_VAR``) is erased by ``env -i`` or ``env -u``, and a
 process group is left with ``setsid``: a descendant that does both and whose parent then exits
 used to be re-parented to init, out of toolbelt's sight. ``PR_SET_CHILD_SUBREAPER`` makes
 orphans re-parent to the nearest subreaper ancestor instead, and no process can shed its
 ancestry. So the shell, a background job, a hook, a git command or an MCP server is started
-as ``python -I -S -c BOOT [--linger] [--report FD] -- ARGV`` (``helper_python``, ~15 ms once
-per tree): the anchor marks itself a subreaper, forks, and the child execs ARGV. The anchor
-runs nothing else: it ignores the terminal's and the group kill's SIGINT, SIGHUP and SIGTERM
-(SIGKILL still ends it), reaps every orphan handed to it, and so stays the ancestor of all
-that ARGV started until the last of them is gone — where ``procs.descendants`` finds them by
-parent pid, whatever their environment, session or group.
+(``tree``) as ``python -I -S -c BOOT [--linger] [--report FD] -- ARGV`` (``helper_python``,
+~15 ms once per tree): the anchor marks itself a subreaper, forks, and the child execs ARGV.
+The anchor runs nothing else: it ignores the terminal's and the group kill's SIGINT, SIGHUP
+and SIGTERM (SIGKILL still ends it), reaps every orphan handed to it, and so stays the
+ancestor of all that ARGV started until the last of them is gone — where
+``ending.descendants`` finds them by parent pid, whatever their environment, session or group.
 
 When ARGV's process ends, the anchor ends what it left (SIGTERM, a grace period, then freeze
-and kill: ``procs.end_trees``) and
-exits with its status; with ``--linger`` (a background job) it waits for the leftovers to end
-by themselves instead, as a job's ``server &`` must keep running. ``--report FD`` writes
-ARGV's pid to FD before ARGV runs (the shell, which must not be swept with its command's
-leftovers). The process toolbelt holds is the anchor: its pid leads the process group (it is
-started in a new session), its exit status is ARGV's.
+and kill: ``ending.end_trees``) and exits with its status; with ``--linger`` (a background
+job) it waits for the leftovers to end by themselves instead, as a job's ``server &`` must
+keep running. ``--report FD`` writes ARGV's pid to FD before ARGV runs (the shell, which must
+not be ended with its command's leftovers). The process toolbelt holds is the anchor: its
+pid leads the process group (it is started in a new session), its exit status is ARGV's.
 
 This module imports only the standard library and ``procs``: it runs without ``site``.
 """

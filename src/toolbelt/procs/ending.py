@@ -1,12 +1,12 @@
 """Find and end every process a command started — including the ones that ran away.
 
 A process group is not enough: ``setsid``, ``nohup … &`` plus a double fork, or a daemon that
-ignores SIGTERM all escape a group kill. Every tree toolbelt starts has an anchor at its root,
-a child subreaper (``subreaper``) that orphans are re-parented to, so every process of the
-tree stays a descendant of it by parent pid (``descendants``), whatever it does to its
+ignores SIGTERM all escape a group kill. Every tree toolbelt starts (``tree``) has an anchor at
+its root, a child subreaper (``anchor``) that orphans are re-parented to, so every process of
+the tree stays a descendant of it by parent pid (``descendants``), whatever it does to its
 session, group or environment. Every command is also marked with an environment variable
 ``TOOLBELT_RUN_ID=<id>`` that its descendants inherit unless they clear it (a second net, and
-what the watchdog finds the anchors by). ``sweep`` finds them all in /proc and ends them:
+what the watchdog finds the anchors by). ``end_run`` finds them all in /proc and ends them:
 SIGTERM, a grace period, then what is left is frozen and killed (``end_trees``). A process is
 only ever signalled while it is checked to be the one found (``identity``): a pid toolbelt
 recorded may belong to a user's process by now.
@@ -24,11 +24,12 @@ from toolbelt.procs.identity import Anchor, signal_if_same, start_time
 __all__ = [
     "RUN_ID_VAR",
     "descendants",
+    "end_run",
     "end_trees",
+    "group_members",
     "last_pid",
     "marked_processes",
     "processes_marked_with",
-    "sweep",
 ]
 
 RUN_ID_VAR = "TOOLBELT_RUN_ID"
@@ -50,8 +51,8 @@ def marked_processes(
     not yet exec'd still has the environment the shell itself started with. The descent
     catches what cleared its environment and left the group. ``newer_than`` skips PIDs
     allocated before the command started (PIDs grow until they wrap; pass 0 after a wrap), so
-    a sweep reads a handful of /proc entries, not all of them. ``group`` and ``root`` must be
-    those of a live anchor (``sweep`` checks through its pidfd).
+    an ``end_run`` reads a handful of /proc entries, not all of them. ``group`` and ``root`` must be
+    those of a live anchor (``end_run`` checks through its pidfd).
     """
     table = _table(newer_than)
     return list(_marked(table, run_id, group=group, spare=spare, root=root))
@@ -260,6 +261,13 @@ def processes_marked_with(prefix: str) -> list[tuple[int, int, int]]:
     return found
 
 
+def group_members(groups: Collection[int]) -> list[int]:
+    """The live (non-zombie) processes of the process ``groups``."""
+    return [
+        pid for pid, (state, pgid, _, _) in _table().items() if state != b"Z" and pgid in groups
+    ]
+
+
 _Stat = tuple[bytes, int, int, int]
 """(state letter, process group, parent pid, start time) of a process."""
 
@@ -278,7 +286,7 @@ def _table(newer_than: int = 0) -> dict[int, _Stat]:
     return table
 
 
-def sweep(
+def end_run(
     run_id: str,
     *,
     grace: float = 2.0,
@@ -321,7 +329,7 @@ def sweep(
 
 def last_pid() -> int:
     """The most recently allocated PID (``/proc/loadavg``): if it did not move while a command
-    ran, the command started no process and there is nothing to sweep."""
+    ran, the command started no process and there is nothing to end."""
     try:
         with open("/proc/loadavg", "rb") as handle:
             return int(handle.read().split()[-1])

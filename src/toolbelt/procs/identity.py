@@ -13,7 +13,7 @@ number:
   then checks the start time: the pidfd pins one process, the start time says it is the one
   found, and the signal goes through the pidfd.
 
-A process group has no pidfd: ``procs.sweep`` signals a group's members one by one, each
+A process group has no pidfd: ``ending.end_run`` signals a group's members one by one, each
 found while the group's leader (the anchor) is still alive, which it checks through the
 anchor's pidfd after the scan.
 
@@ -80,6 +80,10 @@ class Anchor:
         except PermissionError:  # a setuid program: it exists all the same
             return True
         return True
+
+    def fileno(self) -> int | None:
+        """The pidfd (readable once the process has exited), None when there is none."""
+        return self._fd
 
     def send(self, sig: int) -> bool:
         """Signal the process itself (never whatever holds its pid now); whether it was sent."""

@@ -1,9 +1,9 @@
 """Last-resort cleanup when the Python process exits without closing its sessions.
 
 Background jobs and the persistent shell run in their own sessions, so they would outlive an
-interpreter that exits (or crashes into ``sys.exit``) before ``Session.aclose``. Every group
-and run id toolbelt starts is registered here, and an ``atexit`` hook ends them: each group's
-anchor (``subreaper``) with every descendant, and whatever carries a registered run id. A
+interpreter that exits (or crashes into ``sys.exit``) before ``Session.aclose``. Every tree
+toolbelt starts (``tree``) is registered here while it runs, and an ``atexit`` hook ends them:
+each anchor (``anchor``) with every descendant, and whatever carries a registered run id. A
 process killed with SIGKILL runs no hooks: ``watchdog`` covers that (and the MCP server and
 the CLI also close sessions on their normal paths and on SIGTERM).
 """

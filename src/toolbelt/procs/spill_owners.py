@@ -37,9 +37,9 @@ OWNER_FILE = ".owner"
 LEGACY_AGE = 2 * 24 * 3600
 """Seconds untouched after which a directory with no owner file counts as abandoned."""
 _EXAMINED = 512
-"""Entries a sweep looks at at most (start-up stays cheap however many have piled up)."""
+"""Entries one clean-up looks at at most (start-up stays cheap however many have piled up)."""
 _REMOVED = 64
-"""Directories a sweep removes at most; the next start-up goes on."""
+"""Directories one clean-up removes at most; the next start-up goes on."""
 
 
 def spill_base() -> Path:

@@ -6,18 +6,22 @@ no PID namespace to take them down, and without a sandbox there is nothing at al
 
 Every run id this process hands out (``new_run_id``) starts with a prefix of its own, and
 every command, job, shell, hook and git process carries its run id in its environment (see
-``procs``), which its descendants inherit whatever session or parent they move to. The first
+``tree``), which its descendants inherit whatever session or parent they move to. The first
 time a run id is needed, a small watchdog is started (unconfined, in a session of its own,
 ~15 ms once) holding the read end of a pipe whose write end only this process holds. Nothing
 is ever written to it: when the pipe reaches end of file this process is gone, however it
 went, and the watchdog kills every process whose run id carries the prefix, their process
 groups (a child that cleared its environment but stayed in its job's group) and all their
-descendants (an anchor's, ``subreaper``: what cleared its environment and left the group),
-stopping them all before it kills any (``procs.end_trees``), until none is left; then it
+descendants (an anchor's, ``anchor``: what cleared its environment and left the group),
+stopping them all before it kills any (``ending.end_trees``), until none is left; then it
 exits. There is nothing to register, so nothing to lock, tell or wait
 for at exit: a normal exit has ended everything already and the watchdog finds nothing.
 Then it removes the spill directories the process owned (``spill_owners``), which a process
 killed with SIGKILL never removed itself.
+
+It is the one process toolbelt starts that is not a ``tree.ProcessTree``: it must outlive
+toolbelt (a tree ends with its owner), it carries no run id (it would be among what it
+ends), and it is what run ids come from.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import sys
 import threading
 import time
 
-from toolbelt.procs.ending import RUN_ID_VAR, end_trees, processes_marked_with
+from toolbelt.procs.ending import RUN_ID_VAR, end_trees, group_members, processes_marked_with
 from toolbelt.procs.helper_python import helper_argv, helper_code
 from toolbelt.procs.spill_owners import remove_abandoned_spills, spill_base
 
@@ -107,7 +111,7 @@ def main() -> None:
     remove the dead toolbelt's spill directories (``spill_owners``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a sweep of the toolbelt's group
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a group kill of the toolbelt's group
     owner, prefix = int(sys.argv[1]), sys.argv[2]
     os.set_blocking(0, True)
     while os.read(0, 4096):
@@ -129,22 +133,6 @@ def _end_processes(prefix: str) -> None:
         # terminal's, such as a pipeline toolbelt ran in)
         groups = {group for _, group, session in found if group == session}
         groups -= {1, mine}
-        seeds.update(_members(groups))
+        seeds.update(group_members(groups))
         end_trees(seeds)
         time.sleep(0.01)
-
-
-def _members(groups: set[int]) -> list[int]:
-    """The live processes of ``groups``."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != b"Z" and int(fields[2]) in groups:
-            members.append(int(entry))
-    return members

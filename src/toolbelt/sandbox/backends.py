@@ -3,19 +3,19 @@
 ``auto`` picks Landlock (no binary, no namespaces needed), else bubblewrap, else none — and
 then says so once, loudly, on stderr: commands run unconfined and only the command analysis
 decides. An explicitly chosen backend that is missing is a UsageError, never a silent
-fall-back to running unconfined.
+fall-back to running unconfined. The probes run as leaves (``procs.tree.run_leaf``).
 """
 
 from __future__ import annotations
 
 import functools
-import subprocess
 import sys
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
 from toolbelt.core.programs import program
 from toolbelt.procs.helper_python import helper_argv, helper_code
+from toolbelt.procs.tree import run_leaf
 from toolbelt.sandbox.landlock import abi_version
 
 __all__ = ["Backend", "choose_backend", "namespaces_work"]
@@ -31,7 +31,7 @@ def namespaces_work() -> bool:
     argv = helper_argv(
         helper_code("from toolbelt.sandbox.mounts import readonly_binds; readonly_binds([])")
     )
-    return subprocess.run(argv, capture_output=True, cwd="/", check=False).returncode == 0
+    return run_leaf(argv, cwd="/").returncode == 0
 
 
 @functools.cache
@@ -41,7 +41,7 @@ def _bwrap_works() -> bool:
     if binary is None:
         return False
     probe = [binary, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+    return run_leaf(probe).returncode == 0
 
 
 def choose_backend(mode: str) -> Backend | None:

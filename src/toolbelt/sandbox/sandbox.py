@@ -42,7 +42,7 @@ from toolbelt.sandbox.profiles import (
 )
 from toolbelt.sandbox.quarantine import quarantine
 
-__all__ = ["MODES", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
+__all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
 Profile = Literal["workspace", "readonly", "git"]
@@ -280,6 +280,26 @@ class Sandbox:
             rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
             inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
+
+    def confinement(self, profile: Profile, *, cwd: Path) -> Confined | None:
+        """How to start a program confined by ``profile`` in ``cwd``, for a process tree's
+        ``confine`` (``procs.tree``); None when the sandbox is off."""
+        return Confined(self, profile, cwd) if self.active else None
+
+
+@dataclass(frozen=True, slots=True)
+class Confined:
+    """A program started inside ``sandbox`` with ``profile`` (``procs.tree.Confinement``)."""
+
+    sandbox: Sandbox
+    profile: Profile
+    cwd: Path
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        return self.sandbox.wrap(argv, self.profile, cwd=self.cwd)
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        return self.sandbox.environment(env)
 
 
 def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:

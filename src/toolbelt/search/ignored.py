@@ -2,7 +2,7 @@
 
 Used where ripgrep's own ignore handling cannot be: listing a single directory level (``ls``)
 and dropping files that a ``--glob`` filter let back in (rg gives globs precedence over
-ignore files).
+ignore files). git runs as a leaf (``procs.tree.run_leaf``): it starts no process here.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolbelt.core.programs import program
+from toolbelt.procs.tree import run_leaf
 
 __all__ = ["git_ignored"]
 
@@ -23,16 +24,14 @@ def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
     if not wanted or git is None:
         return set()
     try:
-        out = subprocess.run(
+        out = run_leaf(
             # A workspace's .git/config is the workspace author's: `core.fsmonitor` there is a
             # command git runs whenever it reads the index. --no-index never reads it (and,
             # like rg, judges tracked files by the ignore rules alone); the override is a belt.
             [git, "-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z"],
             input=b"\0".join(n.encode() for n in wanted) + b"\0",
             cwd=directory,
-            capture_output=True,
             timeout=30,
-            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return set()

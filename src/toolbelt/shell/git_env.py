@@ -10,7 +10,8 @@ itself, which starts none of them) are overridden by name, and ``safe.bareReposi
 stops a bare-looking directory from being used as a repository. A driver or ``diff.external``
 the repository sets is overridden with "" (git then reports "cannot run" instead of running
 it) or with ``cat`` where that gives git's plain output (clean, smudge, textconv).
-In a trusted workspace git behaves as the user's.
+In a trusted workspace git behaves as the user's. The look-up runs git as a leaf
+(``procs.tree.run_leaf``): ``git config`` starts no process.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from toolbelt.core.programs import program
+from toolbelt.procs.tree import run_leaf
 
 __all__ = ["FIXED_OVERRIDES", "git_overrides", "shell_exports"]
 
@@ -59,15 +61,12 @@ def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[t
         if git is None:
             break
         try:
-            found = subprocess.run(
+            found = run_leaf(
                 [git, "config", "--name-only", "--get-regexp", _DRIVERS],
                 cwd=directory,
                 env=base,
-                capture_output=True,
-                text=True,
                 timeout=10,
-                check=False,
-            ).stdout
+            ).stdout.decode(errors="replace")
         except (OSError, subprocess.SubprocessError):
             continue
         for key in found.split():  # an alias "!cmd" runs a shell command (bypass asks nothing)

@@ -1,12 +1,13 @@
 """Background jobs: commands that keep running after the call that started them returns.
 
 Each job is its own ``bash -c`` (confined like the persistent shell when the session has a
-sandbox) under an anchor (``subreaper``, which keeps every process the job starts its
-descendant) in a new session, marked with its own run id, writing its
-output through a pipe into a 0600 file in the session's spill directory, held to 64 MiB
-(``job_output``). ``bash_output`` reads what is new
-since the last read; ``kill_shell`` ends the job's whole tree (group kill plus the run-id
-sweep); closing the manager ends every job, so nothing outlives the toolbelt session.
+sandbox), started as a process tree (``procs.tree``: under an anchor that keeps every process
+the job starts its descendant, in a new session, marked with its own run id) whose anchor
+lingers — a job's ``server &`` keeps running after ``bash`` exits. It writes its output
+through a pipe into a 0600 file in the session's spill directory, held to 64 MiB
+(``job_output``). ``bash_output`` reads what is new since the last read; ``kill_shell`` ends
+the job's whole tree; closing the manager ends every job, so nothing outlives the toolbelt
+session.
 """
 
 from __future__ import annotations
@@ -23,11 +24,8 @@ import anyio
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
-from toolbelt.procs.anchor import anchored_argv
-from toolbelt.procs.ending import RUN_ID_VAR, marked_processes, sweep
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.reaper import forget, remember
-from toolbelt.procs.watchdog import new_run_id
+from toolbelt.procs.ending import marked_processes
+from toolbelt.procs.tree import SyncProcessTree
 from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
 from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
@@ -57,10 +55,7 @@ class Job:
 
     id: str
     command: str
-    process: subprocess.Popen[bytes]
-    anchor: Anchor
-    """The process, held by a pidfd: its pid is another process's once a ``poll`` reaped it."""
-    run_id: str
+    tree: SyncProcessTree
     output_path: Path
     output: CappedOutput
     read_offset: int = 0
@@ -72,6 +67,11 @@ class Job:
     decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
     )
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        """The job's process (its anchor's: its exit status is the job's)."""
+        return self.tree.process
 
     def status(self) -> JobStatus:
         code = self.process.poll()
@@ -102,34 +102,32 @@ class JobManager:
         """Start ``command`` in the background (confined unless ``sandboxed`` is False, which
         the user approved); returns at once."""
         job_id = f"bg-{secrets.token_hex(4)}"
-        run_id = new_run_id()
         path = spill_dir(self._session_id) / f"{job_id}.out"
         argv = [program("bash") or "/bin/bash", "-c", command]
-        if (
-            self._sandbox is not None and sandboxed
-        ):  # the workspace profile, as in the persistent shell
-            argv = self._sandbox.wrap(argv, "workspace", cwd=cwd)
-            env = self._sandbox.environment(env)
+        sandbox = self._sandbox if sandboxed else None
+        # the workspace profile, as in the persistent shell
+        confine = sandbox.confinement("workspace", cwd=cwd) if sandbox is not None else None
         output = CappedOutput(path, limit=self._output_limit, tail=self._output_tail)
         fd = output.start()
+        tree = SyncProcessTree(
+            argv,
+            cwd=cwd,
+            env=env,
+            confine=confine,
+            stdin=subprocess.DEVNULL,
+            stdout=fd,
+            stderr=subprocess.STDOUT,
+            linger=True,  # a job's `server &` runs on
+            grace=1.0,
+        )
         try:
-            process = subprocess.Popen(
-                anchored_argv(argv, linger=True),  # a job's `server &` runs on: it lingers
-                cwd=cwd,
-                env={**env, RUN_ID_VAR: run_id},
-                stdin=subprocess.DEVNULL,
-                stdout=fd,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+            process = tree.start()
         finally:
             os.close(fd)
-        anchor = Anchor(process.pid)  # before anything may reap it
-        if self._sandbox is not None and sandboxed:
-            self._sandbox.watch_job(process.poll)
-        job = Job(job_id, command, process, anchor, run_id, path, output)
+        if sandbox is not None:
+            sandbox.watch_job(process.poll)
+        job = Job(job_id, command, tree, path, output)
         self._jobs[job_id] = job
-        remember(anchor, run_id)
         return job
 
     def get(self, job_id: str) -> Job:
@@ -172,13 +170,7 @@ class JobManager:
     async def kill(self, job: Job) -> int:
         """End the job's process tree; returns how many processes were ended."""
         job.killed = job.process.poll() is None
-        count = await anyio.to_thread.run_sync(
-            lambda: sweep(job.run_id, grace=1.0, anchor=job.anchor)
-        )
-        await anyio.to_thread.run_sync(job.process.wait)
-        forget(job.anchor)
-        job.anchor.close()
-        return count
+        return await job.tree.aclose()
 
     def check_created(self) -> list[str]:
         """Notes for the protected names confined jobs created, which are removed now (see
@@ -190,7 +182,7 @@ class JobManager:
         return [
             job
             for job in self._jobs.values()
-            if job.process.poll() is None or marked_processes(job.run_id)
+            if job.process.poll() is None or marked_processes(job.tree.run_id)
         ]
 
     async def aclose(self) -> None:

@@ -4,23 +4,22 @@
 (not a subshell): for each call the shell gets ``export TOOLBELT_RUN_ID=<id>``, the command
 wrapped as ``{ cmd\\n} </dev/null 2>&1``, and a ``printf`` of a random end marker with the exit
 code and ``$PWD``. Output is read until the marker (so a ``cmd &`` that keeps the pipe open does
-not hang the call), then every process the command left behind is swept by its run id.
+not hang the call), then every process the command left behind is ended, found by its run id
+and below the shell's anchor (``ProcessTree.end_leftovers``).
 
-The shell runs under an anchor (``subreaper``) that leads its process group, so a command's
-processes share that group, and whatever leaves the group and clears its environment is still
-the anchor's descendant. On a timeout or cancellation the whole group gets SIGTERM, then
-SIGKILL after a grace period, plus the sweep of the run id and of the anchor's descendants for
-what escaped the group; the shell dies with it and is restarted in the same directory with the
-same exported variables (saved with ``export -p`` after every call).
+The shell is a process tree (``procs.tree``): it runs under an anchor that leads its process
+group, so a command's processes share that group, and whatever leaves the group and clears its
+environment is still the anchor's descendant. On a timeout or cancellation the tree is ended —
+the group, what carries the command's run id and what is below the anchor get SIGTERM, then
+SIGKILL after a grace period; the shell dies with it and is restarted in the same directory
+with the same exported variables (saved with ``export -p`` after every call).
 A builtin like ``echo`` costs about 0.1 ms this way, against 2–4 ms to spawn a shell per call.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping
@@ -32,10 +31,8 @@ from anyio.abc import Process
 
 from toolbelt.core.errors import FatalError
 from toolbelt.core.programs import program
-from toolbelt.procs.anchor import anchored_argv
-from toolbelt.procs.ending import RUN_ID_VAR, last_pid, marked_processes, sweep
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.reaper import forget, remember
+from toolbelt.procs.ending import RUN_ID_VAR, last_pid
+from toolbelt.procs.tree import ProcessTree
 from toolbelt.procs.watchdog import new_run_id
 from toolbelt.sandbox.sandbox import Profile, Sandbox
 from toolbelt.shell.output import OutputBuffer, spill_dir
@@ -83,11 +80,8 @@ class ShellSession:
         self._grace = grace
         self._dir = spill_dir(session_id)
         self._state = self._dir / self.state_name
-        self._process: Process | None = None
-        self._anchor: Anchor | None = None
-        """``_process`` held by a pidfd: a reaped anchor's pid or group is no longer ours."""
-        self._shell = 0
-        """The pid of the shell the anchor (``_process``) runs: it is no command's leftover."""
+        self._tree: ProcessTree | None = None
+        """The shell, under its anchor; None until it starts, and after it ended."""
         self._lock = anyio.Lock()
         self._closed = False
         self._count = 0
@@ -105,7 +99,7 @@ class ShellSession:
                 raise FatalError("The shell session is closed.")
             process = await self._ensure_started()
             if self._sandbox is not None and self._sandbox.layout(self.profile) != self._layout:
-                await self._kill(process, "")  # new entries in a root: grant them afresh
+                await self._kill("")  # new entries in a root: grant them afresh
                 process = await self._ensure_started()
             self._count += 1
             run_id = new_run_id()
@@ -142,27 +136,11 @@ class ShellSession:
                 if tail is None or process.returncode is not None:
                     # timeout, cancellation or a dead shell: end everything it started
                     with anyio.CancelScope(shield=True):
-                        await self._kill(process, run_id)
+                        await self._kill(run_id)
                         buffer.finish()
                         notes += sandbox.remove_created(guarded) if sandbox is not None else ()
-            after = last_pid()
-            if tail is not None and after != before:
-                floor = before if after > before else 0  # 0: the PID counter wrapped
-                # Usually nothing is left (a ~0.1 ms look at /proc); only then a worker thread
-                # waits out the grace period while the leftovers are stopped.
-                group = process.pid  # it leads the group its commands' processes share
-                anchor, spare = self._anchor, (self._shell,)
-                # a moving pid counter: something may still be forking (a scan can miss a
-                # process that forks and exits over and over; the sweep chases new pids)
-                if (
-                    marked_processes(run_id, newer_than=floor, group=group, spare=spare, root=group)
-                    or last_pid() != after
-                ):
-                    await anyio.to_thread.run_sync(
-                        lambda: sweep(
-                            run_id, grace=self._grace, newer_than=floor, anchor=anchor, spare=spare
-                        )
-                    )
+            if tail is not None and self._tree is not None:
+                await self._tree.end_leftovers(run_id, since=before)
             buffer.finish()
             notes += sandbox.remove_created(guarded) if sandbox is not None else ()
             exit_code, cwd = tail if tail is not None else (None, self.cwd)
@@ -177,6 +155,11 @@ class ShellSession:
                 buffer.total_chars,
                 tuple(notes),
             )
+
+    @property
+    def _process(self) -> Process | None:
+        """The shell's process (its anchor's), while it runs."""
+        return self._tree.process if self._tree is not None else None
 
     async def set_cwd(self, path: Path) -> None:
         """Move the shell to ``path`` (used to undo a cd out of the permitted roots)."""
@@ -221,42 +204,31 @@ class ShellSession:
         return ""
 
     async def _ensure_started(self) -> Process:
-        if self._process is not None and self._process.returncode is None:
-            if _running(self._shell):
-                return self._process
-            await self._kill(self._process, "")  # it died since the last command: start anew
+        if self._tree is not None:
+            if self._tree.process.returncode is None and _running(self._tree.child_pid):
+                return self._tree.process
+            await self._kill("")  # it died since the last command: start anew
         restore = f"source {_quote(str(self._state))} 2>/dev/null\n" if self._state.exists() else ""
         argv = [program("bash") or "/bin/bash", "--noprofile", "--norc"]
+        confine = None
         if self._sandbox is not None:
             self._state.touch(mode=0o600)  # the workspace profile may write this file only
             self._layout = self._sandbox.layout(self.profile)
-            argv = self._sandbox.wrap(argv, self.profile, cwd=self.cwd)
-        report, reported = os.pipe()
-        try:
-            self._process = await anyio.open_process(
-                anchored_argv(argv, report=reported),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=self.cwd,
-                env={**self._env, RUN_ID_VAR: new_run_id()},  # the watchdog's; commands get theirs
-                start_new_session=True,
-                pass_fds=(reported,),
-            )
-        finally:
-            os.close(reported)
-        self._anchor = Anchor(self._process.pid)  # before anything may reap it
-        remember(self._anchor, "")
-        try:
-            line = await anyio.to_thread.run_sync(os.read, report, 32)
-        finally:
-            os.close(report)
-        self._shell = int(line) if line.strip().isdigit() else 0
-        assert self._process.stdin is not None
-        await self._process.stdin.send(
-            f"{restore}cd {_quote(str(self.cwd))} 2>/dev/null\n".encode()
+            confine = self._sandbox.confinement(self.profile, cwd=self.cwd)
+        tree = ProcessTree(
+            argv,
+            cwd=self.cwd,
+            env=self._env,  # its run id is the watchdog's; each command gets its own
+            confine=confine,
+            stderr=subprocess.STDOUT,
+            report_child=True,  # the shell is no command's leftover
+            grace=self._grace,
         )
-        return self._process
+        process = await tree.start()
+        self._tree = tree
+        assert process.stdin is not None
+        await process.stdin.send(f"{restore}cd {_quote(str(self.cwd))} 2>/dev/null\n".encode())
+        return process
 
     async def _send(self, process: Process, script: bytes) -> Process:
         """Hand ``script`` to the shell; a shell that died since its last command (killed from
@@ -265,40 +237,24 @@ class ShellSession:
         try:
             await process.stdin.send(script)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await self._kill(process, "")
+            await self._kill("")
             process = await self._ensure_started()
             assert process.stdin is not None
             await process.stdin.send(script)
         return process
 
-    async def _kill(self, process: Process, run_id: str) -> None:
-        anchor, self._anchor = self._anchor, None
-        await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=self._grace, anchor=anchor))
-        if anchor is not None:
-            anchor.send(signal.SIGKILL)  # never process.kill(): its pid may be reaped by now
-        await process.wait()
-        await process.aclose()
-        if anchor is not None:
-            forget(anchor)
-            anchor.close()
-        self._process = None
+    async def _kill(self, run_id: str) -> None:
+        """End the shell's tree and what carries ``run_id`` (a command's; "" for none)."""
+        tree, self._tree = self._tree, None
+        if tree is not None:
+            await tree.aclose(marked=run_id)
 
     async def aclose(self) -> None:
         """End the shell and everything it started; safe to call twice."""
         self._closed = True
-        process, self._process = self._process, None
-        anchor, self._anchor = self._anchor, None
-        if process is None:
-            return
-        with anyio.CancelScope(shield=True):
-            if anchor is not None:
-                await anyio.to_thread.run_sync(lambda: sweep("", grace=0.5, anchor=anchor))
-                anchor.send(signal.SIGKILL)
-            await process.wait()
-            await process.aclose()
-            if anchor is not None:
-                forget(anchor)
-                anchor.close()
+        tree, self._tree = self._tree, None
+        if tree is not None:
+            await tree.aclose(marked="", grace=0.5)
 
 
 def _running(pid: int) -> bool:

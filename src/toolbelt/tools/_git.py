@@ -10,9 +10,9 @@ filter the repository itself defines emptied (filters from the user's own config
 git-lfs, keep working), signing off when the repository names its own signer. A trusted
 repository's git runs as configured — its hooks run. Nothing here changes any config.
 
-git runs as an async child in a session of its own, marked like every command toolbelt starts
-(``shell.procs``): on a timeout or a cancelled call, git and whatever its hooks started —
-detached children included — are ended before the call returns.
+git runs as a process tree (``procs.tree``), like every program toolbelt starts: on a timeout
+or a cancelled call, git and whatever its hooks started — detached children included — are
+ended before the call returns.
 """
 
 from __future__ import annotations
@@ -28,10 +28,7 @@ from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
-from toolbelt.procs.anchor import anchored_argv
-from toolbelt.procs.ending import RUN_ID_VAR, sweep
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.watchdog import new_run_id
+from toolbelt.procs.tree import ProcessTree
 
 __all__ = ["GitResult", "GitRunner"]
 
@@ -117,7 +114,6 @@ class GitRunner:
         return list(dict.fromkeys(overrides))
 
     async def _spawn(self, args: list[str], stdin: str | None, command: str) -> GitResult:
-        run_id = new_run_id()
         env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARIABLES}
         env.update(
             GIT_EDITOR=":",
@@ -126,29 +122,21 @@ class GitRunner:
             GIT_PAGER="cat",
             LC_ALL="C",
         )
-        env[RUN_ID_VAR] = run_id  # hooks' children inherit it, so a sweep finds them all
         git = program("git")
         if git is None:
             raise ToolError("git is not installed here; commit with the user's own tools.")
-        process = await anyio.open_process(
-            anchored_argv([git, *args]), cwd=self.cwd, env=env, start_new_session=True
-        )
-        anchor = Anchor(process.pid)  # its pid is another process's once it is reaped
         try:
-            with anyio.fail_after(self.timeout):
-                stdout, stderr = await _communicate(process, (stdin or "").encode())
-                returncode = await process.wait()
-        except BaseException as exc:  # timeout or cancellation: end git and its hooks first
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(lambda: sweep(run_id, grace=1.0, anchor=anchor))
-                await process.aclose()
-            if isinstance(exc, TimeoutError):
-                raise ToolError(
-                    f"git {command} did not finish within {self.timeout:g} s (a "
-                    "hook may be waiting for input) and was stopped; ask the user to commit by "
-                    "hand."
-                ) from exc
-            raise
+            # a timeout or a cancellation ends git, and all that its hooks started, first
+            async with ProcessTree([git, *args], cwd=self.cwd, env=env, grace=1.0) as tree:
+                with anyio.fail_after(self.timeout):
+                    stdout, stderr = await _communicate(tree.process, (stdin or "").encode())
+                    returncode = await tree.process.wait()
+        except TimeoutError as exc:
+            raise ToolError(
+                f"git {command} did not finish within {self.timeout:g} s (a "
+                "hook may be waiting for input) and was stopped; ask the user to commit by "
+                "hand."
+            ) from exc
         return GitResult(
             returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
         )
