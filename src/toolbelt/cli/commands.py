@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 
 from toolbelt.cli.json_output import print_json
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
@@ -53,6 +54,18 @@ FORCED_HINT = (
     "--mode skips this question)"
 )
 ONCE_HINT = "re-run with --yes to approve it"
+UNTRUSTED_DENY_HINT = (
+    "re-run with --yes to approve it, choose another --mode, or add an allow rule to {user}; "
+    "this workspace is not trusted, so the allow rules in its .toolbelt/settings.json are "
+    "ignored until you run `toolbelt trust`"
+)
+UNTRUSTED_FORCED_HINT = (
+    "re-run with --yes to approve it, or add an allow rule to {user} (no --mode skips this "
+    "question); this workspace is not trusted, so the allow rules in its "
+    ".toolbelt/settings.json are ignored until you run `toolbelt trust`"
+)
+"""The hints in a workspace whose own allow rules do not apply: adding one there would change
+nothing, so the user's own settings file is named instead, and the reason."""
 
 
 def list_tools(
@@ -68,8 +81,7 @@ def list_tools(
         toolset = toolset_from_spec(toolset_spec)
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
-            if runtime.notice:
-                print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+            print_notices(runtime)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
@@ -118,16 +130,17 @@ def call_tool(
             mode=mode,
             add_dirs=add_dirs,
             trusted=True if trust_workspace else None,
-            requester=terminal_requester(renderer, yes=yes),
             user=terminal_user(),
             config=SessionConfig(require_read_before_write=False),
+        )
+        runtime.use_requester(
+            terminal_requester(renderer, yes=yes, trusted=runtime.settings.trusted)
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
     except UsageError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
-    if runtime.notice:
-        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+    print_notices(runtime)
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:
@@ -188,16 +201,29 @@ def terminal_user() -> UserChannel | None:
     return None
 
 
-def terminal_requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
+def terminal_requester(
+    renderer: Renderer, *, yes: bool, trusted: bool = True
+) -> PermissionRequester:
     """Who answers permission prompts: ``--yes`` approves all, a person at a terminal is
-    asked, and without one every prompt is denied with a hint on how to allow it."""
+    asked, and without one every prompt is denied with a hint on how to allow it — one that
+    works with the settings in force (``trusted``: whether the workspace's own allow rules
+    apply)."""
     if yes:
         return AutoApprove()
     if sys.stdin.isatty() and sys.stderr.isatty():
         from toolbelt.cli.prompt import TerminalRequester
 
         return TerminalRequester()
-    return DenyRequests(DENY_HINT, forced_hint=FORCED_HINT, once_hint=ONCE_HINT)
+    if trusted:
+        return DenyRequests(DENY_HINT, forced_hint=FORCED_HINT, once_hint=ONCE_HINT)
+    from toolbelt.config.trust import user_config_dir
+
+    user = user_config_dir() / "settings.json"
+    return DenyRequests(
+        UNTRUSTED_DENY_HINT.format(user=user),
+        forced_hint=UNTRUSTED_FORCED_HINT.format(user=user),
+        once_hint=ONCE_HINT,
+    )
 
 
 def result_as_json(result: ToolCallResult) -> dict[str, Any]:

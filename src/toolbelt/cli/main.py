@@ -43,9 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.version:
-        from importlib.metadata import version
+        from toolbelt.core.distribution import installed_version
 
-        print(f"toolbelt {version('toolbelt')}")
+        print(f"toolbelt {installed_version()}")
         return 0
     if args.command is None:
         parser.print_help()

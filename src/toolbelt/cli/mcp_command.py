@@ -17,6 +17,7 @@ from types import FrameType
 
 import anyio
 
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
@@ -61,8 +62,7 @@ def serve_mcp(
             add_dirs=add_dirs,
             trusted=trusted,
         )
-        if runtime.notice:
-            print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+        print_notices(runtime)
         # checked now: an explicitly chosen backend that is missing fails at start-up; no
         # command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []

@@ -30,6 +30,7 @@ import anyio
 from toolbelt.agent import Agent, AgentFinished, AgentResult
 from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
 from toolbelt.cli.json_output import print_json
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
@@ -77,9 +78,10 @@ def run_task(
             mode=mode,
             add_dirs=add_dirs,
             trusted=True if trust_workspace else None,
-            requester=terminal_requester(Renderer.for_stderr(), yes=yes),
             user=terminal_user(),
         )
+        trusted = runtime.settings.trusted
+        runtime.use_requester(terminal_requester(Renderer.for_stderr(), yes=yes, trusted=trusted))
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
         agent = Agent(
             spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
@@ -90,8 +92,7 @@ def run_task(
     except ProviderError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 1
-    if runtime.notice:
-        print(f"toolbelt: {visible(runtime.notice)}", file=sys.stderr)
+    print_notices(runtime)
     termination = Termination()
     try:
         with termination:

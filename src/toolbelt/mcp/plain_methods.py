@@ -87,6 +87,6 @@ def _instructions(root: Path) -> str:
 
 
 def _version() -> str:
-    from importlib.metadata import version
+    from toolbelt.core.distribution import installed_version
 
-    return version("toolbelt")
+    return installed_version()

@@ -182,7 +182,14 @@ class TurnComplete:
 ModelEvent = TextDelta | ToolCallStarted | TurnComplete
 
 ProviderErrorKind = Literal[
-    "auth", "connection", "not_found", "rate_limit", "overloaded", "bad_request", "server"
+    "auth",
+    "connection",
+    "not_found",
+    "rate_limit",
+    "overloaded",
+    "bad_request",
+    "server",
+    "not_model_server",
 ]
 
 
