@@ -97,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             limits=mcp_limits(args),
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
+            rotate_token=args.rotate_token,
         )
     if args.command == "run":
         from toolbelt.cli.run_command import run_task
@@ -195,8 +196,14 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--token-file",
         metavar="FILE",
-        help="file holding the bearer token clients must send (default: a random one, "
-        "written to a private file whose path is printed)",
+        help="file holding the bearer token clients must send (default: a random one kept "
+        "for this port in a private file under $XDG_STATE_HOME/toolbelt/tokens, whose path "
+        "is printed, so saved client configurations keep working across restarts)",
+    )
+    mcp.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help="replace the kept token of this port with a new one (update saved clients)",
     )
     add_http_limits(mcp)
 

@@ -6,7 +6,6 @@ import argparse
 import errno
 import ipaddress
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -17,6 +16,7 @@ from types import FrameType
 
 import anyio
 
+from toolbelt.cli.mcp_token import kept_token, token_path
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
@@ -45,6 +45,7 @@ def serve_mcp(
     limits: Limits | None = None,
     toolset_spec: str | None = None,
     sandbox: str | None = None,
+    rotate_token: bool = False,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
     trusted = True if trust_workspace else None
@@ -89,6 +90,12 @@ def serve_mcp(
             )
         if no_auth and token is not None:
             raise UsageError("--no-auth and --token-file contradict each other; pick one.")
+        if rotate_token and (no_auth or token is not None):
+            given_one = "--no-auth" if no_auth else "--token-file"
+            raise UsageError(
+                f"--rotate-token renews the token toolbelt keeps for a port; with {given_one} "
+                "there is none to renew, so leave one of them out."
+            )
     except UsageError as exc:
         print(f"toolbelt: {visible(str(exc))}", file=sys.stderr)
         return 2
@@ -99,11 +106,21 @@ def serve_mcp(
         print(f"toolbelt: cannot listen on {http}: {why}; choose another port.", file=sys.stderr)
         return 1
     port = listener.getsockname()[1]
-    written: Path | None = None
+    kept: Path | None = None
+    why_new = ""
     if token is None and not no_auth:
-        token = secrets.token_urlsafe(32)
-        written = _write_token_file(port, token)
-        sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, written))
+        try:
+            kept, token, why_new = kept_token(port, rotate=rotate_token)
+        except OSError as exc:
+            listener.close()
+            print(
+                f"toolbelt: cannot keep the token in {token_path(port)}: {exc.strerror}; pass "
+                "--token-file FILE with a token of your own.",
+                file=sys.stderr,
+            )
+            return 1
+        sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, kept))
+    token_source = kept or (Path(token_file).resolve() if token_file else None)
     options = HttpOptions(
         runtime.session.root,
         mode,
@@ -116,13 +133,10 @@ def serve_mcp(
         limits=limits or Limits(),
         toolset=factory,
         sandbox=sandboxing,
+        token_source=token_source,
     )
-    _announce(host, port, written or (Path(token_file) if token_file else None), no_auth)
-    try:
-        _run(options, listener)
-    finally:
-        if written is not None:
-            written.unlink(missing_ok=True)
+    _announce(host, port, token_source, no_auth, kept=kept is not None, why_new=why_new)
+    _run(options, listener)
     return 0
 
 
@@ -186,7 +200,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _announce(host: str, port: int, token_path: Path | None, no_auth: bool) -> None:
+def _announce(
+    host: str,
+    port: int,
+    token_path: Path | None,
+    no_auth: bool,
+    *,
+    kept: bool = False,
+    why_new: str = "",
+) -> None:
     shown = f"[{host}]" if ":" in host else host
     lines = [f"toolbelt mcp: serving http://{shown}:{port}/mcp"]
     if no_auth:
@@ -196,24 +218,14 @@ def _announce(host: str, port: int, token_path: Path | None, no_auth: bool) -> N
             f"toolbelt mcp: clients send the header 'Authorization: Bearer TOKEN' with the "
             f"token from {token_path}"
         )
+    if kept:
+        lines.append(
+            f"toolbelt mcp: the token stays the same for port {port} across restarts; "
+            "--rotate-token replaces it"
+        )
+    if why_new:
+        lines.append(f"toolbelt mcp: {why_new}")
     print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-def token_path(port: int) -> Path:
-    """Where the server started on ``port`` writes its generated token (a private directory)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "toolbelt" if runtime else Path.home() / ".config" / "toolbelt"
-    return base / f"mcp-{port}.token"
-
-
-def _write_token_file(port: int, token: str) -> Path:
-    path = token_path(port)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)  # a stale file from a server that was killed
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    return path
 
 
 async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
