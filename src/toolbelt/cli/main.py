@@ -183,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the tools over MCP on stdio (the permission policy is enforced here)",
     )
     _add_workspace_options(mcp)
+    mcp.set_defaults(root=None)
+    for action in mcp._actions:
+        if action.dest == "root":
+            action.help = (
+                "workspace root (default: on stdio the client's first root, else the "
+                "directory it starts in; never / or your home directory)"
+            )
     mcp.add_argument(
         "--http",
         metavar="[HOST:]PORT",

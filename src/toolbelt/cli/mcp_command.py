@@ -34,7 +34,7 @@ TOKEN_ENV = "TOOLBELT_MCP_TOKEN"
 
 def serve_mcp(
     *,
-    root: str,
+    root: str | None,
     mode: str | None,
     add_dirs: list[str],
     http: str | None = None,
@@ -47,12 +47,28 @@ def serve_mcp(
     sandbox: str | None = None,
     rotate_token: bool = False,
 ) -> int:
-    """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
+    """Run the server until the client disconnects (stdio) or SIGTERM (HTTP).
+
+    ``root`` None: on stdio the client's roots choose the workspace, else the launch directory
+    (``mcp.roots``); on HTTP the launch directory. Neither may be ``/`` or the home directory.
+    """
     trusted = True if trust_workspace else None
     try:
         factory: ToolsetFactory | None = None
         if toolset_spec is not None:
             factory = load_toolset_factory(toolset_spec)
+        if root is None and http is None:
+            return _serve_stdio_rooted(
+                factory, mode=mode, add_dirs=add_dirs, trusted=trusted, sandbox=sandbox
+            )
+        if root is None:
+            from toolbelt.mcp.roots import refusal
+
+            launch = Path.cwd()
+            refused = refusal(launch, "it is where the server was started")
+            if refused is not None:
+                raise UsageError(refused)
+            root = str(launch)
         # stdio serves this runtime; for HTTP it only checks the mode and directories up front
         # (each HTTP session makes its own toolset: none is made here that nobody would close)
         served = factory() if factory is not None and http is None else None
@@ -228,7 +244,42 @@ def _announce(
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
-async def _serve_stdio_with(runtime: Runtime, serve: Callable[[Runtime], Awaitable[None]]) -> None:
+def _serve_stdio_rooted(
+    factory: ToolsetFactory | None,
+    *,
+    mode: str | None,
+    add_dirs: list[str],
+    trusted: bool | None,
+    sandbox: str | None,
+) -> int:
+    """stdio without ``--root``: the workspace comes from the client's roots (``mcp.roots``);
+    2 when none could be served (the reason was told)."""
+    from toolbelt.mcp.roots import RootedStart
+    from toolbelt.mcp.server import Outbox
+    from toolbelt.mcp.stdio import serve_stdio
+
+    def open_runtime(root: Path, extra: list[Path]) -> Runtime:
+        runtime = Runtime(
+            root,
+            toolset=factory() if factory is not None else None,
+            mode=mode,
+            add_dirs=[*add_dirs, *extra],
+            trusted=trusted,
+        )
+        print_notices(runtime)
+        runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
+        return runtime
+
+    def start(outbox: Outbox) -> RootedStart:
+        return RootedStart(open_runtime, Path.cwd(), outbox)
+
+    refused = anyio.run(serve_stdio, start)
+    return 2 if refused is not None else 0
+
+
+async def _serve_stdio_with(
+    runtime: Runtime, serve: Callable[[Runtime], Awaitable[str | None]]
+) -> None:
     async with runtime:
         await runtime.toolset.list_tools()  # configured MCP servers' tools are served too
         await serve(runtime)

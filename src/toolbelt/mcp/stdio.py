@@ -31,7 +31,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
-from toolbelt.mcp.server import McpServer, Outgoing
+from toolbelt.mcp.roots import RootedStart
+from toolbelt.mcp.server import McpServer, Outbox, Outgoing
 from toolbelt.runtime import Runtime
 
 __all__ = ["serve_stdio"]
@@ -42,10 +43,12 @@ ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
 
 
-async def serve_stdio(runtime: Runtime) -> None:
-    """Serve ``runtime`` to the client on this process's stdin/stdout until it disconnects."""
+async def serve_stdio(runtime: Runtime | Callable[[Outbox], RootedStart]) -> str | None:
+    """Serve ``runtime`` to the client on this process's stdin/stdout until it disconnects; or
+    the runtime a ``RootedStart`` (made by the callable) opens once it knows the workspace.
+    Returns why no workspace was served (``RootedStart.refused``), else None."""
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(runtime, send)
+    server = McpServer(runtime, send) if isinstance(runtime, Runtime) else runtime(send)
     try:
         readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:
@@ -60,6 +63,8 @@ async def serve_stdio(runtime: Runtime) -> None:
                         await send.send((exc.reply, None))
                         continue
                     await server.handle(message, calls)
+                if isinstance(server, RootedStart):
+                    await server.input_ended(calls)
                 server.end_of_input()
             send.close()  # the writer writes what is queued, then stops
             await written.wait()
@@ -68,6 +73,7 @@ async def serve_stdio(runtime: Runtime) -> None:
         # not under a shield scope of its own: a toolset holding connections (MCP servers)
         # leaves its task group here, which must be the task's innermost scope
         await server.aclose()
+    return server.refused if isinstance(server, RootedStart) else None
 
 
 async def _write_all(
