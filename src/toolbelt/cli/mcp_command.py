@@ -254,11 +254,11 @@ def _serve_stdio_rooted(
 ) -> int:
     """stdio without ``--root``: the workspace comes from the client's roots (``mcp.roots``);
     2 when none could be served (the reason was told)."""
-    from toolbelt.mcp.roots import RootedStart
+    from toolbelt.mcp.roots import RootedStart, refusal
     from toolbelt.mcp.server import Outbox
     from toolbelt.mcp.stdio import serve_stdio
 
-    def open_runtime(root: Path, extra: list[Path]) -> Runtime:
+    def build(root: Path, extra: list[Path]) -> Runtime:
         runtime = Runtime(
             root,
             toolset=factory() if factory is not None else None,
@@ -266,12 +266,22 @@ def _serve_stdio_rooted(
             add_dirs=[*add_dirs, *extra],
             trusted=trusted,
         )
-        print_notices(runtime)
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
         return runtime
 
+    launch = Path.cwd()
+    # built now (building starts nothing), so a bad mode, directory or sandbox fails at start
+    # as with --root; used if the launch directory is what the client's roots lead to
+    prebuilt = [build(launch, [])] if refusal(launch, "") is None else []
+
+    def open_runtime(root: Path, extra: list[Path]) -> Runtime:
+        reuse = prebuilt and root == launch and not extra
+        runtime = prebuilt.pop() if reuse else build(root, extra)
+        print_notices(runtime)
+        return runtime
+
     def start(outbox: Outbox) -> RootedStart:
-        return RootedStart(open_runtime, Path.cwd(), outbox)
+        return RootedStart(open_runtime, launch, outbox)
 
     refused = anyio.run(serve_stdio, start)
     return 2 if refused is not None else 0
