@@ -75,7 +75,8 @@ def test_bootstrap_without_npm_sets_up_toolbelt_and_says_what_the_tests_need(
     toolbelt = repo / ".venv" / "bin" / "toolbelt"
     took = r"\(\d+ s\)"
     expected = [
-        rf"bootstrap: \[1/4\] virtual environment \.venv \.\.\. made with Python 3\.\d+\.\d+ {took}",
+        r"bootstrap: \[1/4\] virtual environment \.venv \.\.\. made with Python "
+        rf"3\.\d+\.\d+ {took}",
         rf"bootstrap: \[2/4\] pip [\d.]+ from scripts/installer\.lock \.\.\. "
         rf"(installed over pip [\d.]+|already there) {took}",
         r"bootstrap: \[3/4\] dependencies from requirements\.lock, and toolbelt \(editable\) "

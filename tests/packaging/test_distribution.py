@@ -30,6 +30,7 @@ VERSION = "0.1.0"
 PIP_CACHE = os.environ.get("PIP_CACHE_DIR") or str(
     Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "pip"
 )
+PIP_OPTIONS = ("--disable-pip-version-check", "--no-input")
 NEIGHBOURS = {"pydantic": "2.13", "anyio": "4.15", "httpx": "0.27", "mcp": "2.2"}
 """One minor (for httpx one release) below the locked version of each main dependency."""
 
@@ -54,8 +55,7 @@ def fresh_venv(where: Path, *requirements: str) -> Path:
     """A new virtual environment with ``requirements`` installed by its own pip; its bin/."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, timeout=120)
     installed = subprocess.run(
-        [str(where / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check"]
-        + ["--no-input", *requirements],
+        [str(where / "bin" / "python"), "-m", "pip", "install", *PIP_OPTIONS, *requirements],
         capture_output=True,
         text=True,
         env={**os.environ, "PIP_CACHE_DIR": PIP_CACHE},
