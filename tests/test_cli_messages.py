@@ -62,6 +62,15 @@ def test_an_untrusted_workspaces_own_allow_rule_is_not_advised(workspace: Path) 
     assert "add an allow rule to .toolbelt/settings.json" not in done.stdout + done.stderr
 
 
+def test_a_trusted_workspace_is_still_advised_its_own_settings_file(workspace: Path) -> None:
+    done = toolbelt("call", "bash", '{"command": "git push"}', "--trust-workspace", cwd=workspace)
+    assert done.returncode == 3
+    assert done.stdout.endswith(
+        "No one could be asked; re-run with --yes to approve it, or add an allow rule to "
+        ".toolbelt/settings.json (no --mode skips this question).\n"
+    )
+
+
 def test_each_notice_has_a_line_of_its_own(workspace: Path) -> None:
     (workspace / ".toolbelt" / "settings.json").write_text(
         json.dumps({"permissions": {"allow": ["Bash(make)"]}})
