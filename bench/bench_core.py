@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from harness import Case, fmt_time, interleave, table, write_section
+from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session, ToolContext
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall
@@ -28,7 +29,7 @@ def executor_overhead(calls_per_sample: int = 200, rounds: int = 30) -> tuple[Ca
     loop = asyncio.new_event_loop()
     root = tempfile.mkdtemp()
     session = Session(root)
-    executor = Executor(builtin_toolset(), session)
+    executor = Executor(builtin_toolset(), session, policy=build_policy(session))
     tool = ThinkTool()
     args = ThinkInput(thought="x")
     ctx = ToolContext(session, "bench", "think", EventBus())

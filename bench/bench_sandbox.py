@@ -21,8 +21,8 @@ from harness import Case, fmt_time, interleave, table, write_section
 from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
-from toolbelt.permissions.decision import Answer, Approval, Ask, PermissionRequest
-from toolbelt.shell.sandbox import SandboxSettings, choose_backend
+from toolbelt.core.permission import Answer, Approval, Ask, PermissionRequest
+from toolbelt.sandbox.sandbox import SandboxSettings, choose_backend
 from toolbelt.tools import builtin_toolset
 
 WORK = Path(__file__).resolve().parent / ".work" / "sandbox"

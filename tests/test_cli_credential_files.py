@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 CREDENTIALS = [

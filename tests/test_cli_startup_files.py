@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sandboxes import backend_params
-from toolbelt.shell.backends import namespaces_work
+from toolbelt.sandbox.backends import namespaces_work
 
 TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 

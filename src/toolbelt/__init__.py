@@ -58,19 +58,8 @@ if TYPE_CHECKING:
         StateEvent,
     )
     from toolbelt.core.executor import ErrorKind, Executor, ToolCall, ToolCallResult
-    from toolbelt.core.identity import RuleIdentity
-    from toolbelt.core.registry import (
-        CombinedToolset,
-        FilteredToolset,
-        ToolRegistry,
-        Toolset,
-    )
-    from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
-    from toolbelt.core.tool import Tool, ToolInput
-    from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
-    from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
-    from toolbelt.permissions.basic import AutoApprove, DenyRequests
-    from toolbelt.permissions.decision import (
+    from toolbelt.core.hooks import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
+    from toolbelt.core.permission import (
         Allow,
         Answer,
         Approval,
@@ -81,7 +70,18 @@ if TYPE_CHECKING:
         PermissionRequest,
         PermissionRequester,
     )
-    from toolbelt.permissions.modes import MODES, Mode
+    from toolbelt.core.registry import (
+        CombinedToolset,
+        FilteredToolset,
+        ToolRegistry,
+        Toolset,
+    )
+    from toolbelt.core.requesters import AutoApprove, DenyRequests
+    from toolbelt.core.rule_identity import RuleIdentity
+    from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
+    from toolbelt.core.tool import Tool, ToolInput
+    from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
+    from toolbelt.policy.modes import MODES, Mode
     from toolbelt.providers.calls import (
         calls_from_anthropic,
         calls_from_gemini,
@@ -97,7 +97,7 @@ if TYPE_CHECKING:
         tool_definitions,
     )
     from toolbelt.runtime import Runtime
-    from toolbelt.shell.sandbox import SandboxSettings
+    from toolbelt.sandbox.sandbox import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
 
 _EXPORTS = {
@@ -107,15 +107,15 @@ _EXPORTS = {
     "AgentEvent": "toolbelt.agent",
     "AgentFinished": "toolbelt.agent",
     "AgentResult": "toolbelt.agent",
-    "Allow": "toolbelt.permissions.decision",
-    "Answer": "toolbelt.permissions.decision",
-    "Approval": "toolbelt.permissions.decision",
-    "Ask": "toolbelt.permissions.decision",
-    "AutoApprove": "toolbelt.permissions.basic",
+    "Allow": "toolbelt.core.permission",
+    "Answer": "toolbelt.core.permission",
+    "Approval": "toolbelt.core.permission",
+    "Ask": "toolbelt.core.permission",
+    "AutoApprove": "toolbelt.core.requesters",
     "CallState": "toolbelt.core.events",
     "CombinedToolset": "toolbelt.core.registry",
-    "Deny": "toolbelt.permissions.decision",
-    "DenyRequests": "toolbelt.permissions.basic",
+    "Deny": "toolbelt.core.permission",
+    "DenyRequests": "toolbelt.core.requesters",
     "DiffEvent": "toolbelt.core.events",
     "ErrorKind": "toolbelt.core.executor",
     "Event": "toolbelt.core.events",
@@ -123,29 +123,29 @@ _EXPORTS = {
     "Executor": "toolbelt.core.executor",
     "FatalError": "toolbelt.core.errors",
     "FilteredToolset": "toolbelt.core.registry",
-    "HookCall": "toolbelt.hooks.base",
+    "HookCall": "toolbelt.core.hooks",
     "ImageBlock": "toolbelt.core.content",
     "InvalidInputError": "toolbelt.core.errors",
-    "MODES": "toolbelt.permissions.modes",
-    "Mode": "toolbelt.permissions.modes",
+    "MODES": "toolbelt.policy.modes",
+    "Mode": "toolbelt.policy.modes",
     "ModelPricing": "toolbelt.agent",
     "ModelTurn": "toolbelt.agent",
-    "NeedsInput": "toolbelt.permissions.decision",
+    "NeedsInput": "toolbelt.core.permission",
     "NoUser": "toolbelt.core.user",
     "PathError": "toolbelt.core.errors",
     "PermissionDeniedError": "toolbelt.core.errors",
-    "PermissionPolicy": "toolbelt.permissions.decision",
-    "PermissionRequest": "toolbelt.permissions.decision",
-    "PermissionRequester": "toolbelt.permissions.decision",
-    "PostToolUseResult": "toolbelt.hooks.base",
-    "PreToolUseResult": "toolbelt.hooks.base",
+    "PermissionPolicy": "toolbelt.core.permission",
+    "PermissionRequest": "toolbelt.core.permission",
+    "PermissionRequester": "toolbelt.core.permission",
+    "PostToolUseResult": "toolbelt.core.hooks",
+    "PreToolUseResult": "toolbelt.core.hooks",
     "ProgressEvent": "toolbelt.core.events",
     "Protection": "toolbelt.core.access",
     "Provider": "toolbelt.providers.formats",
     "Question": "toolbelt.core.user",
-    "RuleIdentity": "toolbelt.core.identity",
+    "RuleIdentity": "toolbelt.core.rule_identity",
     "Runtime": "toolbelt.runtime",
-    "SandboxSettings": "toolbelt.shell.sandbox",
+    "SandboxSettings": "toolbelt.sandbox.sandbox",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",
     "Session": "toolbelt.core.context",
@@ -158,7 +158,7 @@ _EXPORTS = {
     "ToolCallResult": "toolbelt.core.executor",
     "ToolContext": "toolbelt.core.context",
     "ToolError": "toolbelt.core.errors",
-    "ToolHooks": "toolbelt.hooks.base",
+    "ToolHooks": "toolbelt.core.hooks",
     "ToolInput": "toolbelt.core.tool",
     "ToolOutput": "toolbelt.core.content",
     "ToolRegistry": "toolbelt.core.registry",

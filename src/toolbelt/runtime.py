@@ -25,17 +25,17 @@ from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
+from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import CombinedToolset, Toolset
 from toolbelt.core.user import UserChannel
-from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.policy import ToolbeltPolicy
+from toolbelt.policy.policy import ToolbeltPolicy
 
 if TYPE_CHECKING:
     from toolbelt.mcp_client.config import McpConfig
     from toolbelt.mcp_client.shared import SharedServers
     from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.providers.model import ModelClient
-    from toolbelt.shell.sandbox import SandboxSettings
+    from toolbelt.sandbox.sandbox import SandboxSettings
 
 __all__ = ["Runtime"]
 
@@ -197,7 +197,7 @@ class Runtime:
     def use_sandbox(self, sandbox: SandboxSettings) -> None:
         """Run this runtime's commands in ``sandbox`` (the default is ``auto``); call it before
         the first command, as the doors do with what ``--sandbox`` and the settings chose."""
-        from toolbelt.shell.sandbox import SandboxSettings  # the shell's modules load on use
+        from toolbelt.sandbox.sandbox import SandboxSettings  # the shell's modules load on use
 
         self.session.resource(SandboxSettings, lambda: sandbox)
 

@@ -31,16 +31,16 @@ from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import Event, EventBus, StateEvent
 from toolbelt.core.executor import ToolCall, ToolCallResult
-from toolbelt.core.registry import ToolRegistry
-from toolbelt.core.tool import Tool
-from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.registry import ToolRegistry
+from toolbelt.core.tool import Tool
+from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
 from toolbelt.runtime import Runtime
 
 __all__ = [

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.settings import Settings
+from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import Toolset
-from toolbelt.permissions.decision import PermissionRequester
 from toolbelt.providers.model import AssistantMessage, InvalidToolCall, ModelToolCall
 from toolbelt.runtime import Runtime
-from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.sandbox.sandbox import SandboxSettings
 
 
 def call(call_id: str, name: str, **arguments: Any) -> ModelToolCall:

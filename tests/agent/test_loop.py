@@ -14,9 +14,9 @@ from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.events import CallState, StateEvent
+from toolbelt.core.permission import Answer, Approval
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.decision import Answer, Approval
 from toolbelt.providers.model import (
     AssistantMessage,
     ModelRequest,

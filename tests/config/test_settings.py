@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.permissions.identities import identity
+from tests.policy.identities import identity
 
 from toolbelt.config.settings import add_local_rule, load_settings, settings_files
 from toolbelt.core.errors import SettingsError

@@ -12,14 +12,14 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.tool import Tool, ToolInput
 
 
 class NoteInput(ToolInput):

@@ -13,7 +13,7 @@ from tests.core.fakes import ReaderTool, SlowTool, Trace, WriterTool
 from tests.core.test_executor import make_executor
 from toolbelt.core.events import CallState
 from toolbelt.core.executor import ToolCall, ToolCallResult
-from toolbelt.permissions.basic import AutoApprove
+from toolbelt.core.requesters import AutoApprove
 
 pytestmark = pytest.mark.anyio
 

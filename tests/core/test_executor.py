@@ -18,21 +18,23 @@ from tests.core.fakes import (
     Trace,
     WriterTool,
 )
+from toolbelt.config.factory import build_policy
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import CallState, Event, StateEvent
 from toolbelt.core.executor import Executor, ToolCall
+from toolbelt.core.hooks import HookCall, PreToolUseResult, ToolHooks
+from toolbelt.core.permission import Answer, Approval
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.tool import Tool
-from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
-from toolbelt.permissions.decision import Answer, Approval
 
 pytestmark = pytest.mark.anyio
 
 
 def make_executor(tmp_path: Any, *tools: Tool[Any], **kwargs: Any) -> tuple[Executor, list[Event]]:
     session = Session(tmp_path, config=kwargs.pop("config", SessionConfig()))
+    kwargs.setdefault("policy", build_policy(session))
     executor = Executor(ToolRegistry(tools), session, **kwargs)
     seen: list[Event] = []
     executor.events.subscribe(seen.append)

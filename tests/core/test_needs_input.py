@@ -11,7 +11,7 @@ from tests.core.fakes import Trace, WriterTool
 from tests.core.test_executor import make_executor
 from toolbelt.core.events import CallState, StateEvent
 from toolbelt.core.executor import ToolCall
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Answer,
     Ask,
     NeedsInput,

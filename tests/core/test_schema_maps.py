@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from toolbelt import Executor, SchemaArguments, SchemaTool, Session, ToolCall, ToolRegistry
+from toolbelt.config.factory import build_policy
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.schema import JsonSchema
@@ -46,7 +47,7 @@ class TagTool(SchemaTool):
 
 async def call(tmp_path: Path, arguments: dict[str, Any]) -> tuple[bool, str]:
     async with Session(tmp_path) as session:
-        executor = Executor(ToolRegistry([TagTool()]), session)
+        executor = Executor(ToolRegistry([TagTool()]), session, policy=build_policy(session))
         [result] = await executor.run([ToolCall("1", "tag", arguments)])
     return result.is_error, result.text
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from toolbelt import Executor, SchemaArguments, SchemaTool, Session, ToolCall, ToolRegistry
+from toolbelt.config.factory import build_policy
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import UsageError
@@ -54,7 +55,7 @@ class GreetTool(SchemaTool):
 
 async def greet(tmp_path: Path, arguments: Any) -> tuple[bool, str]:
     async with Session(tmp_path) as session:
-        executor = Executor(ToolRegistry([GreetTool()]), session)
+        executor = Executor(ToolRegistry([GreetTool()]), session, policy=build_policy(session))
         [result] = await executor.run([ToolCall("1", "greet", arguments)])
     return result.is_error, result.text
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall
 from toolbelt.tools import builtin_toolset
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 async def run(tmp_path: Path, *calls: ToolCall) -> tuple[Session, list[str], list[str | None]]:
     session = Session(tmp_path)
-    executor = Executor(builtin_toolset(), session)
+    executor = Executor(builtin_toolset(), session, policy=build_policy(session))
     results = await executor.run(list(calls))
     return session, [r.text for r in results], [r.error_kind for r in results]
 

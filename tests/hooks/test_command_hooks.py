@@ -25,7 +25,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.hooks import command as command_module
 from toolbelt.hooks.command import MAX_OUTPUT, HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, hooks_for, matcher_selects, validate_hooks
-from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.sandbox.sandbox import SandboxSettings
 from toolbelt.tools import builtin_toolset
 
 PAYLOAD: dict[str, object] = {
@@ -453,7 +453,7 @@ async def test_executor_post_tool_use_adds_context(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_executor_always_approval_is_persisted_and_reloaded(tmp_path: Path) -> None:
-    from toolbelt.permissions.decision import Approval
+    from toolbelt.core.permission import Approval
 
     h = harness_with_hooks(tmp_path, {}, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS
@@ -477,7 +477,7 @@ async def test_executor_always_approval_is_persisted_and_reloaded(tmp_path: Path
 async def test_always_approving_a_file_with_a_star_in_its_name_allows_only_that_file(
     tmp_path: Path,
 ) -> None:
-    from toolbelt.permissions.decision import Approval
+    from toolbelt.core.permission import Approval
 
     root = tmp_path.resolve()
     h = harness_with_hooks(root, {})

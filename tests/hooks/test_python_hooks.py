@@ -8,7 +8,7 @@ import pytest
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
-from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult
+from toolbelt.core.hooks import HookCall, PostToolUseResult, PreToolUseResult
 from toolbelt.hooks.python_hooks import CombinedHooks, PostHook, PreHook, PythonHooks
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from tests.support.mcp_requests import INITIALIZE
 from tests.support.processes import alive
 
 from mcp import ClientSession
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ import pytest
 from mcp.client.stdio import stdio_client
 
 from mcp import ClientSession, StdioServerParameters
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 
@@ -80,7 +80,7 @@ def _watchdog_of(pid: int) -> int:
     (watchdog,) = [
         p
         for p in _processes()
-        if "toolbelt.shell.watchdog" in _cmdline(p) and _cmdline(p).endswith(f" {prefix} ")
+        if "toolbelt.procs.watchdog" in _cmdline(p) and _cmdline(p).endswith(f" {prefix} ")
     ]
     return watchdog
 

@@ -14,7 +14,7 @@ from tests.mcp.http_server import start
 from tests.mcp.test_stdio_end_of_input import call, initialize, serve
 
 from mcp import Client, StdioServerParameters
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 

@@ -12,9 +12,9 @@ import pytest
 from tests.mcp_client.conftest import fake_entry, write_servers
 from toolbelt import Runtime, ToolCall
 from toolbelt.core.events import ProgressEvent
+from toolbelt.core.permission import Answer, Approval
+from toolbelt.core.requesters import AutoApprove
 from toolbelt.core.user import UserAnswer
-from toolbelt.permissions.basic import AutoApprove
-from toolbelt.permissions.decision import Answer, Approval
 from toolbelt.testing import EventLog, NeverAnswers, ScriptedRequester, ScriptedUser
 
 pytestmark = pytest.mark.anyio

@@ -18,9 +18,9 @@ import pytest
 from tests.mcp.http_server import free_port
 from tests.mcp_client.conftest import write_servers
 from toolbelt import Runtime, ToolCall
+from toolbelt.core.requesters import AutoApprove
 from toolbelt.mcp_client.http_limits import _CappedStream
 from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES
-from toolbelt.permissions.basic import AutoApprove
 
 pytestmark = pytest.mark.anyio
 SERVER = Path(__file__).with_name("http_fake_server.py")

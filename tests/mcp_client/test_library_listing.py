@@ -10,7 +10,7 @@ import pytest
 
 from tests.mcp_client.conftest import fake_entry, write_servers
 from toolbelt import Runtime, ToolCall
-from toolbelt.permissions.basic import AutoApprove
+from toolbelt.core.requesters import AutoApprove
 
 pytestmark = pytest.mark.anyio
 

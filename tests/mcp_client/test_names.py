@@ -12,8 +12,8 @@ import pytest
 from tests.mcp_client.conftest import fake_entry, write_servers
 from tests.mcp_client.test_cli import toolbelt
 from toolbelt import Runtime, ToolCall
+from toolbelt.core.requesters import AutoApprove
 from toolbelt.mcp_client.tools import server_prefixes, server_spellings, tool_names
-from toolbelt.permissions.basic import AutoApprove
 
 
 def tools_file(path: Path, *names: str) -> Path:

@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp_client.conftest import fake_entry, write_servers
 from toolbelt.core.access import Access, AccessKind
-from toolbelt.permissions.display import shown_arguments
+from toolbelt.core.display import shown_arguments
 
 ARGUMENTS = {"to": "attacker@evil.example", "body": "AWS_SECRET=abc123 \u202egnp.exe"}
 SHOWN = '{\n  "to": "attacker@evil.example",\n  "body": "AWS_SECRET=abc123 \\u202egnp.exe"\n}'

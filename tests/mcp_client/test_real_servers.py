@@ -16,8 +16,8 @@ from tests.mcp_client.conftest import FILESYSTEM, everything_entry, node_server,
 from toolbelt import Runtime, ToolCall, tool_definitions
 from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.events import ProgressEvent
+from toolbelt.core.requesters import AutoApprove
 from toolbelt.core.user import UserAnswer
-from toolbelt.permissions.basic import AutoApprove
 from toolbelt.testing import EventLog, ScriptedUser
 
 pytestmark = pytest.mark.anyio

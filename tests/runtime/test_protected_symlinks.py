@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolbelt import Runtime, SessionConfig, ToolCall
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,

@@ -9,7 +9,7 @@ import pytest
 
 from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 pytestmark = [
     pytest.mark.anyio,

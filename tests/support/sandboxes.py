@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from toolbelt.shell.landlock import abi_version
+from toolbelt.sandbox.landlock import abi_version
 
 __all__ = ["backend_params", "bwrap_missing_reason", "landlock_missing_reason", "usable_backends"]
 

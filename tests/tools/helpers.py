@@ -9,7 +9,7 @@ from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,

@@ -17,7 +17,7 @@ from tests.tools.helpers import Harness
 from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import load_settings
 from toolbelt.core.events import CallState
-from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.sandbox.sandbox import SandboxSettings
 from toolbelt.tools._shell import session_sandbox
 
 pytestmark = pytest.mark.anyio
@@ -244,7 +244,7 @@ async def test_a_command_rule_allows_writes_inside_but_asks_outside(world: dict[
 
 
 async def test_always_on_a_redirection_saves_a_rule_without_it(world: dict[str, Path]) -> None:
-    from toolbelt.permissions.decision import Approval
+    from toolbelt.core.permission import Approval
 
     h = harness(world, "default", trusted=True, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS
@@ -365,7 +365,7 @@ async def test_words_after_a_redirection_are_judged_as_the_commands_arguments(
 async def test_always_on_a_leading_redirection_saves_the_command_alone(
     world: dict[str, Path],
 ) -> None:
-    from toolbelt.permissions.decision import Approval
+    from toolbelt.core.permission import Approval
 
     h = harness(world, "default", trusted=True, sandbox="off")  # sandboxed, it would not ask
     h.requester.approval = Approval.ALWAYS

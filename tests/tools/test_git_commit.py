@@ -15,7 +15,7 @@ from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.errors import ToolError
 from toolbelt.core.executor import ToolCallResult
-from toolbelt.permissions.rules import parse_rule
+from toolbelt.policy.rules import parse_rule
 from toolbelt.tools._git import GitRunner
 from toolbelt.tools.git_commit import DEFAULT_TRAILER
 

@@ -12,7 +12,7 @@ from tests.tools.helpers import Harness
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.events import CallState
-from toolbelt.permissions.globmatch import GlobMatcher
+from toolbelt.paths.globmatch import GlobMatcher
 from toolbelt.search.globs import compile_glob
 
 

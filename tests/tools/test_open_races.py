@@ -14,8 +14,9 @@ import pytest
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
-from toolbelt.permissions import beneath, paths
-from toolbelt.permissions.decision import Answer, Approval, Ask, PermissionRequest
+from toolbelt.core.permission import Answer, Approval, Ask, PermissionRequest
+from toolbelt.paths import beneath
+from toolbelt.paths import guard as paths
 from toolbelt.search import ripgrep
 
 pytestmark = pytest.mark.anyio

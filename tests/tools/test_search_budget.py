@@ -11,9 +11,10 @@ import pytest
 from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
+from toolbelt.core.programs import find_rg
 from toolbelt.search import budget as budget_module
 from toolbelt.search.budget import SearchBudget
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
+from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
 from toolbelt.tools import grep as grep_tool
 
 pytestmark = [

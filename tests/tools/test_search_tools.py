@@ -13,7 +13,8 @@ from tests.tools.helpers import Harness
 
 from toolbelt.core.events import CallState
 from toolbelt.core.executor import ToolCall
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_lines
+from toolbelt.core.programs import find_rg
+from toolbelt.search.ripgrep import RgResult, rg_lines
 
 pytestmark = pytest.mark.anyio
 

@@ -17,8 +17,8 @@ from tests.tools.helpers import Harness
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.events import CallState
-from toolbelt.permissions.secret_links import SecretLinks
-from toolbelt.shell.landlock import abi_version
+from toolbelt.paths.secret_links import SecretLinks
+from toolbelt.sandbox.landlock import abi_version
 
 pytestmark = pytest.mark.anyio
 

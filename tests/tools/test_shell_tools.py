@@ -15,7 +15,7 @@ from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.core.wording import counted
-from toolbelt.shell.procs import marked_processes
+from toolbelt.procs.ending import marked_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +37,7 @@ def pids_running(pattern: str) -> list[int]:
 
 def _anchor(pid: int) -> bool:
     try:
-        return b"toolbelt.shell.subreaper" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"toolbelt.procs.anchor" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:  # it ended meanwhile: not running either way
         return True
 

@@ -20,7 +20,7 @@ from tests.toolsearch.fake_catalog import fake_tools, searchable_toolset
 from toolbelt.agent import Agent
 from toolbelt.config.settings import Settings
 from toolbelt.runtime import Runtime
-from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.sandbox.sandbox import SandboxSettings
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,7 @@ import pytest
 from toolbelt import Runtime, ToolCall
 from toolbelt.config.settings import Settings
 from toolbelt.core.content import TextBlock
-from toolbelt.permissions.rules import parse_rule
+from toolbelt.policy.rules import parse_rule
 from toolbelt.providers.model import (
     AssistantMessage,
     ModelClient,

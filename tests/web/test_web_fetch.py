@@ -27,7 +27,7 @@ from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.rules import parse_rule
+from toolbelt.policy.rules import parse_rule
 from toolbelt.tools import builtin_toolset
 from toolbelt.tools.web_fetch import WebFetchConfig
 from toolbelt.web.client import FetchLimits

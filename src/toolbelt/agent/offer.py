@@ -1,7 +1,7 @@
 """Which tools one turn offers the model — the one place that decides it.
 
 Every tool, unless a large MCP catalog is deferred behind ``tool_search``
-(``toolbelt.toolsearch.deferral``): then the built-ins, ``tool_search`` and the tools a search
+(``toolbelt.providers.deferral``): then the built-ins, ``tool_search`` and the tools a search
 has loaded, in a stable order (the proxy form every client can send), plus — for the clients
 with a native form of deferral (Anthropic Messages, OpenAI Responses) — the deferred catalog
 they send marked ``defer_loading`` or hand over through their own search items.
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolbelt.core.tool import Tool
-from toolbelt.providers.model import ModelClient, ToolSearchSide
-from toolbelt.runtime import Runtime
-from toolbelt.toolsearch.deferral import (
+from toolbelt.providers.deferral import (
     DeferralSettings,
     natively_deferred,
     offered_tools,
     session_state,
 )
+from toolbelt.providers.model import ModelClient, ToolSearchSide
+from toolbelt.runtime import Runtime
 
 __all__ = ["TurnOffer", "turn_offer"]
 

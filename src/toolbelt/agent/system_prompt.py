@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.core.access import Access, AccessKind
-from toolbelt.core.identity import FILE_READ
+from toolbelt.core.permission import Allow, PermissionPolicy, PermissionRequest
+from toolbelt.core.rule_identity import FILE_READ
 from toolbelt.core.tool import Tool
-from toolbelt.permissions.decision import Allow, PermissionPolicy, PermissionRequest
 
 __all__ = ["INSTRUCTION_FILES", "MAX_INSTRUCTIONS_BYTES", "build_system_prompt", "git_branch"]
 

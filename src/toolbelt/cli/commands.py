@@ -15,13 +15,13 @@ from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
 from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.core.context import SessionConfig
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCall, ToolCallResult
+from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import Toolset
+from toolbelt.core.requesters import AutoApprove, DenyRequests
 from toolbelt.core.user import UserChannel
-from toolbelt.permissions.basic import AutoApprove, DenyRequests
-from toolbelt.permissions.decision import PermissionRequester
-from toolbelt.permissions.display import visible
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime
 

@@ -16,10 +16,10 @@ import anyio
 from toolbelt.cli.render import Renderer
 from toolbelt.config.factory import build_policy
 from toolbelt.core.context import Session, SessionConfig
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.permissions.basic import AutoApprove
-from toolbelt.permissions.display import visible
+from toolbelt.core.requesters import AutoApprove
 from toolbelt.tools import builtin_toolset
 
 __all__ = ["DEMO_CALLS", "run_demo"]

@@ -17,8 +17,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from toolbelt.core.display import visible
 from toolbelt.core.user import UserAnswer
-from toolbelt.permissions.display import visible
 
 __all__ = ["fill_form", "form_problem"]
 

@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from toolbelt.permissions.modes import MODES
+from toolbelt.policy.modes import MODES
 
 __all__ = ["main"]
 

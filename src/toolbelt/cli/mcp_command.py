@@ -20,11 +20,11 @@ from toolbelt.cli.mcp_token import kept_token, token_path
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.mcp.http import HttpOptions
 from toolbelt.mcp.http_sessions import Limits
-from toolbelt.permissions.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["mcp_limits", "serve_mcp", "token_path"]

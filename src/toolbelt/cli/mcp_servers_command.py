@@ -8,9 +8,9 @@ import anyio
 
 from toolbelt.cli.json_output import print_json
 from toolbelt.cli.notices import print_notices
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp_client.status import ServerState, server_states
-from toolbelt.permissions.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["list_servers"]

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from toolbelt.config.state import user_state_dir
-from toolbelt.permissions.display import visible
+from toolbelt.core.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["print_notices"]

@@ -17,14 +17,14 @@ import sys
 import textwrap
 
 from toolbelt.cli.terminal_thread import run_abandonable
-from toolbelt.permissions.decision import (
+from toolbelt.core.display import shown_arguments, visible
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.display import shown_arguments, visible
 
 __all__ = ["TerminalRequester"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolbelt.core.display import visible
 from toolbelt.core.events import CallState, Event, EventBus, ProgressEvent, StateEvent
 from toolbelt.core.executor import ToolCallResult
-from toolbelt.permissions.display import visible
 
 if TYPE_CHECKING:
     from toolbelt.core.tool import Tool

@@ -35,8 +35,8 @@ from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
-from toolbelt.permissions.display import visible
 from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime
 

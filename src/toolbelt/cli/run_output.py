@@ -9,8 +9,8 @@ from typing import Any, TextIO
 from toolbelt.agent import AgentEvent, AgentResult, ModelTurn
 from toolbelt.cli.commands import result_as_json
 from toolbelt.core.content import ContentBlock
+from toolbelt.core.display import visible
 from toolbelt.core.events import CallState, StateEvent
-from toolbelt.permissions.display import visible
 from toolbelt.providers.model import AssistantMessage, Message, Usage, UserMessage
 
 __all__ = ["ActivityLog", "stop_note", "transcript_json"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from toolbelt.config.settings import Settings
 from toolbelt.core.errors import UsageError
-from toolbelt.shell.landlock import abi_version
-from toolbelt.shell.sandbox import MODES, SandboxSettings, choose_backend
+from toolbelt.sandbox.landlock import abi_version
+from toolbelt.sandbox.sandbox import MODES, SandboxSettings, choose_backend
 
 __all__ = ["MODES", "sandbox_settings"]
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from toolbelt.config.trust import is_trusted
-from toolbelt.permissions.display import visible
+from toolbelt.core.display import visible
 from toolbelt.skills import load_skills, skill_sources
 
 __all__ = ["list_skills"]

@@ -15,8 +15,8 @@ from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, hooks_sect
 from toolbelt.config.launches import LaunchPin, launch_key, launch_pin
 from toolbelt.config.settings import Settings, load_settings, settings_files, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
+from toolbelt.core.display import visible
 from toolbelt.mcp_client.config import entry_files, mcp_config_files
-from toolbelt.permissions.display import visible
 
 __all__ = ["load_and_warn", "manage_trust", "workspace_launches"]
 

@@ -18,8 +18,8 @@ import sys
 
 from toolbelt.cli.form_prompt import fill_form, form_problem
 from toolbelt.cli.terminal_thread import run_abandonable
+from toolbelt.core.display import visible
 from toolbelt.core.user import Question, UserAnswer, UserChannel
-from toolbelt.permissions.display import visible
 
 __all__ = ["TerminalUser"]
 

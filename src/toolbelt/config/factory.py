@@ -9,13 +9,13 @@ from toolbelt.config.user_config import UserConfig
 from toolbelt.core.access import Protection
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
-from toolbelt.hooks.base import ToolHooks
-from toolbelt.permissions.modes import MODES
-from toolbelt.permissions.own_install import OwnInstall
-from toolbelt.permissions.policy import ToolbeltPolicy
-from toolbelt.permissions.protected import protection_of
-from toolbelt.permissions.rules import HiddenReads, RuleSet
-from toolbelt.permissions.secret_links import SecretLinks
+from toolbelt.core.hooks import ToolHooks
+from toolbelt.paths.own_install import OwnInstall
+from toolbelt.paths.protected import protection_of
+from toolbelt.paths.secret_links import SecretLinks
+from toolbelt.policy.modes import MODES
+from toolbelt.policy.policy import ToolbeltPolicy
+from toolbelt.policy.rules import HiddenReads, RuleSet
 
 __all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
 

@@ -42,8 +42,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from toolbelt.commands.analysis import analyze_command
 from toolbelt.core.programs import absolute_path
-from toolbelt.permissions.shell import analyze_command
 
 __all__ = [
     "MAX_PINNED_BYTES",

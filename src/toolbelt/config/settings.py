@@ -36,7 +36,7 @@ from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
-from toolbelt.permissions.rules import Rule, RuleSet, parse_rule
+from toolbelt.policy.rules import Rule, RuleSet, parse_rule
 
 __all__ = [
     "LISTS",

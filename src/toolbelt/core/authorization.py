@@ -18,8 +18,7 @@ import anyio
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.errors import PermissionDeniedError
 from toolbelt.core.events import CallState, EventBus, StateEvent
-from toolbelt.core.identity import FILE_READ
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     Allow,
     Approval,
     Ask,
@@ -29,6 +28,7 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.rule_identity import FILE_READ
 
 __all__ = ["authorize", "read_allowed", "with_hook"]
 

@@ -46,19 +46,19 @@ from toolbelt.core.context import Session, ToolContext, ToolModel
 from toolbelt.core.errors import FatalError, ToolError
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.gate import ReadWriteGate
+from toolbelt.core.hooks import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.os_errors import tool_error_from_os
-from toolbelt.core.registry import Toolset
-from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.core.user import NoUser, UserChannel
-from toolbelt.hooks.base import HookCall, PreToolUseResult, ToolHooks
-from toolbelt.permissions.basic import DenyRequests
-from toolbelt.permissions.decision import (
+from toolbelt.core.permission import (
     NeedsInput,
     PermissionPolicy,
     PermissionRequest,
     PermissionRequester,
 )
+from toolbelt.core.registry import Toolset
+from toolbelt.core.requesters import DenyRequests
+from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.user import NoUser, UserChannel
 
 __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
 
@@ -95,7 +95,7 @@ class Executor:
         toolset: Toolset,
         session: Session,
         *,
-        policy: PermissionPolicy | None = None,
+        policy: PermissionPolicy,
         requester: PermissionRequester | None = None,
         hooks: ToolHooks | None = None,
         events: EventBus | None = None,
@@ -106,7 +106,7 @@ class Executor:
         self.toolset = toolset
         self.session = session
         self._hidden: Callable[[Path], bool] | None = None
-        self.policy = policy or _default_policy(session)
+        self.policy = policy
         self.requester = requester or DenyRequests()
         self.hooks = hooks or ToolHooks()
         self.events = events or EventBus()
@@ -284,9 +284,3 @@ class Executor:
 
     def _read_allowed(self, path: Path) -> bool:
         return read_allowed(self.policy, path)
-
-
-def _default_policy(session: Session) -> PermissionPolicy:
-    from toolbelt.config.factory import build_policy
-
-    return build_policy(session)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -68,3 +69,14 @@ def _lookup(name: str, path: str, roots: tuple[str, ...]) -> str | None:
     found = shutil.which(name, path=outside_path(path))
     # the entry's real path is outside; the file itself may be a link into the workspace
     return None if found is None or inside_workspace(found) else found
+
+
+def find_rg() -> str | None:
+    """Path of the rg binary, or None when there is none (the slow Python path is used)."""
+    override = os.environ.get("TOOLBELT_RG")
+    if override:
+        return override if os.access(override, os.X_OK) else None
+    beside = Path(sys.executable).with_name("rg")
+    if os.access(beside, os.X_OK):
+        return str(beside)
+    return program("rg")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 
 from toolbelt.core.access import Access, AccessKind
-from toolbelt.core.identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
+from toolbelt.core.rule_identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
 from toolbelt.core.validation import validate_with_model
 

@@ -53,10 +53,10 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from toolbelt.core.programs import outside_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
-from toolbelt.shell.identity import Anchor
-from toolbelt.shell.procs import RUN_ID_VAR, sweep
-from toolbelt.shell.subreaper import anchored_argv
-from toolbelt.shell.watchdog import new_run_id
+from toolbelt.procs.anchor import anchored_argv
+from toolbelt.procs.ending import RUN_ID_VAR, sweep
+from toolbelt.procs.identity import Anchor
+from toolbelt.procs.watchdog import new_run_id
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from toolbelt.hooks.base import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
+from toolbelt.core.hooks import HookCall, PostToolUseResult, PreToolUseResult, ToolHooks
 
 __all__ = ["CombinedHooks", "PostHook", "PreHook", "PythonHooks", "merge_pre_results"]
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolbelt.hooks.base import (
+from toolbelt.core.hooks import (
     HookCall,
     HookDecision,
     PostToolUseResult,

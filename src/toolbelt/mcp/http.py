@@ -43,7 +43,7 @@ from toolbelt.mcp.server import (
     internal_error_reply,
 )
 from toolbelt.runtime import Runtime
-from toolbelt.shell.sandbox import SandboxSettings
+from toolbelt.sandbox.sandbox import SandboxSettings
 
 if TYPE_CHECKING:
     from starlette.requests import Request

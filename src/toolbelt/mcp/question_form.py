@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolbelt.core.display import visible
 from toolbelt.core.user import Question, UserAnswer
-from toolbelt.permissions.display import visible
 
 __all__ = ["answers_from_form", "question_form"]
 

@@ -14,8 +14,8 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolbelt.core.access import AccessKind
-from toolbelt.permissions.basic import is_within
-from toolbelt.permissions.decision import (
+from toolbelt.core.display import shown_arguments, visible
+from toolbelt.core.permission import (
     Answer,
     Approval,
     Ask,
@@ -23,8 +23,8 @@ from toolbelt.permissions.decision import (
     PermissionRequest,
     PermissionRequester,
 )
-from toolbelt.permissions.display import shown_arguments, visible
-from toolbelt.permissions.policy import allow_rules
+from toolbelt.paths.containment import is_within
+from toolbelt.policy.policy import allow_rules
 
 if TYPE_CHECKING:
     from toolbelt.core.context import Session

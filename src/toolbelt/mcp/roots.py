@@ -35,11 +35,11 @@ from urllib.parse import unquote, urlsplit
 
 import anyio.abc
 
+from toolbelt.core.display import visible
 from toolbelt.core.errors import UsageError
 from toolbelt.mcp.envelope import error_reply
 from toolbelt.mcp.plain_methods import agreed_version, initialize_result
 from toolbelt.mcp.server import McpServer, Outbox
-from toolbelt.permissions.display import visible
 from toolbelt.runtime import Runtime
 
 __all__ = ["ROOTS_REQUEST_ID", "OpenRuntime", "RootedStart", "refusal", "roots_from_result"]

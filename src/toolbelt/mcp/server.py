@@ -36,7 +36,6 @@ from toolbelt.mcp.plain_methods import (
 )
 from toolbelt.mcp.request_states import RequestStates
 from toolbelt.mcp.requester import ElicitationRequester
-from toolbelt.mcp.results import call_result
 from toolbelt.mcp.revisions import (
     META_CAPABILITIES,
     META_LOG_LEVEL,
@@ -45,6 +44,7 @@ from toolbelt.mcp.revisions import (
     SUPPORTED_VERSIONS,
 )
 from toolbelt.mcp.user_channel import ElicitationUser
+from toolbelt.providers.mcp_results import call_result
 from toolbelt.runtime import Runtime
 from toolbelt.toolsearch.listing import loaded_more, searchable
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolbelt.core.errors import ToolError
+from toolbelt.core.permission import NeedsInput
 from toolbelt.core.user import Question, UserAnswer, UserChannel
 from toolbelt.mcp.inflight import InFlightCall
 from toolbelt.mcp.question_form import answers_from_form, question_form
 from toolbelt.mcp.requester import ClientChannel
-from toolbelt.permissions.decision import NeedsInput
 
 __all__ = ["ElicitationUser", "can_fill_forms"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolbelt.mcp_client.server import McpServerToolset
-from toolbelt.permissions.rules import Rule
+from toolbelt.policy.rules import Rule
 
 __all__ = ["unknown_server_notice", "unknown_tools"]
 

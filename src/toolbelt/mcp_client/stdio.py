@@ -46,10 +46,10 @@ from mcp.shared.message import SessionMessage
 from toolbelt.core.programs import absolute_path, inside_workspace, outside_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
-from toolbelt.shell.identity import Anchor
-from toolbelt.shell.procs import RUN_ID_VAR, sweep
-from toolbelt.shell.subreaper import anchored_argv, check_runnable
-from toolbelt.shell.watchdog import new_run_id
+from toolbelt.procs.anchor import anchored_argv, check_runnable
+from toolbelt.procs.ending import RUN_ID_VAR, sweep
+from toolbelt.procs.identity import Anchor
+from toolbelt.procs.watchdog import new_run_id
 
 __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 

@@ -31,7 +31,7 @@ import mcp_types as types
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
-from toolbelt.core.identity import RuleIdentity
+from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
 from toolbelt.mcp_client.metadata import (
     MAX_DESCRIPTION,

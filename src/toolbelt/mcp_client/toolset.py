@@ -18,8 +18,8 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.core.identity import RuleIdentity
 from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.tool import HookSubject, Tool, ToolInput
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.server import McpServerToolset

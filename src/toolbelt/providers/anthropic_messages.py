@@ -21,6 +21,7 @@ from typing import Any
 
 from toolbelt.core.content import ContentBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.providers.deferral import TOOL_SEARCH
 from toolbelt.providers.deferred import (
     anthropic_tool_search_result,
     native_search_by_toolbelt,
@@ -41,7 +42,6 @@ from toolbelt.providers.model import (
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
-from toolbelt.toolsearch.deferral import TOOL_SEARCH
 
 __all__ = ["AnthropicClient", "anthropic_messages"]
 

@@ -35,6 +35,13 @@ from typing import Any
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.registry import AnyTool
+from toolbelt.providers.deferral import (
+    TOOL_SEARCH,
+    ToolSearchState,
+    defers,
+    is_deferrable,
+    offered_tools,
+)
 from toolbelt.providers.formats import (
     Provider,
     anthropic_tool,
@@ -44,13 +51,6 @@ from toolbelt.providers.formats import (
 )
 from toolbelt.providers.model import ModelRequest, ModelToolCall, ToolSearchSide
 from toolbelt.providers.schema import neutral_schema
-from toolbelt.toolsearch.deferral import (
-    TOOL_SEARCH,
-    ToolSearchState,
-    defers,
-    is_deferrable,
-    offered_tools,
-)
 
 __all__ = [
     "ANTHROPIC_TOOL_SEARCH",

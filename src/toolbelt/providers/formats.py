@@ -20,7 +20,7 @@ from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
-from toolbelt.mcp.results import output_schema
+from toolbelt.providers.mcp_results import output_schema
 from toolbelt.providers.schema import neutral_schema, per_tool, strict_tool_schema, tool_schema
 
 __all__ = [
@@ -112,7 +112,7 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
     """MCP ``tools/list`` entry, with annotations and an output schema when the tool has one.
 
     The output schema is the tool's output model plus the ``text`` field that carries what the
-    model reads (see ``toolbelt.mcp.results``).
+    model reads (see ``toolbelt.providers.mcp_results``).
     """
     definition: dict[str, Any] = {
         "name": tool.name,

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from toolbelt.core.content import ContentBlock, TextBlock
+from toolbelt.providers.deferral import TOOL_SEARCH
 from toolbelt.providers.deferred import (
     native_search_by_toolbelt,
     openai_tool_search_call,
@@ -46,7 +47,6 @@ from toolbelt.providers.untrusted import (
     neutralised_request,
     restored_turn,
 )
-from toolbelt.toolsearch.deferral import TOOL_SEARCH
 
 __all__ = ["OpenAIResponsesClient", "responses_input"]
 

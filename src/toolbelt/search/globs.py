@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from toolbelt.core.errors import ToolError
-from toolbelt.permissions.globmatch import ANY, NOT_SLASH, GlobMatcher, Step, bracket_class
+from toolbelt.paths.globmatch import ANY, NOT_SLASH, GlobMatcher, Step, bracket_class
 
 __all__ = ["MAX_ALTERNATIVES", "GlobPattern", "compile_glob", "name_only_glob"]
 

@@ -1,7 +1,8 @@
 """Run ripgrep as a subprocess that streams, stops early and never outlives its call.
 
 rg comes from the ``ripgrep`` wheel (next to the Python executable), so a fresh install has
-it; ``TOOLBELT_RG`` overrides, then ``PATH``. It runs with an argument list (never a shell),
+it (``core.programs.find_rg``: ``TOOLBELT_RG`` overrides, then ``PATH``). It runs with an
+argument list (never a shell),
 ``--no-config`` (a repository's .ripgreprc cannot inject ``--pre``), and its output is read
 line by line as it arrives: when the caller has enough, or the call is cancelled or times
 out, rg is killed and reaped before the function returns. With a ``SearchBudget`` a watchdog
@@ -19,7 +20,6 @@ import asyncio
 import contextlib
 import os
 import subprocess
-import sys
 import tempfile
 from asyncio.subprocess import Process
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -30,24 +30,12 @@ from typing import IO
 import anyio
 
 from toolbelt.core.errors import ToolError
-from toolbelt.core.programs import program
 from toolbelt.search.budget import SearchBudget, watchdog
 from toolbelt.search.order import newest_first
 
-__all__ = ["RgResult", "find_rg", "rg_collect", "rg_lines", "rg_newest_first"]
+__all__ = ["RgResult", "rg_collect", "rg_lines", "rg_newest_first"]
 
 BASE_ARGS = ("--no-config", "--hidden", "--glob", "!.git", "--no-follow", "--color", "never")
-
-
-def find_rg() -> str | None:
-    """Path of the rg binary, or None when there is none (the slow Python path is used)."""
-    override = os.environ.get("TOOLBELT_RG")
-    if override:
-        return override if os.access(override, os.X_OK) else None
-    beside = Path(sys.executable).with_name("rg")
-    if os.access(beside, os.X_OK):
-        return str(beside)
-    return program("rg")
 
 
 class RgResult:

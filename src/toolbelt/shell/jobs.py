@@ -23,14 +23,14 @@ import anyio
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
-from toolbelt.shell.identity import Anchor
+from toolbelt.procs.anchor import anchored_argv
+from toolbelt.procs.ending import RUN_ID_VAR, marked_processes, sweep
+from toolbelt.procs.identity import Anchor
+from toolbelt.procs.reaper import forget, remember
+from toolbelt.procs.watchdog import new_run_id
+from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
 from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
-from toolbelt.shell.procs import RUN_ID_VAR, marked_processes, sweep
-from toolbelt.shell.reaper import forget, remember
-from toolbelt.shell.sandbox import Sandbox
-from toolbelt.shell.subreaper import anchored_argv
-from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["Job", "JobManager", "JobStatus"]
 

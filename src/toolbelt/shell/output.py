@@ -22,8 +22,8 @@ from collections import deque
 from pathlib import Path
 
 from toolbelt.core.wording import counted
+from toolbelt.procs.spill_owners import mark_owner, remove_abandoned_spills, spill_base
 from toolbelt.shell.binary import PROGRESS_DROPS, BinarySniffer, json_size
-from toolbelt.shell.spill_owners import mark_owner, spill_base, sweep
 
 __all__ = ["OutputBuffer", "remove_spill_dir", "spill_dir"]
 
@@ -51,7 +51,7 @@ def spill_dir(session_id: str) -> Path:
     mark_owner(path)
     if _swept_in != os.getpid():
         _swept_in = os.getpid()
-        sweep(base)
+        remove_abandoned_spills(base)
     return path
 
 

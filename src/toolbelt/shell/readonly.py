@@ -22,7 +22,7 @@ import re
 
 from anyio.abc import Process
 
-from toolbelt.shell.sandbox import Profile
+from toolbelt.sandbox.sandbox import Profile
 from toolbelt.shell.session import ShellSession, _quote
 
 __all__ = ["LOADERS", "GitShell", "ReadOnlyShell", "changes_shell_state"]

@@ -32,13 +32,13 @@ from anyio.abc import Process
 
 from toolbelt.core.errors import FatalError
 from toolbelt.core.programs import program
-from toolbelt.shell.identity import Anchor
+from toolbelt.procs.anchor import anchored_argv
+from toolbelt.procs.ending import RUN_ID_VAR, last_pid, marked_processes, sweep
+from toolbelt.procs.identity import Anchor
+from toolbelt.procs.reaper import forget, remember
+from toolbelt.procs.watchdog import new_run_id
+from toolbelt.sandbox.sandbox import Profile, Sandbox
 from toolbelt.shell.output import OutputBuffer, spill_dir
-from toolbelt.shell.procs import RUN_ID_VAR, last_pid, marked_processes, sweep
-from toolbelt.shell.reaper import forget, remember
-from toolbelt.shell.sandbox import Profile, Sandbox
-from toolbelt.shell.subreaper import anchored_argv
-from toolbelt.shell.watchdog import new_run_id
 
 __all__ = ["CommandResult", "ShellSession"]
 

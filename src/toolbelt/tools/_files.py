@@ -15,7 +15,7 @@ from toolbelt.files.atomic import atomic_write, sweep_now_and_then
 from toolbelt.files.diff import Hunk, Region, diff_stats, hunks_as_dicts, region_diff, unified_text
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness, ReadTracker, start_digest
-from toolbelt.permissions.paths import PathGuard, ResolvedPath
+from toolbelt.paths.guard import PathGuard, ResolvedPath
 
 __all__ = [
     "Change",

@@ -28,10 +28,10 @@ from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
-from toolbelt.shell.identity import Anchor
-from toolbelt.shell.procs import RUN_ID_VAR, sweep
-from toolbelt.shell.subreaper import anchored_argv
-from toolbelt.shell.watchdog import new_run_id
+from toolbelt.procs.anchor import anchored_argv
+from toolbelt.procs.ending import RUN_ID_VAR, sweep
+from toolbelt.procs.identity import Anchor
+from toolbelt.procs.watchdog import new_run_id
 
 __all__ = ["GitResult", "GitRunner"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from toolbelt.commands.analysis import ShellAnalysis
 from toolbelt.core.context import ToolContext
-from toolbelt.permissions.shell import ShellAnalysis
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.session import ShellSession
 

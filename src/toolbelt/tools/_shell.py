@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from toolbelt.core.context import Session, ToolContext
-from toolbelt.permissions.rules import HiddenReads
+from toolbelt.policy.rules import HiddenReads
+from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.output import spill_dir
 from toolbelt.shell.readonly import GitShell, ReadOnlyShell
-from toolbelt.shell.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.session import ShellSession
 
 __all__ = ["git_shell", "job_manager", "readonly_shell", "session_sandbox", "shell_session"]

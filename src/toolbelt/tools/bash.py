@@ -15,16 +15,16 @@ import time
 import anyio
 from pydantic import BaseModel, Field, model_validator
 
+from toolbelt.commands.analysis import analyze_command
+from toolbelt.commands.process_secrets import process_secret_reason
+from toolbelt.commands.walk import expand_globs
 from toolbelt.config.trust import is_trusted
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.basic import is_within
-from toolbelt.permissions.paths import protections_of
-from toolbelt.permissions.shell import analyze_command
-from toolbelt.permissions.shell_secrets import process_secret_reason
-from toolbelt.permissions.shell_walk import expand_globs
+from toolbelt.paths.containment import is_within
+from toolbelt.paths.guard import protections_of
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
 from toolbelt.shell.readonly import changes_shell_state

@@ -29,7 +29,7 @@ from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     Change,
     LoadedFile,

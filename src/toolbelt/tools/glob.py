@@ -16,13 +16,14 @@ from pydantic import BaseModel, Field
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.paths import protections_of
+from toolbelt.paths.guard import protections_of
 from toolbelt.search.budget import SearchBudget, cut_note
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import find_rg, rg_newest_first
+from toolbelt.search.ripgrep import rg_newest_first
 from toolbelt.tools._files import file_guard, not_a_directory, resolve
 
 __all__ = ["GlobInput", "GlobTool"]

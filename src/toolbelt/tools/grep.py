@@ -21,14 +21,15 @@ from pydantic import BaseModel, Field
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.permissions.paths import PathGuard, ResolvedPath, protections_of
+from toolbelt.paths.guard import PathGuard, ResolvedPath, protections_of
 from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import RgResult, find_rg, rg_collect, rg_lines, rg_newest_first
+from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
 from toolbelt.tools._files import file_guard, missing_path, resolve
 
 __all__ = ["GrepInput", "GrepTool"]

@@ -27,8 +27,8 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
-from toolbelt.permissions.beneath import open_beneath
-from toolbelt.permissions.paths import protections_of
+from toolbelt.paths.beneath import open_beneath
+from toolbelt.paths.guard import protections_of
 from toolbelt.search.ignored import git_ignored
 from toolbelt.tools._files import file_guard, not_a_directory, resolve
 

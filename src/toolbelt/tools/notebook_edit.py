@@ -21,7 +21,7 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import protections_of
+from toolbelt.paths.guard import protections_of
 from toolbelt.tools._files import load_for_change, require_read_to_match, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]

@@ -27,7 +27,7 @@ from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
 from toolbelt.files.text import decode_text, looks_binary
-from toolbelt.permissions.paths import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import file_guard, read_tracker, resolve
 
 __all__ = ["ReadFileInput", "ReadFileTool"]

@@ -22,7 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.permissions.paths import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     describe_change,

@@ -9,7 +9,7 @@
 - ``ToolIndex``: exact names first, then BM25; ``providers.deferred`` has the native forms.
 """
 
-from toolbelt.toolsearch.deferral import (
+from toolbelt.providers.deferral import (
     TOOL_SEARCH,
     DeferralSettings,
     ToolSearchState,

@@ -16,7 +16,7 @@ from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.toolsearch.deferral import (
+from toolbelt.providers.deferral import (
     TOOL_SEARCH,
     DeferralSettings,
     offered_tools,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from toolbelt.core.rule_identity import MCP_PREFIX
+
 __all__ = ["MCP_PREFIX", "name_parts", "server_of", "short_name", "words"]
 
-MCP_PREFIX = "mcp__"
 """Tools whose name starts with this come from another MCP server (``mcp__<server>__<tool>``)."""
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")

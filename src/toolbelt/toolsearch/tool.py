@@ -23,7 +23,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError, UsageError
 from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.toolsearch.deferral import TOOL_SEARCH, is_deferrable, session_state
+from toolbelt.providers.deferral import TOOL_SEARCH, is_deferrable, session_state
 from toolbelt.toolsearch.index import ToolIndex
 from toolbelt.toolsearch.terms import server_of
 

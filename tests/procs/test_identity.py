@@ -1,0 +1,100 @@
+"""toolbelt never signals a pid it recorded once that pid may be another process's.
+
+A background job that ended by itself was reaped by a ``poll``; its pid (and the process group
+of that number) is free, and the next process created may get it — a user's process, which
+session end used to SIGTERM (``sweep`` of the job's stale pid and group). Processes toolbelt
+starts are held by a pidfd (``identity.Anchor``); processes found by a scan are signalled only
+while their start time still matches (``identity.signal_if_same``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolbelt.procs.ending import end_trees, sweep
+from toolbelt.procs.identity import Anchor, signal_if_same, start_time
+from toolbelt.shell.jobs import JobManager
+
+NS_LAST_PID = Path("/proc/sys/kernel/ns_last_pid")
+
+
+@pytest.fixture
+def bystanders() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Processes standing for the user's, in sessions of their own; killed at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def bystander(started: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """A user's ``sh`` (with a ``sleep`` child) in a session and group of its own."""
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 600 & wait"], start_new_session=True, stdin=subprocess.DEVNULL
+    )
+    started.append(process)
+    return process
+
+
+def test_a_process_is_not_signalled_once_its_start_time_differs(
+    bystanders: list[subprocess.Popen[bytes]],
+) -> None:
+    user = bystander(bystanders)
+    start = start_time(user.pid)
+    assert start is not None
+    assert not signal_if_same(user.pid, start - 1, signal.SIGKILL)  # an earlier owner's pid
+    assert user.poll() is None
+    end_trees({user.pid: start - 1})  # the freeze-then-kill path checks the same way
+    assert user.poll() is None
+    assert signal_if_same(user.pid, start, signal.SIGKILL)
+    assert user.wait(timeout=30) == -signal.SIGKILL
+
+
+def test_a_reaped_anchors_pid_and_group_are_left_alone(
+    bystanders: list[subprocess.Popen[bytes]],
+) -> None:
+    ended = subprocess.Popen(["true"], start_new_session=True)
+    anchor = Anchor(ended.pid)
+    assert anchor.alive()
+    ended.wait()  # reaped: its pid is free for anyone
+    assert not anchor.alive()
+    user = bystander(bystanders)
+    anchor.pid = user.pid  # the recycled pid, standing for a wrap of the pid counter
+    assert sweep("", grace=0.2, anchor=anchor) == 0  # neither the group nor the tree of it
+    assert not anchor.send(signal.SIGKILL)
+    assert user.poll() is None
+    children = Path(f"/proc/{user.pid}/task/{user.pid}/children").read_text().split()
+    assert len(children) == 1 and start_time(int(children[0])) is not None
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(
+    not os.access(NS_LAST_PID, os.W_OK), reason="arranging a pid needs root (ns_last_pid)"
+)
+async def test_session_end_spares_a_user_process_holding_a_finished_jobs_pid(
+    tmp_path: Path, bystanders: list[subprocess.Popen[bytes]]
+) -> None:
+    jobs = JobManager(f"recycled-{os.getpid()}")
+    try:
+        for _ in range(20):  # other processes on the machine may take the pid first
+            job = jobs.start("true", tmp_path, dict(os.environ))
+            with anyio.fail_after(30):
+                while job.status().state == "running":  # poll() reaps the anchor
+                    await anyio.sleep(0.02)
+            NS_LAST_PID.write_text(str(job.process.pid - 1))
+            user = bystander(bystanders)
+            if user.pid == job.process.pid:
+                break
+        else:
+            pytest.skip("the pid was taken by another process each time")
+    finally:
+        await jobs.aclose()
+    assert user.poll() is None, "session end signalled the user's process"
