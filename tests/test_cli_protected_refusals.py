@@ -68,8 +68,10 @@ def test_a_dangerous_command_is_offered_a_rule_but_no_mode(tmp_path: Path) -> No
     assert refused.returncode == 3
     assert refused.stdout == (
         "`rm -rf build` is potentially dangerous (rm deletes files). No one could be asked; "
-        "re-run with --yes to approve it, or add an allow rule to .toolbelt/settings.json (no "
-        "--mode skips this question).\n"
+        "re-run with --yes to approve it, or add an allow rule to "
+        f"{home / '.config' / 'toolbelt' / 'settings.json'} (no --mode skips this question); "
+        "this workspace is not trusted, so the allow rules in its .toolbelt/settings.json are "
+        "ignored until you run `toolbelt trust`.\n"
     )
     user_settings(home, {"allow": ["Bash(rm -rf build)"]})  # and the rule does work
     assert (

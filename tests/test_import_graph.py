@@ -61,6 +61,7 @@ LAYERS = (
     "mcp",
     "testing",
     "cli",
+    "__main__",  # `python -m toolbelt`: the command
 )
 """toolbelt's packages (and top-level modules), lowest first: each imports only those before it."""
 

@@ -179,11 +179,34 @@ class Runtime(AsyncResource):
 
     @property
     def notice(self) -> str | None:
-        """What an untrusted workspace's settings (and MCP servers) lost, to tell the user;
-        None if nothing."""
-        mcp = self.mcp_config.notice if self.mcp_config is not None else None
-        notices = [n for n in (untrusted_notice(self.settings), mcp, self._mcp_rules_notice()) if n]
-        return " ".join(notices) or None
+        """Every notice (``notices``), one per line; None if there is none."""
+        return "\n".join(self.notices) or None
+
+    @property
+    def notices(self) -> list[str]:
+        """What to tell the user, one sentence each: what an untrusted workspace's settings
+        (and MCP servers) lost, what changed since it was trusted, and configuration that was
+        skipped (a broken MCP file, an unknown settings key)."""
+        config = self.mcp_config
+        found = [
+            untrusted_notice(self.settings),
+            config.notice if config is not None else None,
+            self._mcp_rules_notice(),
+            *self.settings.warnings,
+            *(config.warnings if config is not None else ()),
+        ]
+        return [notice for notice in found if notice]
+
+    @property
+    def change_notices(self) -> list[str]:
+        """The notices (among ``notices``) about parts of a trusted workspace that changed
+        since it was trusted: a door may show each once per change rather than every run."""
+        config = self.mcp_config
+        changed = [
+            untrusted_notice(self.settings) if self.settings.changed else None,
+            config.notice if config is not None and config.changed else None,
+        ]
+        return [notice for notice in changed if notice]
 
     def _mcp_rules_notice(self) -> str | None:
         """The permission rules that name no configured MCP server (they match nothing)."""

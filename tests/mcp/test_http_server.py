@@ -81,7 +81,11 @@ def test_health_and_dns_rebinding_protection(server: HttpServer) -> None:
 def test_the_token_is_required_even_on_loopback(server: HttpServer) -> None:
     assert httpx.post(server.url, json=INITIALIZE).status_code == 401
     wrong = httpx.post(server.url, json=INITIALIZE, headers={"Authorization": "Bearer nope"})
-    assert (wrong.status_code, wrong.text) == (401, "Missing or wrong bearer token")
+    assert (wrong.status_code, wrong.text) == (
+        401,
+        f"Wrong bearer token: send the token in {server.token_file} as the header "
+        "'Authorization: Bearer TOKEN'\n",
+    )
     in_query = httpx.post(f"{server.url}?token={server.token}", json=INITIALIZE)
     assert in_query.status_code == 401
     ok = httpx.post(server.url, json=INITIALIZE, headers=server.headers)
@@ -153,10 +157,16 @@ def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> 
         first = process.stderr.readline().decode()
         second = process.stderr.readline().decode()
         assert first == f"toolbelt mcp: serving http://127.0.0.1:{port}/mcp\n"
-        token_file = runtime / "toolbelt" / f"mcp-{port}.token"
+        third = process.stderr.readline().decode()
+        state = Path(os.environ["XDG_STATE_HOME"])
+        token_file = state / "toolbelt" / "tokens" / f"mcp-{port}.token"
         assert second == (
             "toolbelt mcp: clients send the header 'Authorization: Bearer TOKEN' with the token "
             f"from {token_file}\n"
+        )
+        assert third == (
+            f"toolbelt mcp: the token stays the same for port {port} across restarts; "
+            "--rotate-token replaces it\n"
         )
         assert token_file.stat().st_mode & 0o777 == 0o600
         token = token_file.read_text().strip()
@@ -170,7 +180,7 @@ def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> 
         process.wait(20)
         if process.stderr is not None:
             process.stderr.close()
-    assert not token_file.exists()  # removed when the server stops
+    assert token_file.exists()  # kept for the next start (tests/mcp/test_http_token.py)
 
 
 def test_a_port_in_use_exits_1_with_a_clear_message(server: HttpServer, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt.core.errors import SettingsError
 from toolbelt.mcp_client.config import load_mcp_config
 from toolbelt.mcp_client.tools import server_prefixes, snake_name, tool_names
 
@@ -103,19 +102,25 @@ def test_variables_are_expanded_with_defaults(workspace: Path) -> None:
         ({"command": "x", "startup": "now"}, '`mcpServers.s.startup` must be "lazy" or "eager"'),
     ],
 )
-def test_a_bad_entry_is_refused_naming_the_file_and_key(
+def test_a_bad_entry_skips_its_file_with_a_warning_naming_the_file_and_key(
     workspace: Path, entry: dict[str, object], message: str
 ) -> None:
-    path = write(workspace / ".mcp.json", {"mcpServers": {"s": entry}})
-    with pytest.raises(SettingsError) as raised:
-        load_mcp_config(workspace, trusted=True, environ={})
-    assert str(raised.value).startswith(f"{path}: {message}")
+    good = {"mcpServers": {"fine": {"command": "x"}, "s": entry}}
+    path = write(workspace / ".mcp.json", good)
+    write(workspace / ".toolbelt" / "mcp.json", {"mcpServers": {"other": {"command": "y"}}})
+    config = load_mcp_config(workspace, trusted=True, environ={})
+    assert [server.name for server in config.servers] == ["other"]  # none of the broken file
+    [warning] = config.warnings
+    assert warning.startswith(f"{path}: {message.rstrip('.')}")
+    assert warning.endswith("; its MCP servers were skipped until it is fixed.")
 
 
-def test_a_file_that_is_not_json_is_refused(workspace: Path) -> None:
+def test_a_file_that_is_not_json_is_skipped_with_a_warning(workspace: Path) -> None:
     (workspace / ".mcp.json").write_text("{not json")
-    with pytest.raises(SettingsError, match=r"\.mcp\.json: not accepted as JSON"):
-        load_mcp_config(workspace, trusted=True)
+    config = load_mcp_config(workspace, trusted=True)
+    assert config.servers == ()
+    [warning] = config.warnings
+    assert warning.startswith(f"{workspace / '.mcp.json'}: not accepted as JSON")
 
 
 def test_tool_names_are_snake_case_unique_and_within_64_characters() -> None:

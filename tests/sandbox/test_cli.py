@@ -125,18 +125,17 @@ async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path:
             over_http = await client.call_tool("bash", given)
     finally:
         running.stop()
-    # the token the server makes itself, written under $XDG_RUNTIME_DIR/toolbelt/
-    server, written = _serve_with_its_own_token(args, tmp_path / "run")
+    # the token the server makes itself, kept under $XDG_STATE_HOME/toolbelt/tokens/
+    server, written = _serve_with_its_own_token(args)
     try:
         async with server.client() as client:
             over_generated = await client.call_tool("bash", {"command": f"cat {written}"})
     finally:
         server.stop()
-    assert not written.exists()  # removed when the server stopped
     refused = f"touch: cannot touch '{tmp_path}/made': Read-only file system\n"
     refused += "make: *** [Makefile:2: out] Error 1"
     # the sandbox covers every token file with an empty one: `cat` shows nothing; the token
-    # the server writes in $XDG_RUNTIME_DIR/toolbelt is a protected read: asked, so refused
+    # the server keeps in $XDG_STATE_HOME/toolbelt/tokens is a protected read: asked, so refused
     texts = [getattr(r.content[0], "text", "") for r in (over_stdio, over_http, over_generated)]
     assert texts[:2] == [refused, refused]
     assert texts[2].startswith(f"`cat {written}` touches a protected path (the MCP server's")
@@ -144,16 +143,14 @@ async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path:
     assert not (tmp_path / "made").exists()
 
 
-def _serve_with_its_own_token(args: list[str], run_dir: Path) -> tuple[HttpServer, Path]:
-    """`toolbelt mcp --http` without --token-file: the token it writes, and where."""
+def _serve_with_its_own_token(args: list[str]) -> tuple[HttpServer, Path]:
+    """`toolbelt mcp --http` without --token-file: the token it keeps, and where."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, *args, "--http", f"127.0.0.1:{port}"],
-        env={**os.environ, "XDG_RUNTIME_DIR": str(run_dir)},
-        stderr=subprocess.PIPE,
+        [sys.executable, *args, "--http", f"127.0.0.1:{port}"], stderr=subprocess.PIPE
     )
     assert process.stderr is not None
     process.stderr.readline()  # "serving …": the token file is written by then
-    written = run_dir / "toolbelt" / f"mcp-{port}.token"
+    written = Path(os.environ["XDG_STATE_HOME"]) / "toolbelt" / "tokens" / f"mcp-{port}.token"
     token = written.read_text().strip()
     return HttpServer(process, f"http://127.0.0.1:{port}", port, token), written

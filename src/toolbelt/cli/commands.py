@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from toolbelt.cli.json_output import print_json
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
 from toolbelt.cli.toolset_spec import load_toolset_factory
+from toolbelt.config.settings import load_settings
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
 from toolbelt.core.executor import ToolCall, ToolCallResult
@@ -53,6 +56,18 @@ FORCED_HINT = (
     "--mode skips this question)"
 )
 ONCE_HINT = "re-run with --yes to approve it"
+UNTRUSTED_DENY_HINT = (
+    "re-run with --yes to approve it, choose another --mode, or add an allow rule to {user}; "
+    "this workspace is not trusted, so the allow rules in its .toolbelt/settings.json are "
+    "ignored until you run `toolbelt trust`"
+)
+UNTRUSTED_FORCED_HINT = (
+    "re-run with --yes to approve it, or add an allow rule to {user} (no --mode skips this "
+    "question); this workspace is not trusted, so the allow rules in its "
+    ".toolbelt/settings.json are ignored until you run `toolbelt trust`"
+)
+"""The hints in a workspace whose own allow rules do not apply: adding one there would change
+nothing, so the user's own settings file is named instead, and the reason."""
 
 
 def list_tools(
@@ -68,8 +83,7 @@ def list_tools(
         toolset = toolset_from_spec(toolset_spec)
         if toolset is None and root is not None:
             runtime = Runtime(root, trusted=True if trust_workspace else None)
-            if runtime.notice:
-                print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
+            print_notices(runtime)
             toolset = anyio.run(_listed, runtime)
     except UsageError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
@@ -112,13 +126,15 @@ def call_tool(
     renderer = Renderer.for_stdout()
     try:
         arguments = sys.stdin.read() if raw_arguments == "-" else raw_arguments
+        # the settings first: whoever answers prompts words its hints for the trust in force
+        settings = load_settings(Path(root).resolve(), trusted=True if trust_workspace else None)
         runtime = Runtime(
             root,
             toolset=toolset_from_spec(toolset_spec),
             mode=mode,
             add_dirs=add_dirs,
-            trusted=True if trust_workspace else None,
-            requester=terminal_requester(renderer, yes=yes),
+            settings=settings,
+            requester=terminal_requester(renderer, yes=yes, trusted=settings.trusted),
             user=terminal_user(),
             options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
         )
@@ -126,8 +142,7 @@ def call_tool(
     except UsageError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
-    if runtime.notice:
-        print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
+    print_notices(runtime)
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:
@@ -188,16 +203,29 @@ def terminal_user() -> UserChannel | None:
     return None
 
 
-def terminal_requester(renderer: Renderer, *, yes: bool) -> PermissionRequester:
+def terminal_requester(
+    renderer: Renderer, *, yes: bool, trusted: bool = True
+) -> PermissionRequester:
     """Who answers permission prompts: ``--yes`` approves all, a person at a terminal is
-    asked, and without one every prompt is denied with a hint on how to allow it."""
+    asked, and without one every prompt is denied with a hint on how to allow it — one that
+    works with the settings in force (``trusted``: whether the workspace's own allow rules
+    apply)."""
     if yes:
         return AutoApprove()
     if sys.stdin.isatty() and sys.stderr.isatty():
         from toolbelt.cli.prompt import TerminalRequester
 
         return TerminalRequester()
-    return DenyRequests(DENY_HINT, forced_hint=FORCED_HINT, once_hint=ONCE_HINT)
+    if trusted:
+        return DenyRequests(DENY_HINT, forced_hint=FORCED_HINT, once_hint=ONCE_HINT)
+    from toolbelt.config.trust import user_config_dir
+
+    user = user_config_dir() / "settings.json"
+    return DenyRequests(
+        UNTRUSTED_DENY_HINT.format(user=user),
+        forced_hint=UNTRUSTED_FORCED_HINT.format(user=user),
+        once_hint=ONCE_HINT,
+    )
 
 
 def result_as_json(result: ToolCallResult) -> dict[str, Any]:

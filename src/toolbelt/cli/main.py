@@ -43,9 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.version:
-        from importlib.metadata import version
+        from toolbelt.core.distribution import installed_version
 
-        print(f"toolbelt {version('toolbelt')}")
+        print(f"toolbelt {installed_version()}")
         return 0
     if args.command is None:
         parser.print_help()
@@ -97,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             limits=mcp_limits(args),
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
+            rotate_token=args.rotate_token,
         )
     if args.command == "run":
         from toolbelt.cli.run_command import run_task
@@ -182,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the tools over MCP on stdio (the permission policy is enforced here)",
     )
     _add_workspace_options(mcp)
+    mcp.set_defaults(root=None)
+    for action in mcp._actions:
+        if action.dest == "root":
+            action.help = (
+                "workspace root (default: on stdio the client's first root, else the "
+                "directory it starts in; never / or your home directory)"
+            )
     mcp.add_argument(
         "--http",
         metavar="[HOST:]PORT",
@@ -195,8 +203,14 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--token-file",
         metavar="FILE",
-        help="file holding the bearer token clients must send (default: a random one, "
-        "written to a private file whose path is printed)",
+        help="file holding the bearer token clients must send (default: a random one kept "
+        "for this port in a private file under $XDG_STATE_HOME/toolbelt/tokens, whose path "
+        "is printed, so saved client configurations keep working across restarts)",
+    )
+    mcp.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help="replace the kept token of this port with a new one (update saved clients)",
     )
     add_http_limits(mcp)
 

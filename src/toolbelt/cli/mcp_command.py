@@ -6,7 +6,6 @@ import argparse
 import errno
 import ipaddress
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -16,6 +15,8 @@ from types import FrameType
 
 import anyio
 
+from toolbelt.cli.mcp_token import kept_token, token_path
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
@@ -34,7 +35,7 @@ TOKEN_ENV = "TOOLBELT_MCP_TOKEN"
 
 def serve_mcp(
     *,
-    root: str,
+    root: str | None,
     mode: str | None,
     add_dirs: list[str],
     http: str | None = None,
@@ -45,8 +46,13 @@ def serve_mcp(
     limits: Limits | None = None,
     toolset_spec: str | None = None,
     sandbox: str | None = None,
+    rotate_token: bool = False,
 ) -> int:
-    """Run the server until the client disconnects (stdio) or SIGTERM (HTTP)."""
+    """Run the server until the client disconnects (stdio) or SIGTERM (HTTP).
+
+    ``root`` None: on stdio the client's roots choose the workspace, else the launch directory
+    (``mcp.roots``); on HTTP the launch directory. Neither may be ``/`` or the home directory.
+    """
     trusted = True if trust_workspace else None
     try:
         factory: ToolsetFactory | None = None
@@ -55,33 +61,29 @@ def serve_mcp(
         # no command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []
         if http is None:
-            from toolbelt.mcp.stdio import serve_stdio
+            return _serve_stdio(
+                factory,
+                root,
+                mode=mode,
+                add_dirs=add_dirs,
+                trusted=trusted,
+                sandbox=sandbox,
+                given=given,
+            )
+        if root is None:
+            from toolbelt.mcp.roots import refusal
 
-            served = factory() if factory is not None else None
-
-            def open_runtime(*, requester: PermissionRequester, user: UserChannel) -> Runtime:
-                runtime = Runtime(
-                    root,
-                    toolset=served,
-                    mode=mode,
-                    add_dirs=add_dirs,
-                    trusted=trusted,
-                    requester=requester,
-                    user=user,
-                )
-                _tell(runtime.notice)
-                # checked before serving: an explicitly chosen backend that is missing fails
-                runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox, secrets=given))
-                return runtime
-
-            anyio.run(serve_stdio, open_runtime)
-            return 0
+            launch = Path.cwd()
+            refused = refusal(launch, "it is where the server was started")
+            if refused is not None:
+                raise UsageError(refused)
+            root = str(launch)
         # HTTP: the mode, directories and sandbox are checked up front; each session builds its
         # own runtime and toolset (none is made here that nobody would close)
         runtime = Runtime(
             root, toolset=ToolRegistry(), mode=mode, add_dirs=add_dirs, trusted=trusted
         )
-        _tell(runtime.notice)
+        print_notices(runtime)
         sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=given)
         host, port = _address(http)
         remote = not _loopback(host)
@@ -98,6 +100,12 @@ def serve_mcp(
             )
         if no_auth and token is not None:
             raise UsageError("--no-auth and --token-file contradict each other; pick one.")
+        if rotate_token and (no_auth or token is not None):
+            given_one = "--no-auth" if no_auth else "--token-file"
+            raise UsageError(
+                f"--rotate-token renews the token toolbelt keeps for a port; with {given_one} "
+                "there is none to renew, so leave one of them out."
+            )
     except UsageError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
@@ -108,11 +116,21 @@ def serve_mcp(
         print(f"toolbelt: cannot listen on {http}: {why}; choose another port.", file=sys.stderr)
         return 1
     port = listener.getsockname()[1]
-    written: Path | None = None
+    kept: Path | None = None
+    why_new = ""
     if token is None and not no_auth:
-        token = secrets.token_urlsafe(32)
-        written = _write_token_file(port, token)
-        sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, written))
+        try:
+            kept, token, why_new = kept_token(port, rotate=rotate_token)
+        except OSError as exc:
+            listener.close()
+            print(
+                f"toolbelt: cannot keep the token in {token_path(port)}: {exc.strerror}; pass "
+                "--token-file FILE with a token of your own.",
+                file=sys.stderr,
+            )
+            return 1
+        sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, kept))
+    token_source = kept or (Path(token_file).resolve() if token_file else None)
     options = HttpOptions(
         runtime.session.root,
         mode,
@@ -125,13 +143,10 @@ def serve_mcp(
         limits=limits or Limits(),
         toolset=factory,
         sandbox=sandboxing,
+        token_source=token_source,
     )
-    _announce(host, port, written or (Path(token_file) if token_file else None), no_auth)
-    try:
-        _run(options, listener)
-    finally:
-        if written is not None:
-            written.unlink(missing_ok=True)
+    _announce(host, port, token_source, no_auth, kept=kept is not None, why_new=why_new)
+    _run(options, listener)
     return 0
 
 
@@ -195,7 +210,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _announce(host: str, port: int, token_path: Path | None, no_auth: bool) -> None:
+def _announce(
+    host: str,
+    port: int,
+    token_path: Path | None,
+    no_auth: bool,
+    *,
+    kept: bool = False,
+    why_new: str = "",
+) -> None:
     shown = f"[{host}]" if ":" in host else host
     lines = [f"toolbelt mcp: serving http://{shown}:{port}/mcp"]
     if no_auth:
@@ -205,30 +228,70 @@ def _announce(host: str, port: int, token_path: Path | None, no_auth: bool) -> N
             f"toolbelt mcp: clients send the header 'Authorization: Bearer TOKEN' with the "
             f"token from {token_path}"
         )
+    if kept:
+        lines.append(
+            f"toolbelt mcp: the token stays the same for port {port} across restarts; "
+            "--rotate-token replaces it"
+        )
+    if why_new:
+        lines.append(f"toolbelt mcp: {why_new}")
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
-def token_path(port: int) -> Path:
-    """Where the server started on ``port`` writes its generated token (a private directory)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "toolbelt" if runtime else Path.home() / ".config" / "toolbelt"
-    return base / f"mcp-{port}.token"
+def _serve_stdio(
+    factory: ToolsetFactory | None,
+    root: str | None,
+    *,
+    mode: str | None,
+    add_dirs: list[str],
+    trusted: bool | None,
+    sandbox: str | None,
+    given: list[Path],
+) -> int:
+    """stdio: serve ``root``, or without one the workspace the client's roots choose, else the
+    launch directory (``mcp.roots``); 2 when none could be served (the reason was told)."""
+    from toolbelt.mcp.roots import RootedStart, refusal
+    from toolbelt.mcp.server import McpServer, OpenRuntime, Outbox
+    from toolbelt.mcp.stdio import serve_stdio
 
+    def runtime_for(workspace: Path, extra: list[Path]) -> OpenRuntime:
+        def open_runtime(*, requester: PermissionRequester, user: UserChannel) -> Runtime:
+            runtime = Runtime(
+                workspace,
+                toolset=factory() if factory is not None else None,
+                mode=mode,
+                add_dirs=[*add_dirs, *extra],
+                trusted=trusted,
+                requester=requester,
+                user=user,
+            )
+            print_notices(runtime)
+            # checked before serving: an explicitly chosen backend that is missing fails
+            runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox, secrets=given))
+            return runtime
 
-def _write_token_file(port: int, token: str) -> Path:
-    path = token_path(port)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)  # a stale file from a server that was killed
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    return path
+        return open_runtime
 
+    if root is not None:
+        fixed = runtime_for(Path(root), [])
 
-def _tell(notice: str | None) -> None:
-    """What an untrusted workspace's settings lost, on stderr (the client is told too)."""
-    if notice:
-        print(f"toolbelt: {escape_for_terminal(notice)}", file=sys.stderr)
+        def serve_root(outbox: Outbox) -> McpServer:
+            return McpServer(fixed, outbox)
+
+        anyio.run(serve_stdio, serve_root)
+        return 0
+    launch = Path.cwd()
+    if refusal(launch, "") is None:
+        # checked now (building starts nothing), so a bad mode, directory or sandbox fails at
+        # start as with --root, before any client has connected
+        check = Runtime(launch, toolset=ToolRegistry(), mode=mode, add_dirs=add_dirs)
+        sandbox_settings(check.settings, sandbox, secrets=given)
+
+    def serve_roots(outbox: Outbox) -> RootedStart:
+        return RootedStart(runtime_for, launch, outbox)
+
+    refused = anyio.run(serve_stdio, serve_roots)
+    return 2 if refused is not None else 0
 
 
 def _address(value: str) -> tuple[str, int]:

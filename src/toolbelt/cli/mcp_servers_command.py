@@ -7,6 +7,7 @@ import sys
 import anyio
 
 from toolbelt.cli.json_output import print_json
+from toolbelt.cli.notices import print_notices
 from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.mcp_client.status import ServerState, server_states
@@ -22,6 +23,7 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
     except UsageError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 2
+    print_notices(runtime)
     states = anyio.run(_states, runtime)
     if as_json:
         print_json([state.as_json() for state in states])

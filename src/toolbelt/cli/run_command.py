@@ -24,16 +24,19 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from pathlib import Path
 
 import anyio
 
 from toolbelt.agent import Agent, AgentFinished, AgentResult
 from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
 from toolbelt.cli.json_output import print_json
+from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
+from toolbelt.config.settings import load_settings
 from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import ProviderError
@@ -71,13 +74,15 @@ def run_task(
             )
         if max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1, not {max_turns}.")
+        # the settings first: whoever answers prompts words its hints for the trust in force
+        settings = load_settings(Path(root).resolve(), trusted=True if trust_workspace else None)
         runtime = Runtime(
             root,
             toolset=toolset_from_spec(toolset_spec),
             mode=mode,
             add_dirs=add_dirs,
-            trusted=True if trust_workspace else None,
-            requester=terminal_requester(Renderer.for_stderr(), yes=yes),
+            settings=settings,
+            requester=terminal_requester(Renderer.for_stderr(), yes=yes, trusted=settings.trusted),
             user=terminal_user(),
         )
         runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
@@ -90,8 +95,7 @@ def run_task(
     except ProviderError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
-    if runtime.notice:
-        print(f"toolbelt: {escape_for_terminal(runtime.notice)}", file=sys.stderr)
+    print_notices(runtime)
     termination = Termination()
     try:
         with termination:

@@ -5,7 +5,9 @@
 ``<root>/.toolbelt/settings.local.json`` (local, where "always allow" answers go) are merged in
 that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
 
-Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
+Unknown top-level keys are tolerated so a whole Claude settings file can be pasted (a key
+neither toolbelt nor Claude Code knows, most likely a misspelling, is warned about with the
+closest known key: ``config.settings_keys``), but the
 ``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
 sections and the ``editTool`` key are validated: a file that is not JSON, has the wrong shape
 or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
@@ -28,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from toolbelt.config.files import ConfigFileError, read_config_text
 from toolbelt.config.launch_files import hooks_section_files
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
+from toolbelt.config.settings_keys import unknown_key_warnings
 from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
 from toolbelt.core.errors import SettingsError, ToolbeltError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
@@ -160,6 +163,8 @@ class Settings:
     (``config.launches``); None when everything present is approved (``--trust-workspace``)."""
     changed: list[str] = field(default_factory=list)
     """The workspace's hooks left out because they changed since it was trusted."""
+    warnings: list[str] = field(default_factory=list)
+    """Parts of the files that were ignored (unknown keys), one sentence each."""
     workspace: Path | None = None
     """The workspace root the settings were read for."""
     files: list[Path] = field(default_factory=list)
@@ -225,6 +230,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             continue
         raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
+        merged.warnings += unknown_key_warnings(path, raw)
         if index > 0 and not merged.trusted:
             merged.bypass_disabled |= parsed.permissions.disable_bypass is not None
             merged.ignored += _loosening(path, raw, parsed, rules)

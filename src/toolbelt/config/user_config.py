@@ -2,8 +2,9 @@
 
 ``~/.config/toolbelt/settings.json`` holds the user's deny rules and hooks that run
 unsandboxed on the next call, ``trusted.json`` says which workspaces may loosen the policy,
-and the HTTP server's token (``mcp-PORT.token``, here or in ``$XDG_RUNTIME_DIR/toolbelt``)
-lets any local program drive the tools. A model that may write them can lift every limit the
+and the HTTP server's token (``mcp-PORT.token``, kept in ``$XDG_STATE_HOME/toolbelt/tokens``,
+or a file of the user's here or in ``$XDG_RUNTIME_DIR/toolbelt``) lets any local program drive
+the tools. A model that may write them can lift every limit the
 user set, so writing anything there asks in every mode, bypass included, and is never
 remembered; the token files are secrets, so reading them asks too. ``~/.claude/`` is protected
 by its name already (``protected``); it is listed here as well so that a workspace inside it
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Literal
 
+from toolbelt.config.state import user_state_dir
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.access import Protection
 
@@ -49,13 +51,16 @@ class UserConfig:
         ``XDG_RUNTIME_DIR`` as they are now)."""
         home = Path.home()
         config = {_real(user_config_dir()), _real(home / ".config" / "toolbelt")}
+        # where `toolbelt mcp --http` keeps its token (``cli.mcp_token``), for $XDG_STATE_HOME
+        # as it is now and as the default
+        tokens = {_real(user_state_dir() / "tokens"), _real(user_state_dir(home) / "tokens")}
         runtime_env = os.environ.get("XDG_RUNTIME_DIR", "")
         runtime = _real(Path(runtime_env) / "toolbelt") if os.path.isabs(runtime_env) else None
         directories = [(d, _CONFIG) for d in sorted(config)]
         directories.append((_real(home / ".claude"), _CLAUDE))
         if runtime is not None:
             directories.append((runtime, _TOKEN))
-        return cls(tuple(directories), tuple(sorted(config)), runtime)
+        return cls(tuple(directories), tuple(sorted(config | tokens)), runtime)
 
     def protection(self, path: PurePath | str, real: Path | None = None) -> Protection | None:
         """The protection of ``real`` (default ``path``) as user configuration, or None; the

@@ -106,7 +106,14 @@ class AgentError(ToolbeltError):
 
 
 ProviderErrorKind = Literal[
-    "auth", "connection", "not_found", "rate_limit", "overloaded", "bad_request", "server"
+    "auth",
+    "connection",
+    "not_found",
+    "rate_limit",
+    "overloaded",
+    "bad_request",
+    "server",
+    "not_model_server",
 ]
 
 

@@ -19,6 +19,8 @@ from pathlib import Path, PurePath
 __all__ = ["HOME_SECRETS", "SYSTEM_SECRETS", "holds_secret", "secret_location", "secrets_for"]
 
 HOME_SECRETS = (
+    # the bearer tokens `toolbelt mcp --http` keeps per port (with $XDG_STATE_HOME unset)
+    ".local/state/toolbelt/tokens",
     # keys, password stores, keyrings
     ".ssh",
     ".gnupg",

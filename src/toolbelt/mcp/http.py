@@ -84,6 +84,8 @@ class HttpOptions:
     it starts and closes it when it ends (``core.shared_toolset`` for one object for all)."""
     sandbox: SandboxSettings | None = None
     """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
+    token_source: Path | None = None
+    """The file the token is read from, named to a client that sent none or a wrong one."""
 
 
 @asynccontextmanager
@@ -142,7 +144,9 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    guard = Guard(options.host, options.port, options.token, options.remote)
+    guard = Guard(
+        options.host, options.port, options.token, options.remote, token_source=options.token_source
+    )
     limits = options.limits
     tables: list[SessionTable] = []
 
@@ -182,7 +186,12 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
 
     def refuse(request: Request) -> Response | None:
         refused = guard.refusal(request.method, request.headers)
-        return None if refused is None else PlainTextResponse(refused[1], refused[0])
+        if refused is None:
+            return None
+        status, text = refused
+        challenge = guard.challenge(request.headers) if status == 401 else None
+        headers = {"WWW-Authenticate": challenge} if challenge else None
+        return PlainTextResponse(text, status, headers=headers)
 
     stopping = stopping if stopping is not None else Stopping()
     stopping.inflight = lambda: tables[0].inflight if tables else 0

@@ -12,6 +12,11 @@ nothing. Each request must:
   multipart bodies are refused before they are read);
 - carry ``Authorization: Bearer <token>`` unless the server was started with ``--no-auth``
   (compared in constant time; never taken from the query string).
+
+A request without the token, or with a wrong one, gets 401 with a ``WWW-Authenticate: Bearer``
+challenge (RFC 6750) whose ``error_description`` names the token file: without the challenge a
+client that speaks MCP's OAuth flow starts OAuth discovery and tells the person about OAuth,
+not about the file that holds the token.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 __all__ = ["LOCAL_HOSTS", "Guard"]
@@ -35,6 +41,8 @@ class Guard:
     token: str | None
     remote: bool = False
     """Bound to a non-loopback address (``--allow-remote``, which requires the token)."""
+    token_source: Path | None = None
+    """The file the token comes from, named in the 401 challenge (None: not named)."""
 
     def refusal(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
         """``(HTTP status, reason)`` when the request must be refused, else None."""
@@ -47,12 +55,28 @@ class Guard:
         if self.token is not None:
             given = get("authorization") or ""
             if not secrets.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-                return 401, "Missing or wrong bearer token"
+                return 401, self._token_help(sent=bool(given)) + "\n"
         if method == "POST":
             kind = (get("content-type") or "").split(";", 1)[0].strip().lower()
             if kind != "application/json":
                 return 415, "Send the JSON-RPC message with Content-Type: application/json"
         return None
+
+    def challenge(self, headers: Mapping[str, str]) -> str:
+        """The ``WWW-Authenticate`` value of a 401: the scheme, and the help as the error
+        description (``invalid_token`` only when a token was sent: RFC 6750 §3.1)."""
+        sent = bool(headers.get("authorization"))
+        # a quoted-string of RFC 6750's characters only: no quote, no backslash, printable ASCII
+        help_text = "".join(
+            c if " " <= c <= "~" and c not in '"\\' else "?" for c in self._token_help(sent=sent)
+        )
+        error = 'error="invalid_token", ' if sent else ""
+        return f'Bearer realm="toolbelt", {error}error_description="{help_text}"'
+
+    def _token_help(self, *, sent: bool) -> str:
+        what = "Wrong bearer token" if sent else "Missing bearer token"
+        where = f"the token in {self.token_source}" if self.token_source else "the server's token"
+        return f"{what}: send {where} as the header 'Authorization: Bearer TOKEN'"
 
     def _names(self) -> set[str]:
         return {*LOCAL_HOSTS, self.host.lower()} if not self.remote else {self.host.lower()}

@@ -43,8 +43,9 @@ def agreed_version(asked: Any) -> str:
     return asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
 
 
-def initialize_result(version: str, list_changes: bool, root: Path) -> dict[str, Any]:
-    """The ``initialize`` result for the agreed ``version``."""
+def initialize_result(version: str, list_changes: bool, root: Path | None) -> dict[str, Any]:
+    """The ``initialize`` result for the agreed ``version`` (``root`` None: the workspace will
+    be the client's first root, ``mcp.roots``)."""
     return {
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": list_changes}, "logging": {}},
@@ -82,11 +83,12 @@ def checked_log_level(level: Any) -> str:
     return str(level)
 
 
-def _instructions(root: Path) -> str:
-    return f"Coding tools for the workspace {root}: read, search, edit files and run commands."
+def _instructions(root: Path | None) -> str:
+    where = f"the workspace {root}" if root is not None else "the workspace your first root names"
+    return f"Coding tools for {where}: read, search, edit files and run commands."
 
 
 def _version() -> str:
-    from importlib.metadata import version
+    from toolbelt.core.distribution import installed_version
 
-    return version("toolbelt")
+    return installed_version()

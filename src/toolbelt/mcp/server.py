@@ -108,6 +108,12 @@ class McpServer:
         self._states = RequestStates()
         """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
+    async def start(self) -> None:
+        """Open the runtime and list its tools (the configured MCP servers start) before the
+        first request is read; ``aclose`` closes it."""
+        await self.runtime.open()
+        await self.toolset.list_tools()
+
     # -- dispatch ------------------------------------------------------------------------
 
     async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:

@@ -31,7 +31,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
 from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
-from toolbelt.mcp.server import McpServer, OpenRuntime, Outgoing
+from toolbelt.mcp.roots import RootedStart
+from toolbelt.mcp.server import McpServer, Outbox, Outgoing
 
 __all__ = ["serve_stdio"]
 
@@ -41,15 +42,15 @@ ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
 
 
-async def serve_stdio(open_runtime: OpenRuntime) -> None:
-    """Serve the runtime ``open_runtime`` builds to the client on this process's stdin/stdout
-    until it disconnects; its toolset is opened and listed first (the configured MCP servers
-    start), and it is closed at the end."""
+async def serve_stdio(start: Callable[[Outbox], McpServer | RootedStart]) -> str | None:
+    """Serve the connection ``start`` makes to the client on this process's stdin/stdout until
+    it disconnects: an ``McpServer`` (its runtime opened and its tools listed first, so the
+    configured MCP servers start), or a ``RootedStart`` that opens one once the client's roots
+    say which workspace. Returns why no workspace was served (``RootedStart.refused``)."""
     send, receive = anyio.create_memory_object_stream[Outgoing](math.inf)
-    server = McpServer(open_runtime, send)
+    server = start(send)
     try:
-        await server.runtime.open()
-        await server.toolset.list_tools()  # configured MCP servers' tools are served too
+        await server.start()
         readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)
@@ -63,6 +64,8 @@ async def serve_stdio(open_runtime: OpenRuntime) -> None:
                         await send.send((exc.reply, None))
                         continue
                     await server.handle(message, calls)
+                if isinstance(server, RootedStart):
+                    await server.input_ended(calls)
                 server.end_of_input()
             send.close()  # the writer writes what is queued, then stops
             await written.wait()
@@ -71,6 +74,7 @@ async def serve_stdio(open_runtime: OpenRuntime) -> None:
         # not under a shield scope of its own: a toolset holding connections (MCP servers)
         # leaves its task group here, which must be the task's innermost scope
         await server.aclose()
+    return server.refused if isinstance(server, RootedStart) else None
 
 
 async def _write_all(

@@ -72,6 +72,9 @@ class McpConfig:
     changed: tuple[tuple[Path, str, str], ...] = ()
     """(file, server name, what changed: "" for the entry, else `` (its file …)``)."""
     root: Path | None = None
+    warnings: tuple[str, ...] = ()
+    """The files that could not be read or hold a malformed entry, one sentence each: their
+    servers are left out, the rest works (as Claude Code does with a broken file)."""
 
     @property
     def notice(self) -> str | None:
@@ -114,8 +117,9 @@ def load_mcp_config(
     environ: Mapping[str, str] | None = None,
     approved: Mapping[str, LaunchPin] | None = None,
 ) -> McpConfig:
-    """Read every MCP configuration file that exists; ``SettingsError`` naming the file and key
-    for one that is malformed (a server silently dropped is worse than refusing to start).
+    """Read every MCP configuration file that exists. One that is malformed is left out whole
+    with a warning naming the file and the key (``McpConfig.warnings``): a broken file must not
+    stop the built-in tools, and a server dropped is never dropped silently.
 
     ``approved`` holds the pins stored when the workspace was trusted (``Settings.approved``);
     a workspace entry that does not match its pin is left out, and so is an earlier entry of
@@ -125,6 +129,7 @@ def load_mcp_config(
     servers: dict[str, ServerConfig] = {}
     ignored: list[Path] = []
     changed: list[tuple[Path, str, str]] = []
+    broken: list[str] = []
     for index, path in enumerate(mcp_config_files(root, home=home)):
         if index > 0 and not trusted:
             # Not even parsed: its content is ignored, so nothing in it (a malformed entry, a
@@ -133,15 +138,12 @@ def load_mcp_config(
                 ignored.append(path)
             continue
         try:
-            data = load_json_config(path)
-        except ConfigFileError as exc:
-            raise SettingsError(str(exc)) from exc
-        if data is None:
+            loaded = _load_file(path, env, root if index else user_home, root)
+        except SettingsError as exc:  # the other files' servers and the built-ins still work
+            why = str(exc).rstrip(".")
+            broken.append(f"{why}; its MCP servers were skipped until it is fixed.")
             continue
-        entries = _entries(path, data)
-        for name, raw in entries.items():
-            # the user's own servers start in their home, the workspace's in the workspace
-            server = _started_in(_server(path, name, raw, env), root if index else user_home, root)
+        for name, (raw, server) in loaded.items():
             what = None
             if index > 0:
                 files = functools.partial(server_files, server, root)  # read only if needed
@@ -151,7 +153,26 @@ def load_mcp_config(
                 servers.pop(name, None)
                 continue
             servers[name] = server
-    return McpConfig(tuple(servers.values()), tuple(ignored), tuple(changed), root)
+    return McpConfig(tuple(servers.values()), tuple(ignored), tuple(changed), root, tuple(broken))
+
+
+def _load_file(
+    path: Path, env: Mapping[str, str], directory: Path, root: Path
+) -> dict[str, tuple[Any, ServerConfig]]:
+    """Every entry of ``path`` (none if it does not exist), as written and as it would start
+    (in ``directory`` unless it names its own ``cwd``); ``SettingsError`` for the first
+    malformed part, so a broken file contributes nothing rather than some of its servers."""
+    try:
+        data = load_json_config(path)
+    except ConfigFileError as exc:
+        raise SettingsError(str(exc)) from exc
+    if data is None:
+        return {}
+    return {
+        # the user's own servers start in their home, the workspace's in the workspace
+        name: (raw, _started_in(_server(path, name, raw, env), directory, root))
+        for name, raw in _entries(path, data).items()
+    }
 
 
 def entry_files(

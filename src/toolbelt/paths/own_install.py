@@ -30,6 +30,7 @@ from importlib import metadata
 from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
+from toolbelt.core.distribution import DISTRIBUTION
 
 __all__ = ["OwnInstall", "install_places", "own_install"]
 
@@ -98,7 +99,7 @@ def _distribution_site() -> tuple[Path, ...]:
     """The directory holding toolbelt's ``dist-info`` (and the ``.pth`` of an editable
     install), when toolbelt is installed as a distribution."""
     try:
-        where = metadata.distribution("toolbelt").locate_file("")
+        where = metadata.distribution(DISTRIBUTION).locate_file("")
     except metadata.PackageNotFoundError:
         return ()
     return (Path(str(where)),)

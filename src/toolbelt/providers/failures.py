@@ -4,6 +4,10 @@ The Anthropic and OpenAI SDKs share one exception layout (``APIStatusError`` wit
 ``status_code``, ``response`` and a JSON ``body``; ``APIConnectionError``); google-genai raises
 ``errors.APIError`` (``code``, ``message``) and lets httpx's transport errors through. They are
 recognised by class name and attributes so that this module imports no SDK.
+
+A base URL that points at something other than a model server (a web server, a proxy's
+landing page) answers with an HTML page, or 405/501 for a method it does not serve: that is
+told at once as a wrong base URL, never retried, and the page itself is never quoted.
 """
 
 from __future__ import annotations
@@ -89,6 +93,9 @@ def failure_from_exception(error: BaseException) -> Failure | None:
         body = getattr(error, "body", None)
         error_type = _error_type(body)
         headers = _headers(getattr(error, "response", None))
+        foreign = _foreign_reply(status, headers)
+        if foreign is not None:
+            return foreign
         detail = _server_message(body) or str(getattr(error, "message", error))
         kind = classify_status(status, error_type)
         return Failure(kind, status, detail, retry_after_seconds(headers))
@@ -97,6 +104,9 @@ def failure_from_exception(error: BaseException) -> Failure | None:
     code = getattr(error, "code", None)
     if "APIError" in names and isinstance(code, int):  # google-genai, or an OpenAI stream error
         headers = _headers(getattr(error, "response", None))
+        foreign = _foreign_reply(code, headers)
+        if foreign is not None:
+            return foreign
         detail = str(getattr(error, "message", None) or error)
         return Failure(classify_status(code), code, detail, retry_after_seconds(headers))
     if "APIError" in names:  # an error object in the middle of an OpenAI stream
@@ -148,7 +158,40 @@ def describe(
         case "server":
             what = "a server error" if failure.status else "an unusable reply"
             message = f"{where} failed with {what}{tries} ({said}); try again later."
+        case "not_model_server":
+            fix = (
+                f"set {endpoint.url_variable} or pass --base-url"
+                if endpoint.url_variable
+                else ("pass --base-url")
+            )
+            if endpoint.prefix in ("openai", "openai-responses", "openai-compatible", "ollama"):
+                fix += "; an OpenAI-compatible server's usually ends in /v1"
+            message = (
+                f"{endpoint.base_url}, the {endpoint.label} base URL, is not a model server: it "
+                f"answered {failure.detail}; point it at the server's API ({fix})."
+            )
     return ProviderError(message, kind=failure.kind, status=failure.status)
+
+
+_NOT_SERVED = {405: "405 Method Not Allowed", 501: "501 Not Implemented"}
+_PASSING = frozenset({408, 429, 502, 503, 504, 529})
+"""Statuses a proxy in front of a real model server answers with its own HTML page for a
+while (a gateway timeout, an overload): retried, the page left out of the message."""
+
+
+def _foreign_reply(status: int, headers: Mapping[str, str]) -> Failure | None:
+    """The failure for a reply that only something other than a model server sends (an HTML
+    page, a method the server does not serve); None when a model server may have sent it."""
+    content_type = {k.lower(): v for k, v in headers.items()}.get("content-type", "").lower()
+    html = "html" in content_type
+    if status in _NOT_SERVED:
+        said = _NOT_SERVED[status] + (" with an HTML page" if html else "")
+        return Failure("not_model_server", status, said)
+    if html and status in _PASSING:
+        return Failure(classify_status(status), status, "an HTML page")
+    if html:
+        return Failure("not_model_server", status, f"{status} with an HTML page")
+    return None
 
 
 def _error_type(body: Any) -> str | None:

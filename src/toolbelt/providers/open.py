@@ -27,7 +27,9 @@ to send content as text are exempt. The model sees the same characters with a ze
 inside each marker.
 
 ``base_url`` and ``api_key`` override the environment. A server on the loopback interface
-needs no key. Every failure is a ``ProviderError`` saying what to set or fix.
+needs no key. Every failure is a ``ProviderError`` saying what to set or fix, except a
+provider SDK that is not installed (the ``providers`` extra): that is the set-up's mistake, a
+``UsageError`` naming the command that installs it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ import ipaddress
 import os
 from urllib.parse import urlsplit
 
+from toolbelt.core.distribution import PROVIDERS_INSTALL
+from toolbelt.core.errors import UsageError
 from toolbelt.providers.failures import Endpoint
 from toolbelt.providers.model import ModelClient, ProviderError
 from toolbelt.providers.retry import RetryPolicy
@@ -115,7 +119,19 @@ def open_model(
         key_variables[0] if key_variables else None,
         url_variable,
     )
-    return _client(provider, endpoint, key, retry)
+    try:
+        return _client(provider, endpoint, key, retry)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in _SDK_MODULES:
+            raise
+        raise UsageError(
+            f"{spec} needs the {_LABELS[provider]} SDK, which is not installed (no module "
+            f"named {exc.name!r}); install the providers extra: {PROVIDERS_INSTALL}"
+        ) from None
+
+
+_SDK_MODULES = frozenset({"anthropic", "openai", "google"})
+"""The top-level modules of the providers' SDKs (the ``providers`` extra)."""
 
 
 def is_openai_api(url: str) -> bool:
