@@ -27,6 +27,7 @@ PUBLIC = [
     "AutoApprove",
     "CallState",
     "CombinedToolset",
+    "CommandAccess",
     "Deny",
     "DenyRequests",
     "DiffEvent",

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     )
     from toolbelt.config.factory import build_hooks, build_policy
     from toolbelt.config.settings import load_settings
-    from toolbelt.core.access import Access, AccessKind, Protection
+    from toolbelt.core.access import Access, AccessKind, CommandAccess, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
     from toolbelt.core.errors import (
@@ -114,6 +114,7 @@ _EXPORTS = {
     "AutoApprove": "toolbelt.core.requesters",
     "CallState": "toolbelt.core.events",
     "CombinedToolset": "toolbelt.core.registry",
+    "CommandAccess": "toolbelt.core.access",
     "Deny": "toolbelt.core.permission",
     "DenyRequests": "toolbelt.core.requesters",
     "DiffEvent": "toolbelt.core.events",

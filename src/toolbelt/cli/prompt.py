@@ -51,8 +51,8 @@ class TerminalRequester(PermissionRequester):
         access = request.access
         reason = visible(decision.reason)
         out.write(f"\n\x1b[1;33m{visible(request.tool)}\x1b[0m wants permission: {reason}\n")
-        if access.command:
-            out.write(f"  command: {visible(access.command)}\n")
+        if access.command and access.command.text:
+            out.write(f"  command: {visible(access.command.text)}\n")
             description = request.arguments.get("description")
             if isinstance(description, str) and description:
                 out.write(f"  (the model describes it as: {visible(description)})\n")
