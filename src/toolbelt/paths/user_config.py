@@ -65,11 +65,12 @@ class UserConfig:
         return (*self.token_directories, *runtime)
 
     def protection(self, path: PurePath | str, real: Path | None = None) -> Protection | None:
-        """The protection of ``real`` (default ``path``) as user configuration, or None."""
+        """The protection of ``real`` (default ``path``) as user configuration, or None; a
+        ``path`` given without its real path is resolved when it is not found as written."""
         target = Path(path) if real is None else real
         text = str(target)
         found = self._lookup(text)
-        if found is None and target.is_absolute():
+        if found is None and real is None and target.is_absolute():
             resolved = os.path.realpath(text)  # a symlink in the workspace pointing there
             if resolved != text:
                 found = self._lookup(resolved)
