@@ -12,9 +12,14 @@ import pytest
 from tests.support.sandboxes import backend_params
 from toolbelt import Runtime, SandboxSettings, ToolCall
 from toolbelt.config.factory import session_protections
+from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.permission import Ask, PermissionRequest
+from toolbelt.core.rule_identity import FILE_WRITE
+from toolbelt.paths import protected
 from toolbelt.paths.guard import PathGuard
 from toolbelt.paths.protections import Protections
 from toolbelt.paths.user_config import UserConfig
+from toolbelt.policy.policy import ToolbeltPolicy
 from toolbelt.sandbox.profiles import workspace_grants
 from toolbelt.testing import tool_context
 from toolbelt.tools._files import file_guard
@@ -63,7 +68,7 @@ async def test_the_configuration_is_a_secret_to_the_tools_the_policy_and_the_san
     assert configuration.read_text() == MARK + "\n"
 
 
-async def test_the_guard_the_policy_and_the_sandbox_share_the_sessions_catalogue(
+async def test_the_guard_and_the_sandbox_take_the_runtimes_catalogue(
     tmp_path: Path, configuration: Path
 ) -> None:
     root = tmp_path / "w"
@@ -99,3 +104,35 @@ def test_a_location_given_to_the_catalogue_reaches_all_three(tmp_path: Path) -> 
     assert resolved.protection is not None and resolved.protection.kind == "secret"
     assert given.listed_secret(secret)
     assert str(elsewhere) in workspace_grants([root], protections=given).hidden
+
+
+def test_a_protected_name_added_to_the_table_reaches_all_three(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name added to the one table of protected names (``paths.protected``): a write tool's
+    path is stamped with it, the policy asks before the write in every mode, and the sandbox
+    keeps the file read-only."""
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "deploy.cfg").write_text("hosts\n")
+    before = Protections([root])
+    assert PathGuard(root, protections=before).resolve("deploy.cfg", root).protection is None
+    assert str(root / "deploy.cfg") not in workspace_grants([root], protections=before).protected
+
+    monkeypatch.setitem(protected._FILES, "deploy.cfg", "deploy.cfg names the hosts to deploy to")
+    protections = Protections([root])
+    resolved = PathGuard(root, protections=protections).resolve("deploy.cfg", root)
+    assert resolved.protection is not None and resolved.protection.kind == "code"
+    access = Access(AccessKind.WRITE, paths=(resolved.path,), protections=(resolved.protection,))
+    request = PermissionRequest("c", "write_file", {}, access, readonly=False, identity=FILE_WRITE)
+    policy = ToolbeltPolicy(mode="bypass", roots=[root], protections=protections)
+    decision = policy.decide(request)
+    assert isinstance(decision, Ask) and "deploy.cfg names the hosts" in decision.reason
+    unguarded = Access(AccessKind.WRITE, paths=(resolved.path,))  # a tool without the guard
+    assert isinstance(
+        policy.decide(
+            PermissionRequest("c", "mcp__x__y", {}, unguarded, readonly=False, identity=FILE_WRITE)
+        ),
+        Ask,
+    )
+    assert str(root / "deploy.cfg") in workspace_grants([root], protections=protections).protected
