@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from toolbelt.paths.protections import Protections
 from toolbelt.sandbox.backends import namespaces_work
 from toolbelt.sandbox.landlock import abi_version
-from toolbelt.paths.protections import Protections
 from toolbelt.sandbox.profiles import workspace_grants
 
 REPO = Path(__file__).resolve().parents[2]
