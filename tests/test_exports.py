@@ -92,6 +92,7 @@ PUBLIC = [
     "calls_from_gemini",
     "calls_from_openai_chat",
     "calls_from_openai_responses",
+    "configure_session",
     "gemini_function_response",
     "load_settings",
     "openai_chat_tool_message",

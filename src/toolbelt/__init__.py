@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         ModelTurn,
         ToolResults,
     )
-    from toolbelt.config.factory import build_hooks, build_policy
+    from toolbelt.config.factory import build_hooks, build_policy, configure_session
     from toolbelt.config.settings import load_settings
     from toolbelt.core.access import Access, AccessKind, CommandAccess, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
@@ -173,6 +173,7 @@ _EXPORTS = {
     "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.config.factory",
     "build_policy": "toolbelt.config.factory",
+    "configure_session": "toolbelt.config.factory",
     "build_toolset": "toolbelt.tools",
     "builtin_toolset": "toolbelt.tools",
     "calls_from_anthropic": "toolbelt.providers.calls",
