@@ -3,11 +3,10 @@
 ``is_within`` compares the paths as given, component by component, so ``/w`` never contains
 ``/w-evil``; it touches no disk and is cheap enough for every path a listing shows. It is
 the test for *resolved* paths (``paths.realpath``, ``os.path.realpath``): comparing what
-the model wrote would let ``root/link/..`` or a symlinked directory decide. Where a caller
-has not resolved them, ``resolves_within`` resolves both first (symlinks followed, as the
-kernel will when the path is used). A caller that means the lexical path on purpose — a
-file *named* in the workspace, whatever it points to — says so by calling ``is_within`` on
-``os.path.abspath`` of it.
+the model wrote would let ``root/link/..`` or a symlinked directory decide, so callers resolve
+first. A caller that means the lexical path on purpose — a file *named* in the workspace,
+whatever it points to (``config.launch_files``) — says so by calling it on
+``os.path.abspath`` of the path, beside the resolved one.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import PurePath
 
-__all__ = ["is_beneath", "is_within", "is_within_any", "resolves_within"]
+__all__ = ["is_beneath", "is_within", "is_within_any"]
 
 
 def is_within(path: PurePath | str, root: PurePath | str) -> bool:
@@ -38,8 +37,3 @@ def is_beneath(path: PurePath | str, root: PurePath | str) -> bool:
 def is_within_any(path: PurePath | str, roots: Iterable[PurePath | str]) -> bool:
     """Whether ``path`` is within one of ``roots`` (``is_within``)."""
     return any(is_within(path, root) for root in roots)
-
-
-def resolves_within(path: PurePath | str, root: PurePath | str) -> bool:
-    """Whether ``path`` really lies within ``root``: both resolved first (symlinks followed)."""
-    return is_within(os.path.realpath(path), os.path.realpath(root))
