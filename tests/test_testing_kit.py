@@ -12,6 +12,7 @@ from toolbelt import (
     AccessKind,
     Answer,
     Approval,
+    CommandAccess,
     Runtime,
     Session,
     Tool,
@@ -95,4 +96,4 @@ async def test_event_log_tells_a_calls_story(tmp_path: Path) -> None:
 async def test_tool_context_calls_access_directly(tmp_path: Path) -> None:
     async with Session(tmp_path) as session:
         access = await DeployTool().access(DeployInput(env="qa"), tool_context(session, "deploy"))
-    assert access.command == "deploy qa"
+    assert access.command == CommandAccess("deploy qa")  # the text alone, taken as a command

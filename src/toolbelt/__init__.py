@@ -33,9 +33,9 @@ if TYPE_CHECKING:
         ModelTurn,
         ToolResults,
     )
-    from toolbelt.config.factory import build_hooks, build_policy
+    from toolbelt.config.factory import build_hooks, build_policy, configure_session
     from toolbelt.config.settings import load_settings
-    from toolbelt.core.access import Access, AccessKind, Protection
+    from toolbelt.core.access import Access, AccessKind, CommandAccess, Protection
     from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
     from toolbelt.core.context import Session, SessionConfig, ToolContext
     from toolbelt.core.errors import (
@@ -125,6 +125,7 @@ _EXPORTS = {
     "CondenseError": "toolbelt.core.errors",
     "ConfigFileError": "toolbelt.core.errors",
     "DataError": "toolbelt.core.errors",
+    "CommandAccess": "toolbelt.core.access",
     "Deny": "toolbelt.core.permission",
     "DenyRequests": "toolbelt.core.requesters",
     "DiffEvent": "toolbelt.core.events",
@@ -188,6 +189,7 @@ _EXPORTS = {
     "anthropic_tool_result": "toolbelt.providers.formats",
     "build_hooks": "toolbelt.config.factory",
     "build_policy": "toolbelt.config.factory",
+    "configure_session": "toolbelt.config.factory",
     "build_toolset": "toolbelt.tools",
     "builtin_toolset": "toolbelt.tools",
     "calls_from_anthropic": "toolbelt.providers.calls",

@@ -4,9 +4,10 @@ Every door opens tools the same way — a library user, ``toolbelt call``, ``too
 ``toolbelt mcp`` (one runtime per connection) and the agent loop — and calls them through the
 runtime (``run``, ``run_one``, ``cancel``), never through the executor behind it, so the order
 that matters is written once: the session fixes the roots, the settings are read with the
-workspace's trust (an untrusted repository's settings may only restrict), the policy applies
-the settings' mode, rules and extra directories to that session, the hooks come from the same
-settings, and the executor runs whichever toolset the caller injects (the built-ins by
+workspace's trust (an untrusted repository's settings may only restrict) and applied to the
+session (extra directories; the one catalogue of protected paths the path guard, the policy
+and the sandbox share), the policy applies the settings' mode and rules, the hooks come from
+the same settings, and the executor runs whichever toolset the caller injects (the built-ins by
 default, or a filtered or extended set).
 
 What a caller usually chooses is an argument (``root``, ``toolset``, ``mode``, ``add_dirs``,
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from toolbelt.config.factory import build_hooks, build_policy
+from toolbelt.config.factory import build_hooks, build_policy, configure_session
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.errors import UsageError
@@ -122,7 +123,11 @@ class Runtime(AsyncResource):
         self.settings = (
             settings if settings is not None else load_settings(self.session.root, trusted=trusted)
         )
-        self.policy: ToolbeltPolicy = build_policy(self.session, mode, settings=self.settings)
+        self.protections = configure_session(self.session, self.settings)
+        """The session's protected paths: the path guard, the policy and the sandbox use these."""
+        self.policy: ToolbeltPolicy = build_policy(
+            self.session, mode, settings=self.settings, protections=self.protections
+        )
         self.mcp_config: McpConfig | None = None
         """The MCP servers configured for this workspace (None: a toolset was injected)."""
         self.mcp_servers: McpToolset | None = None

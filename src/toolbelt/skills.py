@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.trust import user_config_dir
+from toolbelt.paths.containment import is_beneath
 
 __all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_sources"]
 
@@ -81,7 +82,7 @@ def load_skills(root: Path, *, trusted: bool, home: Path | None = None) -> Skill
         for folder in folders:
             skill_file = folder / "SKILL.md"
             real = Path(os.path.realpath(skill_file))
-            if label.startswith("workspace") and real_root not in real.parents:
+            if label.startswith("workspace") and not is_beneath(real, real_root):
                 catalog.skipped.append(f"{skill_file}: it resolves outside the workspace")
                 continue
             try:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from tests.support.processes import ended
 from tests.tools.helpers import Harness
 
-from toolbelt.config.factory import build_hooks, build_policy
+from toolbelt.config.factory import build_hooks
 from toolbelt.config.settings import load_settings
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
@@ -359,10 +359,9 @@ def harness_with_hooks(
 ) -> Harness:
     (root / ".toolbelt").mkdir(exist_ok=True)
     (root / ".toolbelt" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    h = Harness(root, mode=mode)
-    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     settings = load_settings(root, home=root / "home", trusted=True)
-    h.executor.policy = build_policy(h.session, mode, settings=settings)
+    h = Harness(root, mode=mode, settings=settings)
+    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     h.executor.hooks = build_hooks(h.session, settings)
     return h
 

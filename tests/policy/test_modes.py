@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.policy.identities import identity
-from toolbelt.core.access import Access, AccessKind, Protection
+from toolbelt.core.access import Access, AccessKind, CommandAccess
 from toolbelt.core.permission import Allow, Answer, Approval, Ask, Deny, PermissionRequest
+from toolbelt.paths.protections import Protections
 from toolbelt.policy.policy import RuleMatch, ToolbeltPolicy
 
 ROOT = Path("/w")
@@ -25,8 +26,8 @@ READ_IN = ("read_file", Access(AccessKind.READ, paths=(INSIDE,)))
 READ_OUT = ("read_file", Access(AccessKind.READ, paths=(OUTSIDE,)))
 WRITE_IN = ("edit_file", Access(AccessKind.WRITE, paths=(INSIDE,)))
 WRITE_OUT = ("write_file", Access(AccessKind.WRITE, paths=(OUTSIDE,)))
-LS_CMD = ("bash", Access(AccessKind.EXECUTE, command="ls", commands=("ls",), readonly_command=True))
-MAKE_CMD = ("bash", Access(AccessKind.EXECUTE, command="make", commands=("make",)))
+LS_CMD = ("bash", Access(AccessKind.EXECUTE, command=CommandAccess("ls", ("ls",), readonly=True)))
+MAKE_CMD = ("bash", Access(AccessKind.EXECUTE, command=CommandAccess("make", ("make",))))
 FETCH = ("web_fetch", Access(AccessKind.NETWORK, url="https://example.com/x"))
 THINK = ("think", Access.none())
 
@@ -100,19 +101,9 @@ def test_ask_rule_is_forced_and_allow_rule_allows() -> None:
     assert isinstance(allow.decide(request(*MAKE_CMD)), Allow)
 
 
-def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
-    where = real or Path(path)
-    parts = [p.lower() for p in PurePath(path).parts]
-    if ".git" in parts:
-        return Protection("code", ".git/ holds repository configuration and hooks", where)
-    if PurePath(path).name.lower().startswith(".env"):
-        return Protection("secret", ".env files hold secrets", where)
-    return None
-
-
 @pytest.mark.parametrize("mode", ["default", "accept_edits", "bypass"])
 def test_protected_paths_ask_in_every_mode_and_are_never_remembered(mode: Any) -> None:
-    policy = ToolbeltPolicy(mode=mode, roots=[ROOT], protected=protected)
+    policy = ToolbeltPolicy(mode=mode, roots=[ROOT], protections=Protections([ROOT]))
     hook = request(
         "write_file", Access(AccessKind.WRITE, paths=(Path("/w/.git/hooks/pre-commit"),))
     )
@@ -133,11 +124,10 @@ def test_protected_paths_ask_in_every_mode_and_are_never_remembered(mode: Any) -
 
 
 def test_only_the_part_below_the_root_is_checked_for_protected_names() -> None:
-    from toolbelt.paths.protected import protection_of
-
     root = Path("/home/u/.vscode/extensions/mine")  # a workspace inside a protected name
     extra = Path("/home/u/other/.git")  # an added directory gets no such allowance
-    policy = ToolbeltPolicy(mode="bypass", roots=[root, extra], protected=protection_of)
+    protections = Protections([root, extra])
+    policy = ToolbeltPolicy(mode="bypass", roots=[root, extra], protections=protections)
 
     def write(path: str) -> object:
         access = Access(AccessKind.WRITE, paths=(Path(path),))
@@ -158,9 +148,9 @@ def test_dangerous_commands_ask_even_after_a_session_approval() -> None:
         "bash",
         Access(
             AccessKind.EXECUTE,
-            command="rm -rf build",
-            commands=("rm -rf build",),
-            dangerous=("rm deletes files",),
+            command=CommandAccess(
+                "rm -rf build", ("rm -rf build",), dangerous=("rm deletes files",)
+            ),
         ),
     )
     decision = policy.decide(rm)
@@ -176,12 +166,13 @@ def test_session_approval_covers_the_same_specifier_only() -> None:
     policy.remember(make, Answer(Approval.SESSION))
     assert isinstance(policy.decide(make), Allow)
     other = request(
-        "bash", Access(AccessKind.EXECUTE, command="make install", commands=("make install",))
+        "bash",
+        Access(AccessKind.EXECUTE, command=CommandAccess("make install", ("make install",))),
     )
     assert isinstance(policy.decide(other), Ask)
     both = request(
         "bash",
-        Access(AccessKind.EXECUTE, command="make && npm test", commands=("make", "npm test")),
+        Access(AccessKind.EXECUTE, command=CommandAccess("make && npm test", ("make", "npm test"))),
     )
     assert isinstance(policy.decide(both), Ask)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from toolbelt.paths.protections import Protections
 from toolbelt.sandbox.backends import namespaces_work
 from toolbelt.sandbox.landlock import abi_version
-from toolbelt.sandbox.profiles import own_install, workspace_grants
+from toolbelt.sandbox.profiles import workspace_grants
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = Path(str(__import__("toolbelt").__file__)).resolve().parent
@@ -112,10 +113,11 @@ def test_the_own_install_in_a_root_is_protected_and_never_granted_writable() -> 
     """The editable install of this repository: its ``.venv`` and ``src/toolbelt`` are kept
     read-only by mounts, and the entry-by-entry grants (Landlock without namespaces) step
     around them instead of granting ``.venv/`` or ``src/`` whole."""
-    own = own_install([REPO])
+    protections = Protections([REPO], home=REPO / "no-home")
+    own = protections.installation_inside_roots()
     if not any(path == PACKAGE or path in PACKAGE.parents for path in own):
         pytest.skip("toolbelt is not installed from this repository")
-    grants = workspace_grants([REPO], home=REPO / "no-home")
+    grants = workspace_grants([REPO], protections=protections)
     assert str(REPO / "src") in grants.protected  # the editable install's whole path entry
     for entry in map(Path, grants.entries):
         for path in own:

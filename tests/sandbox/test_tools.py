@@ -96,7 +96,7 @@ async def test_read_only_profile_holds_when_the_analysis_calls_everything_read_o
             commands=(), parse_ok=True, readonly=True, dangerous=(), write_targets=()
         )
 
-    monkeypatch.setattr("toolbelt.tools.bash.analyze_command", everything_is_read_only)
+    monkeypatch.setattr("toolbelt.commands.access.analyze_command", everything_is_read_only)
     out = h.root.parent / "out"
     (h.root / "f.txt").write_text("line\n")
     attacks = [

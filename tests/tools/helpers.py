@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolbelt.config.factory import build_policy
+from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
@@ -35,15 +35,24 @@ class Harness:
     """One session, one executor; ``call`` runs a tool and returns its result."""
 
     def __init__(
-        self, root: Path, *, mode: str = "default", approve: bool = True, **config: Any
+        self,
+        root: Path,
+        *,
+        mode: str = "default",
+        approve: bool = True,
+        settings: Settings | None = None,
+        **config: Any,
     ) -> None:
+        """``settings`` are applied to the session as the runtime applies them."""
         self.root = root
         self.session = Session(root, config=SessionConfig(**config))
+        if settings is not None:
+            configure_session(self.session, settings)
         self.requester = Requester(Approval.ONCE if approve else Approval.DENY)
         self.executor = Executor(
             builtin_toolset(),
             self.session,
-            policy=build_policy(self.session, mode),
+            policy=build_policy(self.session, mode, settings=settings),
             requester=self.requester,
         )
 
@@ -63,6 +72,7 @@ async def call_once(
     """One call of a built-in tool in ``session`` under ``settings``' rules, every prompt
     answered ``approve``; the result, the requester (what was asked), and the session closed."""
     requester = Requester(Approval.ONCE if approve else Approval.DENY)
+    configure_session(session, settings)
     executor = Executor(
         builtin_toolset(),
         session,

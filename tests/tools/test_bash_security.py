@@ -14,7 +14,6 @@ import pytest
 from tests.config.test_trust import toolbelt
 from tests.tools.helpers import Harness
 
-from toolbelt.config.factory import build_policy
 from toolbelt.config.settings import load_settings
 from toolbelt.core.events import CallState
 from toolbelt.sandbox.sandbox import SandboxSettings
@@ -45,10 +44,9 @@ def harness(
 ) -> Harness:
     """A session with the world's rules; ``sandbox="off"`` for tests of what the command
     analysis and the git guard do alone (they must hold without the OS sandbox)."""
-    h = Harness(world["work"], approve=False)
-    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     settings = load_settings(world["work"], home=world["home"], trusted=trusted)
-    h.executor.policy = build_policy(h.session, mode, settings=settings)
+    h = Harness(world["work"], mode=mode, approve=False, settings=settings)
+    h.session.resource(SandboxSettings, lambda: SandboxSettings(mode=sandbox))
     return h
 
 

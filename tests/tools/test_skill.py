@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolbelt.config.factory import build_policy
+from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
@@ -66,10 +66,10 @@ def workspace(tmp_path: Path, home: Path) -> Path:
 
 async def run_skill(root: Path, *, trusted: bool, **arguments: str) -> ToolCallResult:
     session = Session(root)
+    settings = Settings(trusted=trusted)
+    configure_session(session, settings)
     executor = Executor(
-        builtin_toolset(),
-        session,
-        policy=build_policy(session, "default", settings=Settings(trusted=trusted)),
+        builtin_toolset(), session, policy=build_policy(session, "default", settings=settings)
     )
     try:
         return await executor.run_one(ToolCall("s1", "skill", dict(arguments)))

@@ -23,7 +23,7 @@ from tests.web.local_server import (
     recording_connects,
 )
 
-from toolbelt.config.factory import build_policy
+from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
@@ -164,6 +164,7 @@ async def test_http_error_status_is_an_error_result_with_the_page(
 async def test_windows_and_the_cache(tmp_path: Path, server: Server) -> None:
     session = Session(tmp_path)
     settings = Settings(private_origins=[server.origin])
+    configure_session(session, settings)
     executor = Executor(
         builtin_toolset(), session, policy=build_policy(session, "bypass", settings=settings)
     )
@@ -190,6 +191,7 @@ async def test_cached_page_expires_after_fifteen_minutes(
     monkeypatch.setattr(cache_module.time, "monotonic", lambda: now[0])
     session = Session(tmp_path)
     settings = Settings(private_origins=[server.origin])
+    configure_session(session, settings)
     executor = Executor(
         builtin_toolset(), session, policy=build_policy(session, "bypass", settings=settings)
     )

@@ -20,10 +20,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from toolbelt.core.access import Access, AccessKind
-from toolbelt.core.permission import Allow, PermissionPolicy, PermissionRequest
-from toolbelt.core.rule_identity import FILE_READ
+from toolbelt.core.authorization import read_allowed
+from toolbelt.core.permission import PermissionPolicy
 from toolbelt.core.tool import Tool
+from toolbelt.paths.containment import is_within
 
 __all__ = ["INSTRUCTION_FILES", "MAX_INSTRUCTIONS_BYTES", "build_system_prompt", "git_branch"]
 
@@ -138,9 +138,5 @@ def _may_show(path: Path, root: Path, policy: PermissionPolicy | None) -> bool:
     quoted to the model that the executor applies to tools' output too."""
     resolved = path.resolve()
     if policy is None:
-        return resolved.is_relative_to(root.resolve())
-    access = Access(AccessKind.READ, paths=(resolved,), summary=f"read {resolved}")
-    request = PermissionRequest(
-        "", "read_file", {"path": str(resolved)}, access, readonly=True, identity=FILE_READ
-    )
-    return isinstance(policy.decide(request), Allow)
+        return is_within(resolved, root.resolve())
+    return read_allowed(policy, resolved)

@@ -54,8 +54,8 @@ class TerminalRequester(PermissionRequester):
         out.write(
             f"\n\x1b[1;33m{escape_for_terminal(request.tool)}\x1b[0m wants permission: {reason}\n"
         )
-        if access.command:
-            out.write(f"  command: {escape_for_terminal(access.command)}\n")
+        if access.command and access.command.text:
+            out.write(f"  command: {escape_for_terminal(access.command.text)}\n")
             description = request.arguments.get("description")
             if isinstance(description, str) and description:
                 out.write(f"  (the model describes it as: {escape_for_terminal(description)})\n")

@@ -1,6 +1,8 @@
 """The tables behind shell command analysis: what is read-only, what is dangerous, and why.
 
-Kept as data so a reader can audit them at a glance; ``shell.py`` applies them.
+Kept as data so a reader can audit them at a glance; the analysis (``analysis``, ``code_walk``,
+``redirects``) applies them, and so does the pinning of launch entries (``config.launch_files``):
+one table of shells and interpreters for both.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ __all__ = [
     "INTERPRETERS",
     "READONLY_PROGRAMS",
     "READS_NO_FILES",
+    "RUNNERS",
     "SAFE_VARIABLES",
     "SHELLS",
     "WRAPPERS",
@@ -142,16 +145,34 @@ DANGEROUS_PROGRAMS = {
 }
 
 SHELLS = frozenset(["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"])
+"""Shells: ``-c`` runs its argument as code; a script comes from the first operand or stdin."""
 INTERPRETERS = {
     "python": "-c",
     "python3": "-c",
+    "pypy": "-c",
+    "pypy3": "-c",
     "perl": "-e",
     "ruby": "-e",
     "node": "-e",
+    "nodejs": "-e",
+    "bun": "-e",
+    "deno": "",
+    "tsx": "-e",
+    "ts-node": "-e",
     "php": "-r",
     "lua": "-e",
+    "rscript": "-e",
     "osascript": "-e",
 }
+"""Language interpreters, each with the option that passes it code inline ("": none, as
+``deno eval`` takes code by subcommand); like a shell, each runs its first operand as a
+script, or what it reads on stdin."""
+RUNNERS = frozenset(
+    ["java", "go", "uv", "uvx", "npx", "pnpm", "yarn", "poetry", "pipenv", "hatch", "pdm"]
+)
+"""Toolchains and package runners whose first operand names what they run (``java
+Main.java``, ``uv run srv``): a launch entry's files are found through them too
+(``config.launch_files``)."""
 
 GIT_READONLY = frozenset(
     [

@@ -1,35 +1,102 @@
-"""Build a session's permission policy and hooks from a mode and the settings files."""
+"""Assemble a session from the settings files: what they say about the session itself, its
+one catalogue of protected paths, its permission policy and its hooks.
+
+The runtime calls these in order — ``configure_session`` (extra directories, trust, the settings
+the tools read, the ``Protections`` the path guard, the policy and the sandbox share), then
+``build_policy`` and ``build_hooks``, which only build: they write nothing into the session.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path, PurePath
+import os
+from pathlib import Path
 
 from toolbelt.config.settings import Settings, add_local_rule, load_settings
-from toolbelt.config.user_config import UserConfig
-from toolbelt.core.access import Protection
+from toolbelt.config.state import user_state_dir
+from toolbelt.config.trust import user_config_dir
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.core.hooks import ToolHooks
-from toolbelt.paths.own_install import OwnInstall
-from toolbelt.paths.protected import protection_of
-from toolbelt.paths.secret_links import SecretLinks
+from toolbelt.paths.protections import Protections
+from toolbelt.paths.user_config import UserConfig
 from toolbelt.policy.modes import MODES
 from toolbelt.policy.policy import ToolbeltPolicy
-from toolbelt.policy.rules import HiddenReads, RuleSet
+from toolbelt.policy.rules import RuleSet
 
-__all__ = ["MODES", "build_hooks", "build_policy", "load_settings"]
+__all__ = [
+    "MODES",
+    "build_hooks",
+    "build_policy",
+    "configure_session",
+    "current_user_config",
+    "load_settings",
+    "session_protections",
+]
+
+
+def configure_session(session: Session, settings: Settings) -> Protections:
+    """Apply ``settings`` to ``session`` before any tool runs, and give it its catalogue of
+    protected paths; returns the catalogue, for ``build_policy``.
+
+    The settings' ``additionalDirectories`` join the session's roots, the workspace's trust
+    is recorded (git runs neutralised in an untrusted one), web_fetch, git_commit and skill
+    read the settings from the session, and the paths read-deny rules name whole are hidden
+    by the sandbox with the user's secrets.
+    """
+    if session.peek(Protections) is not None:
+        raise UsageError(
+            "The session's protected paths were fixed before its settings were applied; "
+            "call configure_session before build_policy and before the first tool call."
+        )
+    session.add_directories(settings.additional_directories)
+    session.trusted = settings.trusted
+    session.resource(Settings, lambda: settings)
+    # `./x` rules mean the directory the session started in, as in the policy's rules
+    denied = RuleSet(deny=settings.deny, cwd=session.cwd).hidden_reads()
+    return session_protections(session, hidden=denied)
+
+
+def session_protections(session: Session, *, hidden: tuple[Path, ...] = ()) -> Protections:
+    """The session's one catalogue of protected paths, built on first use from its roots and
+    the user's configuration directories (``hidden``: more paths for the sandbox to hide, on
+    that first use). The path guard, the policy and the sandbox all take it from here."""
+    return session.resource(
+        Protections,
+        lambda: Protections(session.roots, user_config=current_user_config(), hidden=hidden),
+    )
+
+
+def current_user_config() -> UserConfig:
+    """Where this process's user keeps their configuration (``HOME``, ``XDG_CONFIG_HOME``,
+    ``XDG_RUNTIME_DIR`` as they are now)."""
+    home = Path.home()
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    # where `toolbelt mcp --http` keeps its tokens (``cli.mcp_token``), for $XDG_STATE_HOME as
+    # it is now and as the default: secrets as a whole, like the configuration
+    tokens = (user_state_dir() / "tokens", user_state_dir(home) / "tokens")
+    return UserConfig.at(
+        (user_config_dir(), home / ".config" / "toolbelt", *tokens),
+        home=home,
+        runtime_dir=Path(runtime) / "toolbelt" if os.path.isabs(runtime) else None,
+    )
 
 
 def build_policy(
-    session: Session, mode: str | None = "default", *, settings: Settings | None = None
+    session: Session,
+    mode: str | None = "default",
+    *,
+    settings: Settings | None = None,
+    protections: Protections | None = None,
 ) -> ToolbeltPolicy:
-    """The standard policy for ``session`` in ``mode``, with the rules of ``settings``.
+    """The standard policy for ``session`` in ``mode``, with the rules of ``settings`` and the
+    session's ``protections`` (default: the session's own, ``configure_session``'s when the
+    runtime ran it).
 
     With settings of a trusted workspace, "always allow" answers are written to
     ``.toolbelt/settings.local.json`` (an untrusted one's would be ignored, so none is offered)
-    and read-deny rules also filter what grep, glob and ls return (``hidden_paths``). The settings'
-    ``defaultMode`` applies when ``mode`` is None, their ``additionalDirectories`` join the
-    session's roots, and ``disableBypassPermissionsMode`` refuses bypass.
+    and read-deny rules also filter what grep, glob and ls return (``hidden_paths``). The
+    settings' ``defaultMode`` applies when ``mode`` is None, and
+    ``disableBypassPermissionsMode`` refuses bypass.
     """
     if mode is None:
         mode = (settings.default_mode if settings is not None else None) or "default"
@@ -44,8 +111,6 @@ def build_policy(
                 "bypass mode is turned off by `disableBypassPermissionsMode` in your settings; "
                 "choose another mode (accept_edits asks only for commands and outside paths)."
             )
-        session.add_directories(settings.additional_directories)
-        session.resource(Settings, lambda: settings)  # web_fetch, git_commit, skill read it
         rules = RuleSet(
             allow=settings.allow,
             ask=settings.ask,
@@ -54,10 +119,6 @@ def build_policy(
             # shell's `cd`, `cd src && cat ../secret` would step around `Read(./secret)`
             cwd=session.cwd,
         )
-        session.trusted = settings.trusted
-        hidden = HiddenReads(rules.hidden_reads())  # a command must not read them either
-        session.resource(HiddenReads, lambda: hidden)
-
         if settings.trusted:
 
             def persist(rule: str) -> None:
@@ -71,41 +132,12 @@ def build_policy(
                 "this workspace is not trusted, so a rule saved in it would be ignored; "
                 "run `toolbelt trust` to be offered it"
             )
-
-    user_config = UserConfig.current()
-    own_install = OwnInstall.around(session.roots)
-
-    def secret_reason(below_root: Path, path: Path) -> str | None:
-        # by names and strings only: it runs for every file a grep, glob or ls finds
-        found = protection_of(below_root)
-        if found is not None and found.kind == "secret":
-            return found.reason
-        token = user_config.protection(path) if user_config.secret(path) else None
-        return None if token is None else token.reason
-
-    links = SecretLinks(lambda: session.roots, secret_reason)  # `ln .env notes.txt`
-
-    def protected(path: PurePath | str, real: Path | None = None) -> Protection | None:
-        # by name (.git/, .env) wherever the file is, then the user's own configuration and
-        # toolbelt's own installation (its .venv, package, launcher: what it runs unconfined),
-        # then by identity: another name of a secret file is that secret
-        return (
-            protection_of(path, real)
-            or user_config.protection(path, real)
-            or own_install.protection(path, real)
-            or (links.twin(real) if real is not None else None)
-        )
-
-    def listed_secret(below_root: Path, path: Path) -> bool:
-        return secret_reason(below_root, path) is not None or links.twin(path) is not None
-
     return ToolbeltPolicy(
         mode=mode,
         roots=session.roots,
         rules=rules,
-        protected=protected,
+        protections=protections if protections is not None else session_protections(session),
         persist=persist,
-        listed_secret=listed_secret,
         no_always=no_always,
     )
 

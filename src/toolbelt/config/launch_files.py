@@ -14,7 +14,8 @@ the entry names, found by this rule:
   absolute entries (the ones it is started with, ``core.programs``);
 - a file counts when its lexical or its real path lies in the workspace (a committed symlink
   counts, and so does what it points to) and it is the program, the script of an interpreter
-  (the first operand of ``python``, ``node``, ``sh``...: the first word not an option), the
+  (the first operand of ``python``, ``node``, ``sh``, ``uv``, ``env``...: the first word not an
+  option; the analysis's table of shells, interpreters, runners and wrappers), the
   project-local program of a package runner (``npx pkg``'s ``node_modules/.bin/pkg``, ``uv
   run srv``'s ``.venv/bin/srv``), or another argument that can run: executable, a source
   suffix (``.py``, ``.js``, ``.sh``...) or a ``#!`` line.
@@ -43,7 +44,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolbelt.commands.analysis import analyze_command
+from toolbelt.commands.programs import INTERPRETERS, RUNNERS, SHELLS, WRAPPERS
 from toolbelt.core.programs import absolute_path
+from toolbelt.paths.containment import is_within
 
 __all__ = [
     "MAX_PINNED_BYTES",
@@ -65,18 +68,14 @@ _CODE_SUFFIXES = frozenset(
     | {".jar", ".wasm", ".go", ".java", ".kt", ".kts", ".swift", ".exs", ".ex", ".clj", ".tcl"}
     | {".groovy", ".awk", ".ps1"}
 )
-_INTERPRETERS = frozenset(
-    {"python", "pypy", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php"}
-    | {"sh", "bash", "dash", "zsh", "ksh", "fish", "lua", "rscript", "java", "go", "uv", "uvx"}
-    | {"npx", "pnpm", "yarn", "poetry", "pipenv", "hatch", "pdm", "env", "exec", "nohup"}
-)
+_RUNS_ITS_OPERAND = SHELLS | INTERPRETERS.keys() | RUNNERS | WRAPPERS
+"""Programs whose first operand is a script or program they run (``commands.programs``)."""
 _VERSION = re.compile(r"[\d.]+$")
 _PROJECT_DIR = re.compile(
     r"\$\{(?:TOOLBELT|CLAUDE)_PROJECT_DIR\}"  # ${TOOLBELT_PROJECT_DIR}
     r"|\$(?:TOOLBELT|CLAUDE)_PROJECT_DIR\b"  # $TOOLBELT_PROJECT_DIR
 )
 _PLACEHOLDER = "TOOLBELTPROJECTDIRd41d8cd9"
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 _MAX_NESTING = 4
 _DIRECT_RUNNERS = frozenset({"npx", "pnpx", "bunx"})
 _RUNNER_SUBCOMMANDS = {
@@ -100,7 +99,7 @@ def named_files(
     program = _program_file(argv[0], base, path)
     if program is not None:
         found.append(program)
-    interpreter = _name(argv[0]) in _INTERPRETERS
+    interpreter = _name(argv[0]) in _RUNS_ITS_OPERAND
     operand_seen = False
     for word in argv[1:]:
         value = word.partition("=")[2] if word.startswith("--") and "=" in word else word
@@ -228,13 +227,11 @@ def _can_run(file: Path) -> bool:
 
 def _inside(file: Path, workspace: Path) -> bool:
     """Whether ``file`` is named in the workspace, or leads there through a symlink."""
-    real_workspace = Path(os.path.realpath(workspace))
-    lexical = Path(os.path.abspath(file))
-    real = Path(os.path.realpath(file))
+    tops = (os.path.abspath(workspace), os.path.realpath(workspace))
     return any(
-        path == top or top in path.parents
-        for path in (lexical, real)
-        for top in (Path(os.path.abspath(workspace)), real_workspace)
+        is_within(path, top)
+        for path in (os.path.abspath(file), os.path.realpath(file))  # lexical, then resolved
+        for top in tops
     )
 
 
@@ -245,7 +242,7 @@ def _name(word: str) -> str:
 
 def _shell_code(argv: Sequence[str]) -> str | None:
     """The code of ``sh -c CODE`` (``bash -lc`` too), else None."""
-    if not argv or _name(argv[0]) not in _SHELLS:
+    if not argv or _name(argv[0]) not in SHELLS:
         return None
     for index, word in enumerate(argv[1:-1], start=1):
         if word.startswith("-") and not word.startswith("--") and "c" in word:

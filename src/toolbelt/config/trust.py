@@ -31,6 +31,7 @@ from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
 from toolbelt.config.launches import LaunchPin, stored_pin
+from toolbelt.paths.containment import is_beneath
 
 __all__ = [
     "approved_launches",
@@ -101,7 +102,7 @@ def is_trusted(root: Path, *, home: Path | None = None) -> bool:
     for entry in trusted_workspaces(home):
         if real == entry:
             return True
-        if entry in real.parents and not _repository_between(entry, real):
+        if is_beneath(real, entry) and not _repository_between(entry, real):
             return True
     return False
 
@@ -131,7 +132,7 @@ def too_broad(root: Path, *, home: Path | None = None) -> str | None:
         return f"{real} is the whole file system"
     if real == user_home:
         return f"{real} is your home directory"
-    if real in user_home.parents:
+    if is_beneath(user_home, real):
         return f"{real} holds your home directory"
     if len(real.parts) == 2:
         return f"{real} is a top-level directory"

@@ -2,7 +2,9 @@
 
 A tool knows what its arguments mean (``path`` is a file to write, ``command`` is shell), the
 policy knows what the user allows. ``Access`` is the hand-over between the two: resolved paths,
-the command, the URL, and a preview (a diff for writes) that a prompt can show the user.
+the command, the URL, and a preview (a diff for writes) that a prompt can show the user. What
+only a shell command has — its parts, what it reads, how dangerous it is, the sandbox profile
+it runs in — is a ``CommandAccess`` of its own, filled by the command analysis.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Access", "AccessKind", "Protection"]
+__all__ = ["Access", "AccessKind", "CommandAccess", "Protection", "SandboxProfile"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,24 +49,34 @@ class AccessKind(StrEnum):
     """Asks the person at the keyboard something."""
 
 
-@dataclass(frozen=True, slots=True)
-class Access:
-    """The effect of one call: kind, resolved paths, command, URL and a preview for prompts."""
+SandboxProfile = Literal["workspace", "readonly", "git", "unconfined"]
+"""Where a command runs: the sandbox's workspace profile (writes inside the workspace only),
+its read-only profile, its git profile (``.git/`` writable but what makes git run programs),
+or outside the sandbox, which the user approved."""
 
-    kind: AccessKind
-    paths: tuple[Path, ...] = ()
-    """Real (resolved) paths the call reads or writes; the policy judges these, not raw text."""
-    command: str | None = None
+
+@dataclass(frozen=True, slots=True)
+class CommandAccess:
+    """What a shell command does, as the command analysis (``commands``) found it, and the
+    sandbox profile it is to run in: the bash-only part of an ``Access``.
+
+    A tool that runs a command of its own and knows no more than its text gives
+    ``CommandAccess(text)`` (or the text itself as ``Access.command``): it is then judged as
+    a command toolbelt cannot see into.
+    """
+
+    text: str
     """The shell command as the model wrote it."""
-    url: str | None = None
-    preview: str | None = None
-    """What a prompt shows the user before approving: a diff for writes."""
-    summary: str = ""
-    """One line for prompts and logs, e.g. "write src/app.py (+3 -1)"."""
     commands: tuple[str, ...] = ()
-    """Every simple command inside ``command`` (for per-command rule matching)."""
-    readonly_command: bool = False
-    """The command analysis found only read-only programs and no writing redirection."""
+    """Every simple command inside ``text`` (for per-command rule matching)."""
+    runs: tuple[str, ...] = ()
+    """Each program the command really runs, quotes removed and wrappers stripped (``env
+    -S'rm x'`` runs ``rm x``): deny and ask rules are matched against these too."""
+    reads: tuple[Path, ...] = ()
+    """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
+    reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
+    readonly: bool = False
+    """The analysis found only read-only programs and no writing redirection."""
     dangerous: tuple[str, ...] = ()
     """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
     sandboxed: bool = False
@@ -73,14 +85,40 @@ class Access:
     outside_sandbox: str | None = None
     """The model asks to run the command unconfined, for this reason: always asks the user,
     and the answer is never remembered."""
-    reads: tuple[Path, ...] = ()
-    """Real paths a read-only command reads (``cat``, ``grep``, ``ls`` arguments): judged as
-    reads — outside the workspace they ask, read rules and protected ``.env`` files apply."""
-    protections: tuple[Protection, ...] = ()
-    """What the path guard found protected among ``paths`` and ``reads`` (``protections_of``)."""
-    runs: tuple[str, ...] = ()
-    """Each program a command really runs, quotes removed and wrappers stripped (``env -S'rm
-    x'`` runs ``rm x``): deny and ask rules are matched against these too."""
+    profile: SandboxProfile = "workspace"
+    """The sandbox profile the command runs in once approved; the executor hands the approved
+    access to the run (``ToolContext.access``), which runs it in the shell of this profile."""
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The simple commands rules are matched against: ``commands``, else the whole text."""
+        return self.commands or ((self.text,) if self.text else ())
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """The effect of one call: kind, resolved paths, command, URL and a preview for prompts."""
+
+    kind: AccessKind
+    paths: tuple[Path, ...] = ()
+    """Real (resolved) paths the call reads or writes; the policy judges these, not raw text.
+    For a command, the files it writes."""
+    command: CommandAccess | None = None
+    """The shell command and what the analysis found in it (a plain string is taken as
+    ``CommandAccess(text)``)."""
+    url: str | None = None
+    preview: str | None = None
+    """What a prompt shows the user before approving: a diff for writes."""
+    summary: str = ""
+    """One line for prompts and logs, e.g. "write src/app.py (+3 -1)"."""
+    protections: tuple[Protection, ...] | None = None
+    """What the session's ``Protections`` say of ``paths`` and the command's reads, as the
+    path guard found them (``protections_of``); None when no guard resolved the paths, and
+    the policy asks the catalogue itself."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.command, str):  # a tool that gives just the command's text
+            object.__setattr__(self, "command", CommandAccess(self.command))
 
     @classmethod
     def none(cls) -> Access:
@@ -88,10 +126,15 @@ class Access:
         return cls(AccessKind.NONE)
 
     @property
+    def reads(self) -> tuple[Path, ...]:
+        """The real paths a command reads (``CommandAccess.reads``), else none."""
+        return () if self.command is None else self.command.reads
+
+    @property
     def target(self) -> str:
         """The one thing a prompt or a rule talks about: command, URL or first path."""
         if self.command is not None:
-            return self.command
+            return self.command.text
         if self.url is not None:
             return self.url
         if self.paths:

@@ -8,7 +8,8 @@ their type so each tool module owns its own state class without the core knowing
 
 ``ToolContext`` is what one call sees: the session, its call id, a way to report progress and
 diffs, a cancellation flag that code running in worker threads can poll, ``visible(path)``
-(the one filter every listing tool applies) and the user channel.
+(the one filter every listing tool applies), the user channel and, once the policy approved
+the call, the access it approved.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
+from toolbelt.core.access import Access
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
 from toolbelt.core.programs import count_workspace
@@ -189,6 +191,10 @@ class ToolContext:
     model: ToolModel | None = None
     """A (small, cheap) model tools may use, such as web_fetch condensing a page against its
     prompt; None when the runtime has none."""
+    access: Access | None = None
+    """What the policy approved for this call, set by the executor before ``run``: a command
+    runs as its ``CommandAccess`` says (the sandbox profile chosen when it was judged). None
+    when the tool runs without an executor."""
 
     def visible(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) may show ``path``: what a read-deny rule

@@ -23,7 +23,7 @@ MAX_SHOWN_ARGUMENTS = 2000
 def shown_arguments(access: Access, arguments: Mapping[str, Any]) -> str | None:
     """The call's arguments as indented JSON, escaped and cut at ``MAX_SHOWN_ARGUMENTS`` with
     a note, for a prompt whose access shows no command, path, URL or diff; None otherwise."""
-    if access.command or access.url or access.paths or access.preview:
+    if (access.command and access.command.text) or access.url or access.paths or access.preview:
         return None
     text = json.dumps(dict(arguments), ensure_ascii=False, indent=2, default=str)
     if len(text) > MAX_SHOWN_ARGUMENTS:

@@ -260,6 +260,7 @@ class Executor:
             events=self.events,
             timeout=self.permission_timeout,
         )
+        ctx.access = access  # what was approved is what runs (a command's sandbox profile)
         self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
         try:
             output = await tool.run(args, ctx)

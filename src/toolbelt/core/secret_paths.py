@@ -1,9 +1,10 @@
 """Where the user's secrets live: one list for the sandbox and the permission policy.
 
-The sandbox hides these from commands (``shell.sandbox_rules``); the file tools meet them
-through the path guard and the policy (``protected.protection_of``), where reading one is a
-protected access that asks in every mode, and listings leave them out. Were the two lists
-separate, ``read_file ~/.ssh/id_rsa`` would print what ``cat`` cannot see.
+The session's catalogue of protected paths (``paths.protections``) takes them from here: the
+sandbox hides them from commands, and the file tools meet them through the path guard and the
+policy, where reading one is a protected access that asks in every mode, and listings leave
+them out. Were the lists separate, ``read_file ~/.ssh/id_rsa`` would print what ``cat``
+cannot see.
 
 Locations are compared as real paths (a symlinked ``~/.ssh`` is hidden where it leads), and
 the home directory is the one ``$HOME`` names when the question is asked.
@@ -16,7 +17,14 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path, PurePath
 
-__all__ = ["HOME_SECRETS", "SYSTEM_SECRETS", "holds_secret", "secret_location", "secrets_for"]
+__all__ = [
+    "HOME_SECRETS",
+    "SYSTEM_SECRETS",
+    "holds_secret",
+    "location_reason",
+    "secret_location",
+    "secrets_for",
+]
 
 HOME_SECRETS = (
     # the bearer tokens `toolbelt mcp --http` keeps per port (with $XDG_STATE_HOME unset)
@@ -134,10 +142,17 @@ def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
 def secret_location(real: PurePath | str) -> str | None:
     """Why the real path ``real`` is one of the user's secrets (it or a directory above it is
     in the list), or None; relative paths are never secret locations."""
+    return location_reason(real, _secret_texts(os.path.expanduser("~")))
+
+
+def location_reason(real: PurePath | str, secrets: Iterable[str]) -> str | None:
+    """Why the real path ``real`` lies in one of ``secrets`` (real paths), or None; relative
+    paths are never secret locations. (The containment test is ``paths.containment``'s,
+    written here again because the core imports no other package.)"""
     text = os.fspath(real)
     if not text.startswith("/"):
         return None
-    for secret in _secret_texts(os.path.expanduser("~")):
+    for secret in secrets:
         if text == secret or text.startswith(secret + "/"):
             return f"{secret} holds credentials the sandbox hides from commands"
     return None

@@ -110,7 +110,8 @@ class ElicitationRequester(PermissionRequester):
         rule skips (a protected path, an ask rule) gets the policy's ``remedy`` alone; no mode
         skips a forced question (a dangerous command), so none is offered for it."""
         cannot = "This MCP client cannot ask the user (it does not support elicitation)"
-        if request.access.outside_sandbox is not None:
+        command = request.access.command
+        if command is not None and command.outside_sandbox is not None:
             return (
                 f"{cannot}, and no rule or mode allows running outside the sandbox; retry "
                 'without "sandbox": false, or leave this step to the user.'
@@ -176,8 +177,8 @@ def _message(request: PermissionRequest, decision: Ask) -> str:
     lines = [f"toolbelt wants to run `{request.tool}`: {escape_for_terminal(decision.reason)}"]
     if decision.no_always and decision.remember:
         lines.append(f"(No always-allow: {decision.no_always}.)")
-    if access.command:
-        lines.append(f"Command: {escape_for_terminal(access.command)}")
+    if access.command and access.command.text:
+        lines.append(f"Command: {escape_for_terminal(access.command.text)}")
     if access.url:
         lines.append(f"URL: {escape_for_terminal(access.url)}")
     lines += [f"Path: {escape_for_terminal(str(path))}" for path in access.paths]

@@ -36,8 +36,10 @@ from pathlib import Path
 from toolbelt.core.access import Protection
 from toolbelt.core.errors import PathError
 from toolbelt.paths.beneath import open_beneath, open_directory, opened_path
+from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.errors import changed, mapped, missing, not_regular
-from toolbelt.paths.protected import protected_file_name, protected_reason, protection_of
+from toolbelt.paths.protected import protected_file_name, protected_reason
+from toolbelt.paths.protections import Protections
 from toolbelt.paths.realpath import real_path
 
 __all__ = ["PathGuard", "ResolvedPath", "protected_reason", "protections_of"]
@@ -52,8 +54,9 @@ class ResolvedPath:
 
     ``identity`` is the (device, inode) seen while resolving, so an open can refuse a file that
     was replaced in between; it is None when nothing existed at the path. ``protection`` is
-    what the path is protected as — by its name as written (``.vscode/tasks.json`` through a
-    symlinked ``.vscode``) or where it resolves — judged below the workspace root.
+    what the session's ``Protections`` say of it — by its name as written
+    (``.vscode/tasks.json`` through a symlinked ``.vscode``) or where it resolves, names judged
+    below the workspace root — so the policy need not ask again.
     """
 
     raw: str
@@ -75,13 +78,20 @@ def protections_of(*resolved: ResolvedPath) -> tuple[Protection, ...]:
 
 
 class PathGuard:
-    """Resolves paths against the workspace root and extra directories, and opens without races."""
+    """Resolves paths against the workspace root and extra directories, and opens without races.
 
-    def __init__(self, root: Path, extra: Sequence[Path] = ()) -> None:
+    ``protections`` is the session's catalogue (``paths.protections``): every resolved path
+    carries what it says (default: one built from the roots, for a guard used on its own).
+    """
+
+    def __init__(
+        self, root: Path, extra: Sequence[Path] = (), *, protections: Protections | None = None
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self.roots = (self.root, *(Path(os.path.realpath(p)) for p in extra))
+        self.protections = protections if protections is not None else Protections(self.roots)
         self._root_text = str(self.root)
-        self._prefixes = tuple(str(r).rstrip("/") + "/" for r in self.roots)
+        self._root_prefix = self._root_text.rstrip("/") + "/"
 
     def resolve(
         self, raw: str, cwd: Path, *, must_exist: bool = False, parent_must_exist: bool = False
@@ -105,24 +115,21 @@ class PathGuard:
         exists = identity is not None
         if not exists and (must_exist or parent_must_exist):
             self._raise_missing(raw, path, parent_only=not must_exist)
-        protection = self._protection(real, path)
-        lexical = os.path.normpath(joined)
-        if protection is None and lexical != real:
-            protection = self._protection(lexical, path)
-        inside = self._contains(real)
+        protection = self.protections.of(path, written=os.path.normpath(joined))
+        inside = is_within_any(real, self.roots)
         return ResolvedPath(raw, path, inside, exists, protection, identity)
 
     def is_inside(self, path: Path) -> bool:
         """True when the real ``path`` lies within the root or an extra directory."""
-        return self._contains(str(path))
+        return is_within_any(path, self.roots)
 
     def display(self, path: Path) -> str:
         """How to name ``path`` to the model: relative to the root when inside it, else absolute."""
         text = str(path)
         if text == self._root_text:
             return "."
-        if text.startswith(self._prefixes[0]):
-            return text[len(self._prefixes[0]) :]
+        if text.startswith(self._root_prefix):
+            return text[len(self._root_prefix) :]
         return text
 
     def open_for_read(self, target: ResolvedPath | Path) -> int:
@@ -185,16 +192,6 @@ class PathGuard:
         return fd
 
     open_parent_dir = open_dir_for_write  # the name earlier callers use
-
-    def _protection(self, text: str, real: Path) -> Protection | None:
-        """Protection by the names below the workspace root (where the user put the workspace
-        is their choice: a project under ``~/.vscode/extensions/`` is not protected as a
-        whole), or by every name for a path outside it."""
-        below = text[len(self._prefixes[0]) :] if text.startswith(self._prefixes[0]) else text
-        return protection_of(below, real)
-
-    def _contains(self, real: str) -> bool:
-        return any(real.startswith(p) or real == p[:-1] for p in self._prefixes)
 
     def _vet_opened(self, fd: int, path: Path, identity: tuple[int, int] | None) -> None:
         """Decide on the opened descriptor: a regular file, the inode resolved (when one was),

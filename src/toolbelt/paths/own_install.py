@@ -10,9 +10,10 @@ start looks for modules that are not installed: ``copy`` tries ``org.python.core
 launcher that started this process and the ``rg`` the grep tool runs. A change to any of them
 runs with toolbelt's own rights the next time it starts (or imports a module lazily), before
 and outside every check it makes: so they are protected like ``.git/`` — a sandboxed command
-finds them read-only (``shell.sandbox_rules``) and a write tool asks in every mode,
+finds them read-only (``sandbox.profiles``) and a write tool asks in every mode,
 accept_edits and bypass included (``OwnInstall.protection``), wherever they are, the workspace
 included (a project whose ``.venv`` has toolbelt installed, or toolbelt's own repository).
+Both come from the session's ``protections.Protections``.
 
 A place that holds a workspace root itself (a project under ``/usr/src`` when Python's base
 installation is ``/usr``) is left out, as the sandbox leaves it out: protecting it would
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -31,6 +32,7 @@ from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
 from toolbelt.core.distribution import DISTRIBUTION
+from toolbelt.paths.containment import is_beneath, is_within, is_within_any
 
 __all__ = ["OwnInstall", "install_places", "own_install"]
 
@@ -53,15 +55,16 @@ def install_places() -> list[Path]:
     return list(dict.fromkeys(_real(p) for p in places if os.path.lexists(p)))
 
 
-def own_install(roots: Sequence[Path]) -> list[Path]:
-    """The places of toolbelt's installation that lie inside a root (not a root itself),
-    outermost only: what the sandbox keeps read-only beneath a writable root."""
+def own_install(roots: Sequence[Path], places: Iterable[Path] | None = None) -> list[Path]:
+    """The places of toolbelt's installation (``places``, default ``install_places()``) that
+    lie inside a root (not a root itself), outermost only: what the sandbox keeps read-only
+    beneath a writable root."""
     real_roots = [_real(root) for root in roots]
     found: list[Path] = []
-    for place in install_places():
-        inside = any(place == root or root in place.parents for root in real_roots)
-        if inside and place not in real_roots and not any(f in place.parents for f in found):
-            found = [f for f in found if place not in f.parents] + [place]
+    for place in install_places() if places is None else places:
+        inside = is_within_any(place, real_roots)
+        if inside and place not in real_roots and not any(is_beneath(place, f) for f in found):
+            found = [f for f in found if not is_beneath(f, place)] + [place]
     return found
 
 
@@ -73,23 +76,22 @@ class OwnInstall:
     places: tuple[str, ...]
 
     @classmethod
-    def around(cls, roots: Sequence[Path]) -> OwnInstall:
-        """The places, without those that hold one of ``roots`` (see the module docstring)."""
+    def around(cls, roots: Sequence[Path], places: Iterable[Path] | None = None) -> OwnInstall:
+        """The places (``places``, default ``install_places()``), without those that hold one
+        of ``roots`` (see the module docstring)."""
         real_roots = [_real(root) for root in roots]
         return cls(
             tuple(
                 str(place)
-                for place in install_places()
-                if not any(root == place or place in root.parents for root in real_roots)
+                for place in (install_places() if places is None else places)
+                if not any(is_within(root, place) for root in real_roots)
             )
         )
 
     def protection(self, path: PurePath | str, real: Path | None = None) -> Protection | None:
-        """The protection of ``real`` (default ``path``) as toolbelt's installation, or None;
-        the signature of ``protected.protection_of``, so the policy can ask both."""
+        """The protection of ``real`` (default ``path``) as toolbelt's installation, or None."""
         target = Path(path) if real is None else real
-        text = str(target) + os.sep
-        if any(text.startswith(place + os.sep) for place in self.places):
+        if is_within_any(target, self.places):
             return Protection("code", _REASON, target)
         return None
 

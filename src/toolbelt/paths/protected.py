@@ -22,14 +22,20 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Literal
 
-from toolbelt.core.access import Protection
-from toolbelt.core.secret_paths import secret_location
 from toolbelt.paths.startup_files import startup_directory_reason, startup_file_reason
 
-__all__ = ["protected_entry_reason", "protected_file_name", "protected_reason", "protection_of"]
+__all__ = [
+    "ProtectionKind",
+    "protected_entry_reason",
+    "protected_file_name",
+    "protected_name",
+    "protected_reason",
+]
+
+ProtectionKind = Literal["secret", "code"]
 
 _DIRECTORIES = {
     ".git": ".git/ holds repository configuration and hooks that git runs later",
@@ -87,23 +93,14 @@ _IGNORED = re.compile("[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 
 def protected_reason(path: PurePath | str) -> str | None:
     """Why writing ``path`` is dangerous (any directory component, or the name), or None."""
-    found = _protected(path)
+    found = protected_name(path)
     return None if found is None else found[1]
 
 
-def protection_of(path: PurePath | str, real: Path | None = None) -> Protection | None:
-    """The protection of ``path`` by its names, or of ``real`` (default: ``path``) by where it
-    is: the user's secrets (``~/.ssh``, ``~/.aws``... see ``secret_paths``), wherever the
-    workspace is."""
-    where = real if real is not None else Path(path)
-    secret = secret_location(where)
-    if secret is not None:
-        return Protection("secret", secret, where)
-    found = _protected(path)
-    return None if found is None else Protection(found[0], found[1], where)
-
-
-def _protected(path: PurePath | str) -> tuple[Literal["secret", "code"], str] | None:
+def protected_name(path: PurePath | str) -> tuple[ProtectionKind, str] | None:
+    """(kind, why) when a name in ``path`` is protected — a directory component, or the last
+    name — else None. Where the path *is* (the user's secrets, their configuration, toolbelt's
+    installation) is for ``protections.Protections`` to say."""
     parts = path.split("/") if isinstance(path, str) else path.parts
     if not parts:
         return None
@@ -141,7 +138,7 @@ def protected_file_name(name: str) -> str | None:
     return None if found is None else found[1]
 
 
-def _file_reason(name: str, parent: str) -> tuple[Literal["secret", "code"], str] | None:
+def _file_reason(name: str, parent: str) -> tuple[ProtectionKind, str] | None:
     reason = _FILES.get(name)
     if reason is not None:
         return "code", reason

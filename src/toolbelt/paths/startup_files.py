@@ -60,7 +60,7 @@ stays read-only (``own_install``).
 A sandboxed command may still create a ``pyvenv.cfg`` (``VIRTUALENV_MADE``): making a new
 virtualenv is ordinary work, and it is new code the person chooses to run; changing the
 configuration of one they already use is what is dangerous, and there the existing file is
-read-only (``sandbox_rules``) and write tools ask.
+read-only (``sandbox.profiles``) and write tools ask.
 
 Names arrive already folded by ``protected`` (lower case, trailing dots and spaces dropped).
 """

@@ -20,17 +20,21 @@ in the session. It is evaluated in a fixed order, first match wins::
                                                     deny rule names files not to read)
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
-The modes are described where they are listed, in ``permissions.modes``. Which rules speak
+The modes are described where they are listed, in ``policy.modes``. Which rules speak
 about a call is the tool's own declaration (``Tool.rule_identity``), carried on the request.
 
-The shell analysis behind ``Access.readonly_command`` / ``Access.dangerous`` only decides
-whether to ask: it is not a sandbox, and the documentation says so.
+The shell analysis behind ``CommandAccess.readonly`` / ``CommandAccess.dangerous`` only
+decides whether to ask: it is not a sandbox, and the documentation says so.
+
+Protected paths come from the session's one catalogue (``paths.protections.Protections``): the
+path guard stamped the paths it resolved (``Access.protections``), and the policy asks the
+catalogue itself only for paths no guard saw (a custom or MCP tool's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Protocol
 
 from toolbelt.core.access import Access, AccessKind, Protection
@@ -45,7 +49,8 @@ from toolbelt.core.permission import (
     PermissionRequest,
 )
 from toolbelt.core.rule_identity import FILE_READ, FILE_WRITE, RuleIdentity
-from toolbelt.paths.containment import is_within
+from toolbelt.paths.containment import is_within_any
+from toolbelt.paths.protections import Protections
 from toolbelt.policy.modes import Mode
 from toolbelt.policy.rules import RuleMatch, rule_for_approval
 
@@ -117,16 +122,16 @@ class ToolbeltPolicy(PermissionPolicy):
         mode: Mode,
         roots: Sequence[Path],
         rules: RuleMatcher | None = None,
-        protected: _Protected | None = None,
+        protections: Protections | None = None,
         persist: _Persist | None = None,
-        listed_secret: _ListedSecret | None = None,
         no_always: str = "",
     ) -> None:
+        """``protections``: the session's catalogue of protected paths (None: the policy
+        knows of none but what ``Access.protections`` carries)."""
         self.mode = mode
         self._roots = tuple(roots)
         self._rules: RuleMatcher = rules or _NoRules()
-        self._protected = protected
-        self._listed_secret = listed_secret
+        self._protections = protections
         self._persist = persist
         self._no_always = no_always or (
             "" if persist is not None else "this session keeps no settings file to save it in"
@@ -139,13 +144,14 @@ class ToolbeltPolicy(PermissionPolicy):
         access = request.access
         if access.kind in (AccessKind.NONE, AccessKind.INTERACT):
             return Allow("no effect outside the session")
+        command = access.command
         match = self._rules.match(
             request.rule_identity, paths=access.paths, commands=_commands(access), url=access.url
         )
-        if access.runs and (match is None or match.verdict == "allow"):
+        if command is not None and command.runs and (match is None or match.verdict == "allow"):
             # `Bash(curl:*)` denied is denied as `c''url`, `env curl` or `env -S'curl …'` too
             runs = self._rules.match(
-                request.rule_identity, paths=(), commands=access.runs, url=None
+                request.rule_identity, paths=(), commands=command.runs, url=None
             )
             if runs is not None and runs.verdict != "allow":
                 match = runs
@@ -192,12 +198,12 @@ class ToolbeltPolicy(PermissionPolicy):
         return decision
 
     def _decide_ask_or_allow(self, request: PermissionRequest, match: RuleMatch | None) -> Decision:
-        access = request.access
+        access, command = request.access, request.access.command
         what = access.summary or f"`{request.tool}`"
-        if access.outside_sandbox is not None:
+        if command is not None and command.outside_sandbox is not None:
             return Ask(
                 f"{what} asks to run OUTSIDE the sandbox (no limit on writes, secrets or "
-                f"network) because: {access.outside_sandbox}",
+                f"network) because: {command.outside_sandbox}",
                 remember=False,
                 forced=True,
                 remedy='retry without "sandbox": false, or leave this step to the user (no '
@@ -227,8 +233,8 @@ class ToolbeltPolicy(PermissionPolicy):
                     remember=False,
                 )
             return Allow(f"allowed by {match.describe()}")
-        if access.dangerous:
-            reasons = "; ".join(access.dangerous)
+        if command is not None and command.dangerous:
+            reasons = "; ".join(command.dangerous)
             return Ask(f"{what} is potentially dangerous ({reasons}).", remember=False, forced=True)
         if self._approved_before(request):
             return Allow("approved earlier in this session")
@@ -237,7 +243,7 @@ class ToolbeltPolicy(PermissionPolicy):
         return self._mode_default(request, what)
 
     def _mode_default(self, request: PermissionRequest, what: str) -> Decision:
-        access = request.access
+        access, command = request.access, request.access.command
         inside = all(self._inside(p) for p in access.paths)
         match access.kind:
             case AccessKind.READ:
@@ -245,10 +251,12 @@ class ToolbeltPolicy(PermissionPolicy):
                     return Allow("read inside the workspace")
                 return Ask(f"{what} reads outside the workspace.")
             case AccessKind.EXECUTE:
-                reads_inside = all(self._inside(p) for p in access.reads)
-                if access.readonly_command and inside and reads_inside:
+                if command is None:  # a custom or MCP tool: its effects are its own
+                    return Ask(f"{what} has effects toolbelt cannot check.")
+                reads_inside = all(self._inside(p) for p in command.reads)
+                if command.readonly and inside and reads_inside:
                     return Allow("read-only command")
-                if access.readonly_command and inside:
+                if command.readonly and inside:
                     return Ask(f"{what} reads outside the workspace.")
                 # the sandbox hides the user's secrets, not what a Read deny rule names: with
                 # such a rule, a command whose reads the analysis cannot see (`xargs cat`,
@@ -256,14 +264,12 @@ class ToolbeltPolicy(PermissionPolicy):
                 # the sandbox hides what read-deny rules name whole; a rule by wildcard it
                 # cannot enforce, so then a command the analysis cannot see into asks
                 if (
-                    access.sandboxed
+                    command.sandboxed
                     and inside
                     and reads_inside
                     and not self._rules.denies_reads_by_pattern
                 ):
                     return Allow("sandboxed command: it can write only inside the workspace")
-                if access.command is None:  # a custom or MCP tool: its effects are its own
-                    return Ask(f"{what} has effects toolbelt cannot check.")
                 return Ask(f"{what} runs a command.")
             case AccessKind.WRITE:
                 if self.mode == "accept_edits" and inside:
@@ -280,14 +286,14 @@ class ToolbeltPolicy(PermissionPolicy):
         mode: a listing showing their lines or names would be a read without the question."""
         # None when nothing is hidden: searches then need not judge each path they find
         denied = self._rules.read_denied if self._rules.denies_reads else None
-        secret = self._listed_secret
-        if secret is None:
+        protections = self._protections
+        if protections is None:
             return denied
 
         def hidden(path: Path) -> bool:
             if denied is not None and denied(path):
                 return True
-            return secret(self._below_root(path), path)
+            return protections.listed_secret(path)
 
         return hidden
 
@@ -313,49 +319,31 @@ class ToolbeltPolicy(PermissionPolicy):
     # -- helpers -------------------------------------------------------------------------
 
     def _inside(self, path: Path) -> bool:
-        return any(is_within(path, root) for root in self._roots)
+        return is_within_any(path, self._roots)
 
     def _protected_reason(self, access: Access) -> str | None:
         """Why the call touches a protected path, or None.
 
         The path guard found the protections (``Access.protections``), by each path's name as
-        written and where it resolves; the real paths are checked here again only for tools
-        that built their ``Access`` without the guard. Reading asks only for secrets; writing
-        asks for anything protected.
+        written and where it resolves; the catalogue is asked here only for the paths of a
+        tool that built its ``Access`` without the guard. Reading asks only for secrets;
+        writing asks for anything protected.
         """
         if access.kind not in (AccessKind.WRITE, AccessKind.EXECUTE, AccessKind.READ):
             return None
-        found = list(access.protections)
-        if self._protected is not None:
-            for path in (*access.paths, *access.reads):
-                protection = self._protected(self._below_root(path), path)
-                if protection is not None:
-                    found.append(protection)
+        found: Iterable[Protection]
+        if access.protections is not None:
+            found = access.protections
+        elif self._protections is not None:
+            judged = (self._protections.of(p) for p in (*access.paths, *access.reads))
+            found = [p for p in judged if p is not None]
+        else:
+            found = ()
         writing = access.kind is not AccessKind.READ
         for protection in found:
             if protection.kind == "secret" or (writing and protection.path in access.paths):
                 return protection.reason
         return None
-
-    def _below_root(self, path: Path) -> Path:
-        """The part of ``path`` below the workspace root (the first root), else all of it.
-
-        Where the user put the workspace is their choice: a project under
-        ``~/.vscode/extensions/`` is not protected as a whole, its own ``.git/`` is. Extra
-        directories get no such allowance — a project's settings can add them, and adding
-        ``~/.claude`` or another repository's ``.git`` must not unprotect what is inside.
-        """
-        if self._roots and is_within(path, self._roots[0]):
-            return path.relative_to(self._roots[0])
-        return path
-
-
-class _Protected(Protocol):
-    def __call__(self, path: PurePath | str, real: Path | None = None) -> Protection | None: ...
-
-
-class _ListedSecret(Protocol):
-    def __call__(self, below_root: Path, path: Path) -> bool: ...
 
 
 class _Persist(Protocol):
@@ -363,15 +351,16 @@ class _Persist(Protocol):
 
 
 def _commands(access: Access) -> tuple[str, ...]:
-    if access.commands:
-        return access.commands
-    return (access.command,) if access.command else ()
+    return () if access.command is None else access.command.parts
 
 
 def _mutates(access: Access) -> bool:
-    if access.kind in (AccessKind.WRITE, AccessKind.NETWORK) or access.outside_sandbox:
+    command = access.command
+    if access.kind in (AccessKind.WRITE, AccessKind.NETWORK):
         return True
-    return access.kind is AccessKind.EXECUTE and not access.readonly_command
+    if command is not None and command.outside_sandbox:
+        return True
+    return access.kind is AccessKind.EXECUTE and not (command is not None and command.readonly)
 
 
 def _verb(access: Access) -> str:
@@ -385,7 +374,7 @@ def _approval_keys(request: PermissionRequest) -> set[tuple[str, str]]:
     family = request.rule_identity.family
     access = request.access
     specifiers: Iterable[str]
-    if access.commands or access.command:
+    if _commands(access):
         specifiers = _commands(access)
     elif access.url:
         specifiers = (_domain(access.url),)
@@ -400,7 +389,7 @@ def allow_rules(request: PermissionRequest, *, cwd: Path | None = None) -> list[
     """Rules that allow exactly this call again (wildcards in names escaped); with ``cwd``,
     paths below it are written ``./relative``, as in a rule a person is told to add."""
     access, tool = request.access, request.rule_identity
-    if access.commands or access.command:
+    if _commands(access):
         return [rule_for_approval(tool, c) for c in _commands(access)]
     if access.url:
         return [rule_for_approval(tool, access.url)]

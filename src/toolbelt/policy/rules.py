@@ -53,7 +53,6 @@ from toolbelt.policy.patterns import (
 )
 
 __all__ = [
-    "HiddenReads",
     "Rule",
     "RuleMatch",
     "RuleSet",
@@ -76,14 +75,6 @@ class RuleMatch:
     def describe(self) -> str:
         where = f" in {self.source}" if self.source else ""
         return f"the rule `{self.rule}`{where}"
-
-
-@dataclass(frozen=True, slots=True)
-class HiddenReads:
-    """A session resource: the paths read-deny rules name whole (``RuleSet.hidden_reads``),
-    which the OS sandbox hides from every command as it hides the user's secrets."""
-
-    paths: tuple[Path, ...] = ()
 
 
 _RULE = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*\*?)(?:\((.*)\))?", re.DOTALL)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolbelt.core.access import AccessKind
 from toolbelt.core.permission import Allow, Ask, Decision, PermissionPolicy, PermissionRequest
-from toolbelt.paths.containment import is_within
+from toolbelt.paths.containment import is_within_any
 
 __all__ = ["WorkspacePolicy"]
 
@@ -27,7 +27,7 @@ class WorkspacePolicy(PermissionPolicy):
         if access.kind is AccessKind.NONE:
             return Allow("no effect outside the session")
         if access.kind is AccessKind.READ and all(
-            any(is_within(path, root) for root in self._roots) for path in access.paths
+            is_within_any(path, self._roots) for path in access.paths
         ):
             return Allow("read inside the workspace")
         what = access.summary or f"{request.tool} ({access.kind.value})"

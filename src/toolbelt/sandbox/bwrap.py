@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolbelt.core.programs import program
+from toolbelt.paths.containment import is_within, is_within_any
 from toolbelt.sandbox.profiles import DEVICES, Grants
 
 __all__ = ["bwrap_argv"]
@@ -39,7 +40,7 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
     for root in grants.roots:
         args += ["--bind", root, root]
     for path in grants.write:
-        if path in DEVICES or not os.path.lexists(path) or _beneath(path, grants.roots):
+        if path in DEVICES or not os.path.lexists(path) or is_within_any(path, grants.roots):
             continue  # --dev provides the devices; a missing path cannot be bound
         args += ["--bind", path, path]
     for path in grants.protected:
@@ -66,7 +67,7 @@ def _under_tmp(paths: Sequence[str]) -> list[str]:
     bwrap's 9,000 arguments. Many siblings are bound as their directory instead: the secrets
     in it are hidden again by the mounts that follow, and roots and protected entries are
     mounted after it too. A path beneath one already bound is left out."""
-    wanted = sorted({path for path in paths if _beneath(path, ("/tmp",))})
+    wanted = sorted({path for path in paths if is_within(path, "/tmp")})
     by_parent: dict[str, int] = {}
     for path in wanted:
         parent = os.path.dirname(path)
@@ -81,7 +82,7 @@ def _under_tmp(paths: Sequence[str]) -> list[str]:
     )
     kept: list[str] = []
     for path in collapsed:  # sorted: a parent comes before what lies beneath it
-        if not any(_beneath(path, (bound,)) for bound in kept):
+        if not is_within_any(path, kept):
             kept.append(path)
     return kept
 
@@ -93,7 +94,3 @@ def _interpreter_paths() -> tuple[str, ...]:
     package = Path(__file__).resolve().parents[2]  # the directory holding ``toolbelt/``
     places = {sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(package)}
     return tuple(sorted(os.path.realpath(place) for place in places))
-
-
-def _beneath(path: str, bases: Sequence[str]) -> bool:
-    return any(path == base or path.startswith(base.rstrip("/") + "/") for base in bases)

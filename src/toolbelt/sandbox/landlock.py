@@ -8,7 +8,7 @@ survives ``execve`` — so a launcher applies it and then execs bash.
 
 Rules only ever *grant*: access beneath a directory is the union of the rules on it and on
 its ancestors. "Everything but X" is therefore written as rules on X's siblings (see
-``sandbox_rules``), and a read-only directory inside a writable one is impossible — the
+``profiles``), and a read-only directory inside a writable one is impossible — the
 writable grant has to be made on its siblings instead.
 
 This module imports only the standard library: the launcher loads it without ``site``.

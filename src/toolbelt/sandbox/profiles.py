@@ -5,7 +5,7 @@ Two profiles:
 - **workspace** (every command the user approved, and those the sandbox lets run without a
   prompt): the system and the home directory readable except the user's secrets; the
   workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
-  ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``permissions.protected``), which stay
+  ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``paths.protected``), which stay
   read-only (mounted so, see ``mounts``; a protected name that does not exist yet can be
   created, at any depth, and is removed when the command ends — see ``created``); a
   private temporary directory writable; ``/proc`` without the process directories (see
@@ -13,6 +13,9 @@ Two profiles:
 - **read-only** (commands the analysis judged read-only and let through without asking): no
   writes anywhere but ``/dev/null``; reads limited to the roots, the system directories and
   the user's git configuration; never the network.
+
+What is hidden and what stays read-only is the session's ``paths.protections.Protections``:
+the same catalogue the path guard and the permission policy use.
 
 Landlock only grants, so "readable except ``~/.ssh``" is written as grants on every sibling
 of ``~/.ssh`` and of each of its ancestors (``cover``), with the ancestors themselves
@@ -27,18 +30,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolbelt.core.secret_paths import HOME_SECRETS, secrets_for
-from toolbelt.paths.own_install import own_install
-from toolbelt.paths.protected import protected_entry_reason
+from toolbelt.paths.containment import is_within
+from toolbelt.paths.protections import Protections
 
 __all__ = [
-    "HOME_SECRETS",
     "SYSTEM_DIRS",
     "Grants",
     "cover",
-    "own_install",
     "readonly_grants",
-    "secrets_for",
     "virtualenv_sites",
     "virtualenv_startup_files",
     "workspace_grants",
@@ -74,7 +73,7 @@ class Grants:
 def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
     """(readable, listable-only) paths that together reach everything below ``base`` except
     ``hidden`` and what is beneath them."""
-    inside = [h for h in hidden if h == base or base in h.parents]
+    inside = [h for h in hidden if is_within(h, base)]
     if base in inside:
         return [], []
     if not inside:
@@ -94,33 +93,34 @@ def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
 def workspace_grants(
     roots: Sequence[Path],
     *,
-    home: Path,
+    protections: Protections,
     writable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
     git: bool = False,
     nested: Sequence[Path] = (),
 ) -> Grants:
-    """The workspace profile: see the module docstring. With ``git``, the profile for git's
+    """The workspace profile: see the module docstring; ``extra_secrets`` are hidden with the
+    ``protections``' hidden locations. With ``git``, the profile for git's
     own writes (``git add``, ``git commit`` … that the user approved): ``.git/`` is writable
     but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
     cannot, ``.git/`` stays read-only (a grant on it would reach its hooks). ``nested`` are
     the protected entries that exist below the roots' top level (``sub/.git``, ``crate/
     rust-toolchain.toml``, see ``created``): read-only as the top level's are."""
-    hidden = secrets_for(home, extra_secrets)
+    hidden = _hidden(protections, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
     entries: list[str] = []
     protected: list[str] = []
-    own = own_install(roots)
+    own = protections.installation_inside_roots()
     deeper = [Path(p) for path in nested for p in _kept(path, git=git)]
     for root in roots:
-        more, kept = _writable_entries(root)
+        more, kept = _writable_entries(root, protections)
         for entry in more:  # a secret, toolbelt's own install or a nested protected entry
             entries += cover(Path(entry), (*hidden, *own, *deeper))[0]  # inside: grant around
         if git and os.path.isdir(root / ".git") and not os.path.islink(root / ".git"):
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
-        protected += kept + virtualenv_startup_files(root)
+        protected += kept + virtualenv_startup_files(root, protections)
     protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper)]))
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
@@ -138,11 +138,13 @@ def readonly_grants(
     roots: Sequence[Path],
     *,
     home: Path,
+    protections: Protections,
     readable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
 ) -> Grants:
-    """The read-only profile: see the module docstring."""
-    hidden = secrets_for(home, extra_secrets)
+    """The read-only profile: see the module docstring (the git configuration read from
+    ``home``)."""
+    hidden = _hidden(protections, extra_secrets)
     read: list[str] = []
     listable: list[str] = []
     bases = [Path(p) for p in SYSTEM_DIRS if os.path.lexists(p)]
@@ -181,7 +183,13 @@ def _kept(path: Path, *, git: bool) -> list[str]:
     return [str(path)]
 
 
-def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
+def _hidden(protections: Protections, extra: Iterable[Path]) -> tuple[Path, ...]:
+    """The real paths to hide: the catalogue's, and ``extra`` (a door's own secret files)."""
+    more = (Path(os.path.realpath(p)) for p in extra)
+    return tuple(dict.fromkeys((*protections.hidden_locations(), *more)))
+
+
+def _writable_entries(root: Path, protections: Protections) -> tuple[list[str], list[str]]:
     """(unprotected, protected) entries of ``root``."""
     writable: list[str] = []
     protected: list[str] = []
@@ -191,7 +199,7 @@ def _writable_entries(root: Path) -> tuple[list[str], list[str]]:
         return [], []
     for name in names:
         path = str(root / name)
-        (protected if protected_entry_reason(root, name) else writable).append(path)
+        (protected if protections.entry_reason(root, name) else writable).append(path)
     return writable, protected
 
 
@@ -210,7 +218,7 @@ def virtualenv_sites(root: Path) -> list[tuple[Path, Path]]:
     return found
 
 
-def virtualenv_startup_files(root: Path) -> list[str]:
+def virtualenv_startup_files(root: Path, protections: Protections) -> list[str]:
     """The start-up files (``pyvenv.cfg``, ``site-packages/*.pth``, ``sitecustomize``…) that
     exist in the virtualenvs at the top of ``root``: beneath a writable entry, they are kept
     read-only by a mount of their own (``_virtualenv.pth`` is in most virtualenvs, and a line
@@ -222,7 +230,7 @@ def virtualenv_startup_files(root: Path) -> list[str]:
             names = sorted(os.listdir(site))
         except OSError:
             continue
-        found += (str(site / name) for name in names if protected_entry_reason(site, name))
+        found += (str(site / name) for name in names if protections.entry_reason(site, name))
     return list(dict.fromkeys(found))
 
 

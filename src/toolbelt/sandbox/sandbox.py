@@ -4,7 +4,7 @@ The command analysis decides whether to *ask*; what a command can *do* is decide
 the kernel. ``Sandbox.wrap`` turns ``bash …`` into an argv that starts it confined:
 
 - **landlock** (default where the kernel has it — Linux ≥ 5.13; TCP rules ≥ 6.7): the
-  ``confine`` launcher applies a Landlock ruleset (``sandbox_rules``) and a seccomp filter
+  ``confine`` launcher applies a Landlock ruleset (``profiles``) and a seccomp filter
   (``seccomp``), then execs bash. No binary needed; works as root and in containers. Where
   user namespaces work it first makes a private mount namespace (``mounts``): everything
   read-only but the writable grants, protected entries and secrets covered — which Landlock
@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
-from toolbelt.paths.protected import protected_entry_reason
+from toolbelt.paths.containment import is_beneath
+from toolbelt.paths.protections import Protections
 from toolbelt.sandbox.backends import choose_backend, namespaces_work
 from toolbelt.sandbox.confine import launcher_argv
 from toolbelt.sandbox.created import CreatedWatch
@@ -86,7 +87,11 @@ def _port(entry: str) -> int:
 
 
 class Sandbox:
-    """One session's sandbox: the backend and the paths its profiles grant."""
+    """One session's sandbox: the backend and the paths its profiles grant.
+
+    What it hides and keeps read-only is ``protections``, the session's catalogue (default:
+    one built from ``roots`` and ``home``, for a sandbox used on its own).
+    """
 
     def __init__(
         self,
@@ -96,6 +101,7 @@ class Sandbox:
         temp_dir: Path,
         state_dir: Path,
         home: Path | None = None,
+        protections: Protections | None = None,
     ) -> None:
         self.settings = settings
         self.backend = choose_backend(settings.mode)
@@ -108,6 +114,9 @@ class Sandbox:
         self._temp_dir = temp_dir
         self._state_dir = state_dir
         self._home = home or Path(os.environ.get("HOME") or Path.home())
+        self.protections = (
+            protections if protections is not None else Protections(self._roots, home=self._home)
+        )
         self._watch = CreatedWatch(self._roots)
         state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
         self._quarantine = (state if home is None else self._home / ".local" / "state") / (
@@ -134,12 +143,13 @@ class Sandbox:
             return readonly_grants(
                 self._roots,
                 home=self._home,
+                protections=self.protections,
                 readable=(self._state_dir, *linked_git_dirs(self._roots)),
                 extra_secrets=self.settings.secrets,
             )
         return workspace_grants(
             self._roots,
-            home=self._home,
+            protections=self.protections,
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
             extra_secrets=self.settings.secrets,
             git=profile == "git",
@@ -165,7 +175,7 @@ class Sandbox:
             listings = [_entries(root) for root in self._roots]
             return nested, tuple(
                 (
-                    frozenset(n for n in names if protected_entry_reason(root, n)),
+                    frozenset(n for n in names if self.protections.entry_reason(root, n)),
                     tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                 )
                 for root, names in zip(self._roots, listings, strict=True)
@@ -178,7 +188,7 @@ class Sandbox:
         found: set[Path] = set()
         for root in self._roots:
             found.update(
-                root / name for name in _entries(root) if protected_entry_reason(root, name)
+                root / name for name in _entries(root) if self.protections.entry_reason(root, name)
             )
             found.update(
                 root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
@@ -231,7 +241,7 @@ class Sandbox:
         for path in made:
             expected = self._watch.recorded(path)
             self._watch.forget(path)
-            root = next((r for r in self._roots if r in path.parents), None)
+            root = next((r for r in self._roots if is_beneath(path, r)), None)
             try:
                 if root is None:
                     raise OSError(0, "it is outside the roots", str(path))
@@ -256,7 +266,7 @@ class Sandbox:
     def _shown(self, path: Path) -> str:
         """``path`` relative to the root holding it (``sub/.git``), else absolute."""
         for root in self._roots:
-            if root in path.parents:
+            if is_beneath(path, root):
                 return str(path.relative_to(root))
         return str(path)
 

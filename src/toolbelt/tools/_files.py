@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AnyStr
 
+from toolbelt.config.factory import session_protections
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.wording import counted
@@ -33,9 +34,15 @@ MAX_EDIT_BYTES = 64 * 1024 * 1024
 
 
 def file_guard(ctx: ToolContext) -> PathGuard:
-    """The session's path guard (created on first use)."""
+    """The session's path guard (created on first use), with the session's protected paths."""
     session = ctx.session
-    return session.resource(PathGuard, lambda: PathGuard(session.root, session.add_dirs))
+    guard = session.peek(PathGuard)
+    if guard is not None:
+        return guard
+    protections = session_protections(session)  # not inside resource(): it holds the lock
+    return session.resource(
+        PathGuard, lambda: PathGuard(session.root, session.add_dirs, protections=protections)
+    )
 
 
 def read_tracker(ctx: ToolContext) -> ReadTracker:

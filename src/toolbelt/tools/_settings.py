@@ -1,6 +1,6 @@
 """The settings a session was built with, for tools that read their own keys (web_fetch,
-git_commit, skill): ``build_policy`` stores them on the session; without them (a library user
-who passed none) nothing is loosened and trust is the stored answer for the workspace."""
+git_commit, skill): ``configure_session`` stores them on the session; without them (a library
+user who passed none) nothing is loosened and trust is the stored answer for the workspace."""
 
 from __future__ import annotations
 

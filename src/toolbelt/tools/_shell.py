@@ -1,18 +1,23 @@
-"""What the shell tools share: the session's sandbox, its persistent shells and background jobs."""
+"""What the shell tools share: the session's sandbox, its persistent shells and background jobs.
+
+Which shell a command runs in follows from the sandbox profile in the ``CommandAccess`` the
+policy approved, which the executor hands to the run (``ToolContext.access``): one persistent
+shell per profile (``shell_for``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from toolbelt.config.factory import session_protections
+from toolbelt.core.access import SandboxProfile
 from toolbelt.core.context import Session, ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.policy.rules import HiddenReads
 from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.output import spill_dir
 from toolbelt.shell.readonly import GitShell, ReadOnlyShell
 from toolbelt.shell.session import ShellSession
+from toolbelt.tools._sandboxed import unconfined_shell
 
 __all__ = [
     "NO_BACKGROUND_JOBS",
@@ -21,6 +26,7 @@ __all__ = [
     "job_starter",
     "readonly_shell",
     "session_sandbox",
+    "shell_for",
     "shell_session",
 ]
 
@@ -33,17 +39,36 @@ NO_BACKGROUND_JOBS = (
 
 def session_sandbox(session: Session) -> Sandbox:
     """The session's sandbox, from the ``SandboxSettings`` a door stored in the session
-    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``;
-    the paths read-deny rules name (``HiddenReads``) are hidden with the user's secrets."""
+    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``; it
+    hides and keeps read-only what the session's ``Protections`` say."""
+    sandbox = session.peek(Sandbox)
+    if sandbox is not None:
+        return sandbox
     settings = session.peek(SandboxSettings) or SandboxSettings()
-    denied = session.peek(HiddenReads)
-    if denied is not None and denied.paths:
-        settings = replace(settings, secrets=(*settings.secrets, *denied.paths))
     directory = spill_dir(session.id)
+    protections = session_protections(session)  # not inside resource(): it holds the lock
     return session.resource(
         Sandbox,
-        lambda: Sandbox(settings, session.roots, temp_dir=directory / "tmp", state_dir=directory),
+        lambda: Sandbox(
+            settings,
+            session.roots,
+            temp_dir=directory / "tmp",
+            state_dir=directory,
+            protections=protections,
+        ),
     )
+
+
+def shell_for(ctx: ToolContext, profile: SandboxProfile) -> ShellSession:
+    """The session's persistent shell for ``profile``: unconfined (approved by the user), the
+    read-only one, the git one, or the main shell of the workspace profile."""
+    if profile == "unconfined":
+        return unconfined_shell(ctx)
+    if profile == "readonly":
+        return readonly_shell(ctx)
+    if profile == "git":
+        return git_shell(ctx)
+    return shell_session(ctx)
 
 
 def shell_session(ctx: ToolContext) -> ShellSession:

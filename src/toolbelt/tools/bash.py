@@ -11,33 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import anyio
 from pydantic import BaseModel, Field, model_validator
 
+from toolbelt.commands.access import judge_command
 from toolbelt.commands.analysis import analyze_command
-from toolbelt.commands.process_secrets import process_secret_reason
-from toolbelt.commands.walk import expand_globs
 from toolbelt.config.trust import is_trusted
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access, AccessKind, SandboxProfile
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.containment import is_within
+from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.guard import protections_of
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
 from toolbelt.shell.readonly import changes_shell_state
 from toolbelt.tools._files import file_guard
-from toolbelt.tools._sandboxed import denial_note, git_writes, unconfined_shell
-from toolbelt.tools._shell import (
-    git_shell,
-    job_starter,
-    readonly_shell,
-    session_sandbox,
-    shell_session,
-)
+from toolbelt.tools._sandboxed import denial_note, git_writes
+from toolbelt.tools._shell import job_starter, session_sandbox, shell_for
 
 __all__ = ["BashInput", "BashTool"]
 
@@ -108,53 +102,39 @@ class BashTool(Tool[BashInput]):
     open_world = True
 
     async def access(self, args: BashInput, ctx: ToolContext) -> Access:
-        analysis = analyze_command(args.command)
-        guard = file_guard(ctx)
-        writes = expand_globs(analysis.write_targets, ctx.cwd)
-        reads = expand_globs(analysis.read_targets, ctx.cwd)
-        dangerous = list(analysis.dangerous)
-        if writes is None or reads is None:  # more names than can be judged one by one
-            dangerous.append("a glob in it matches more than 10,000 files")
-        written = [guard.resolve(t, ctx.cwd) for t in writes or ()]
-        read = [guard.resolve(t, ctx.cwd) for t in reads or ()]
-        targets = tuple(r.path for r in written)
-        read_paths = tuple(r.path for r in read)
-        dangerous += [r for p in read_paths if (r := process_secret_reason(str(p)))]
-        dangerous += [
-            f"writes outside the workspace ({t})" for t in targets if not guard.is_inside(t)
-        ]
-        if not analysis.parse_ok:
-            dangerous.append("the command could not be parsed")
+        judged = judge_command(args.command, file_guard(ctx), ctx.cwd)
+        command = judged.access
+        sandbox = session_sandbox(ctx.session)
+        confined = sandbox.active and args.sandbox
+        readonly = command.readonly and not args.run_in_background
+        if confined and readonly and changes_shell_state(args.command):
+            readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
+        profile: SandboxProfile = "workspace"
+        if sandbox.active and not args.sandbox:
+            profile = "unconfined"
+        elif confined and readonly and all(r.inside for r in (*judged.written, *judged.read)):
+            profile = "readonly"  # runs without asking: make it true
+        elif confined and git_writes(judged.analysis) and not args.run_in_background:
+            profile = "git"  # .git/ writable but hooks and config: it asks
+        outside = (
+            escape_for_terminal(args.justification or "", limit=300)
+            if profile == "unconfined"
+            else None
+        )
         summary = args.command  # the real command: a description is the model's claim
         if args.run_in_background:
             summary = f"start in the background: {summary}"
-        sandbox = session_sandbox(ctx.session)
-        confined = sandbox.active and args.sandbox
-        ctx.scratch.pop("profile", None)  # decided afresh if a hook rewrote the command
-        readonly = analysis.readonly and not args.run_in_background
-        if confined and readonly and changes_shell_state(args.command):
-            readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
-        if confined and readonly and all(guard.is_inside(p) for p in (*targets, *read_paths)):
-            ctx.scratch["profile"] = "readonly"  # runs without asking: make it true
-        elif confined and git_writes(analysis) and not args.run_in_background:
-            ctx.scratch["profile"] = "git"  # .git/ writable but hooks and config: it asks
         return Access(
             AccessKind.EXECUTE,
-            paths=targets,
-            reads=read_paths,
-            protections=protections_of(*written, *read),
-            command=args.command,
-            commands=tuple(c.text for c in analysis.commands) + analysis.hidden_code
-            or (args.command,),
-            runs=analysis.runs,
-            readonly_command=readonly,
-            sandboxed=confined
-            and sandbox.settings.network == "off"
-            and ctx.scratch.get("profile") != "git",
-            outside_sandbox=escape_for_terminal(args.justification or "", limit=300)
-            if sandbox.active and not args.sandbox
-            else None,
-            dangerous=tuple(dangerous),
+            paths=tuple(w.path for w in judged.written),
+            protections=protections_of(*judged.written, *judged.read),
+            command=replace(
+                command,
+                readonly=readonly,
+                sandboxed=confined and sandbox.settings.network == "off" and profile != "git",
+                outside_sandbox=outside,
+                profile=profile,
+            ),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
 
@@ -169,14 +149,12 @@ class BashTool(Tool[BashInput]):
                 f'with bash_output {{"id": "{job.id}"}}; stop it with kill_shell.'
             )
             return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
-        if not args.sandbox and session_sandbox(ctx.session).active:
-            shell = unconfined_shell(ctx)
-        elif ctx.scratch.get("profile") == "readonly":
-            shell = readonly_shell(ctx)
-        elif ctx.scratch.get("profile") == "git":
-            shell = git_shell(ctx)
-        else:
-            shell = shell_session(ctx)
+        # the executor hands over the access it approved; run on its own, judge it here
+        approved = ctx.access if ctx.access is not None else await self.access(args, ctx)
+        profile: SandboxProfile = "workspace"
+        if approved.command is not None:
+            profile = approved.command.profile
+        shell = shell_for(ctx, profile)
         if shell.cwd != ctx.cwd:
             await shell.set_cwd(ctx.cwd)
         progress = _Throttle(ctx)
@@ -188,7 +166,7 @@ class BashTool(Tool[BashInput]):
         finally:
             progress.close()
         notes = list(result.notes)
-        if not any(is_within(result.cwd, root) for root in ctx.session.roots):
+        if not is_within_any(result.cwd, ctx.session.roots):
             await shell.set_cwd(ctx.session.cwd)
             notes.append(
                 f"Shell cwd was reset to {ctx.session.cwd}: cd out of the workspace is not allowed."
@@ -212,7 +190,7 @@ class BashTool(Tool[BashInput]):
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         if result.exit_code != 0:
             if args.sandbox and session_sandbox(ctx.session).active:
-                note = denial_note(output, readonly=ctx.scratch.get("profile") == "readonly")
+                note = denial_note(output, readonly=profile == "readonly")
                 notes += [note] if note else []
             body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access, AccessKind, CommandAccess
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
@@ -89,8 +89,7 @@ class GitCommitTool(Tool[GitCommitInput]):
         what = ", ".join(args.paths) if args.paths else "all tracked changes"
         return Access(
             AccessKind.EXECUTE,
-            command="git commit",
-            commands=("git commit",),
+            command=CommandAccess("git commit", commands=("git commit",)),
             summary=f"git commit ({what}): {subject}",
             preview=args.message,
         )

@@ -1,0 +1,157 @@
+"""One session's catalogue of protected paths: what the path guard, the permission policy and
+the OS sandbox each ask about, built once and handed to all three.
+
+A protected path is code that runs later or a secret. Five sources say which:
+
+- **protected names** (``protected``: ``.git/``, ``.vscode/``, ``.mcp.json``, ``.env*``,
+  shell start-up files, and the files interpreters run at start-up, ``startup_files``),
+  judged on the part of a path below the workspace root;
+- **the user's secrets** (``core.secret_paths``: ``~/.ssh``, ``~/.aws``…, ``/etc/shadow``), by
+  where a path really is;
+- **the user's configuration** (``user_config``: toolbelt's configuration and token
+  directories, secrets wherever ``XDG_*`` put them, and ``~/.claude``);
+- **toolbelt's own installation** (``own_install``: what toolbelt runs unconfined);
+- **hard links to secrets** (``secret_links``: another name of a secret file is that secret).
+
+The guard stamps each path it resolves with ``of`` (so ``Access.protections`` is the whole
+answer and the policy need not ask again), the policy asks ``of`` for paths no guard saw and
+``listed_secret`` for what listings may show, and the sandbox hides ``hidden_locations``,
+keeps ``installation_inside_roots`` and the protected names (``entry_reason``) read-only.
+Were these lists kept apart, a location one of them forgot would be a hole: ``cat`` reading
+what ``read_file`` asks for, or a write tool asking where a command writes freely.
+
+The catalogue is fixed when it is built (once per session, when its roots are known:
+``config.factory.session_protections``): every check is a comparison of strings, cheap
+enough for each path a listing shows, except the hard-link check, which costs a ``stat`` for
+files with other links.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePath
+
+from toolbelt.core.access import Protection
+from toolbelt.core.secret_paths import location_reason, secrets_for
+from toolbelt.paths.own_install import OwnInstall, install_places, own_install
+from toolbelt.paths.protected import protected_entry_reason, protected_name
+from toolbelt.paths.secret_links import SecretLinks
+from toolbelt.paths.user_config import UserConfig
+
+__all__ = ["Protections"]
+
+
+class Protections:
+    """The protected paths of one session (see the module docstring)."""
+
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        *,
+        home: Path | None = None,
+        user_config: UserConfig | None = None,
+        hidden: Iterable[Path] = (),
+    ) -> None:
+        """``roots``: the workspace roots, the first one the root whose own names count
+        (below it only); ``home``: whose secrets (default ``~``); ``user_config``: the user's
+        configuration directories (None: none are protected); ``hidden``: more paths the
+        sandbox hides from commands, such as those read-deny rules name whole — the policy
+        denies those by its rules, so they are not protections of their own."""
+        self.roots = tuple(Path(os.path.realpath(root)) for root in roots)
+        self.home = Path(home) if home is not None else Path(os.path.expanduser("~"))
+        self.user_config = user_config
+        places = install_places()
+        self._installation = OwnInstall.around(self.roots, places)
+        self._inside = own_install(self.roots, places)
+        secrets = secrets_for(self.home)
+        self._secret_texts = tuple(str(p) for p in secrets)
+        config = user_config.secret_directories if user_config is not None else ()
+        more = (*map(Path, config), *hidden)
+        self._hidden = tuple(dict.fromkeys((*secrets, *(Path(os.path.realpath(p)) for p in more))))
+        self._root_prefix = str(self.roots[0]).rstrip("/") + "/" if self.roots else ""
+        self._links = SecretLinks(lambda: self.roots, self._secret_name)
+
+    # -- the guard and the policy ----------------------------------------------------------
+
+    def of(self, path: Path, *, written: str | None = None) -> Protection | None:
+        """The protection of the real path ``path``, or None. ``written`` is the path as
+        written (absolute, normalised, links not followed), whose names count too:
+        ``.vscode/tasks.json`` reached through a symlinked ``.vscode``.
+
+        The sources are asked in order, the first answer kept: where the path is among the
+        user's secrets, its names, the user's configuration, toolbelt's installation, and
+        last — the only one that costs a ``stat`` — whether it is another name of a secret.
+        """
+        text = str(path)
+        secret = self.secret_location(text)
+        if secret is not None:
+            return Protection("secret", secret, path)
+        for named in (text,) if written is None or written == text else (text, written):
+            found = protected_name(self._below_root(named))
+            if found is not None:
+                return Protection(found[0], found[1], path)
+        if self.user_config is not None:
+            found_config = self.user_config.protection(path, path)
+            if found_config is not None:
+                return found_config
+        return self._installation.protection(path, path) or self._links.twin(path)
+
+    def listed_secret(self, path: Path) -> bool:
+        """Whether a listing (grep, glob, ls) must leave ``path`` out because reading it asks:
+        by names and strings (it runs for every file a search finds), then by identity."""
+        below = self._below_root(str(path))
+        return self._secret_name(below, path) is not None or self._links.twin(path) is not None
+
+    def secret_location(self, real: PurePath | str) -> str | None:
+        """Why the real path ``real`` is one of the user's secret locations (it or a directory
+        above it is), or None; relative paths are never secret locations."""
+        return location_reason(real, self._secret_texts)
+
+    def _secret_name(self, below_root: PurePath | str, path: Path) -> str | None:
+        """Why a file listed as ``path`` (``below_root``: its part below the root) is a secret
+        by its name (``.env``), by where it is when it lies outside the root, or as part of the
+        user's configuration; None otherwise. Strings only: it runs for every file a listing
+        shows, and for every file of the workspace the hard-link walk meets."""
+        text = str(below_root)
+        reason = self.secret_location(text)
+        if reason is not None:
+            return reason
+        found = protected_name(text)
+        if found is not None and found[0] == "secret":
+            return found[1]
+        if self.user_config is not None and self.user_config.secret(path):
+            token = self.user_config.protection(path)
+            return None if token is None else token.reason
+        return None
+
+    def _below_root(self, text: str) -> str:
+        """The part of ``text`` below the workspace root (the first root), else all of it.
+
+        Where the user put the workspace is their choice: a project under
+        ``~/.vscode/extensions/`` is not protected as a whole, its own ``.git/`` is. Extra
+        directories get no such allowance — a project's settings can add them, and adding
+        ``~/.claude`` or another repository's ``.git`` must not unprotect what is inside.
+        """
+        prefix = self._root_prefix
+        if prefix and text.startswith(prefix):
+            return text[len(prefix) :]
+        return "." if prefix and text == prefix[:-1] else text
+
+    # -- the sandbox -----------------------------------------------------------------------
+
+    def hidden_locations(self) -> tuple[Path, ...]:
+        """The real paths the sandbox hides from every command: the user's secret locations,
+        the configuration's secret directories and the paths given as ``hidden``."""
+        return self._hidden
+
+    def installation_inside_roots(self) -> list[Path]:
+        """The places of toolbelt's installation inside a root (outermost only), which the
+        sandbox keeps read-only beneath a writable root."""
+        return list(self._inside)
+
+    @staticmethod
+    def entry_reason(directory: str | PurePath, name: str) -> str | None:
+        """Why the entry ``name`` of ``directory`` is protected by its names (see
+        ``protected.protected_entry_reason``), or None: the sandbox's walks over entries."""
+        return protected_entry_reason(directory, name)
