@@ -166,6 +166,12 @@ class Runtime:
         runtime that has none, so web_fetch can answer its ``prompt`` from the page)."""
         self.executor.model = model
 
+    def add_tools(self, toolset: Toolset) -> None:
+        """Offer ``toolset``'s tools beside the runtime's own, under the same executor (an
+        agent's ``task`` tool, which needs the agent to exist); a name both have is refused."""
+        self.toolset = CombinedToolset(self.toolset, toolset)
+        self.executor.toolset = self.toolset
+
     def use_requester(self, requester: PermissionRequester) -> None:
         """Ask the user through ``requester`` from now on (a door that can only build its
         requester once it exists itself, like an MCP connection, sets it here)."""

@@ -38,7 +38,15 @@ from toolbelt.providers.model import (
     UserMessage,
 )
 
-__all__ = ["KEEP_SHARE", "Compacted", "CompactionPlan", "plan_compaction", "summarise"]
+__all__ = [
+    "KEEP_SHARE",
+    "Compacted",
+    "CompactionPlan",
+    "closed_transcript",
+    "files_changed",
+    "plan_compaction",
+    "summarise",
+]
 
 KEEP_SHARE = 0.1
 """An automatic compaction keeps the latest turns whole up to this share of the window."""
@@ -111,7 +119,7 @@ async def summarise(
         instruction += f"\nPay particular attention to: {focus}"
     request = ModelRequest(
         system=system,
-        messages=(*_closed(plan.older), UserMessage((TextBlock(instruction),))),
+        messages=(*closed_transcript(plan.older), UserMessage((TextBlock(instruction),))),
         tools=tools,
         max_tokens=max_tokens,
     )
@@ -137,7 +145,7 @@ async def summarise(
 def summary_message(summary: str, older: Sequence[Message]) -> UserMessage:
     """The user message standing for ``older``: the summary, the files changed, the requests."""
     text = f"{SUMMARY_MARK}\n\n{summary}"
-    changed = _files_changed(older)
+    changed = files_changed(older)
     if changed:
         text += "\n\nFiles changed so far: " + ", ".join(changed)
     text += (
@@ -174,7 +182,7 @@ def _is_summary(message: Message) -> bool:
     )
 
 
-def _files_changed(messages: Sequence[Message]) -> list[str]:
+def files_changed(messages: Sequence[Message]) -> list[str]:
     changed: dict[str, None] = {}
     for message in messages:
         if isinstance(message, ToolResultsMessage):
@@ -189,7 +197,7 @@ def _files_changed(messages: Sequence[Message]) -> list[str]:
     return list(changed)
 
 
-def _closed(messages: Sequence[Message]) -> tuple[Message, ...]:
+def closed_transcript(messages: Sequence[Message]) -> tuple[Message, ...]:
     """``messages`` ending where a user message may follow: an assistant turn whose calls
     have no answers yet (a compaction between a reply and its results never happens, but a
     cut transcript must still be valid) is dropped."""

@@ -186,12 +186,28 @@ class Conversation:
             self.turns.append((event.usage, event.cost))
             if self.log is not None:
                 self.log.turn(event.usage, event.cost)
-        elif isinstance(event, ToolResults) and self.log is not None:
+        elif isinstance(event, ToolResults):
+            self._record_subagents(event)
+            if self.log is None:
+                return
             loaded = session_state(self.agent.runtime.session).loaded
             fresh = [name for name in loaded if name not in self._loaded]
             if fresh:
                 self._loaded.update(fresh)
                 self.log.loaded(fresh)
+
+    def _record_subagents(self, event: ToolResults) -> None:
+        """A subagent's tokens and cost count as the session's (``subagents``)."""
+        for result in event.results:
+            data = result.output.structured or {}
+            usage = data.get("usage")
+            if result.tool != "task" or not isinstance(usage, list) or len(usage) != 4:
+                continue
+            cost = data.get("cost")
+            spent = (Usage(*usage), float(cost) if isinstance(cost, int | float) else None)
+            self.turns.append(spent)
+            if self.log is not None:
+                self.log.turn(*spent)
 
     async def _stop_reason(self, result: AgentResult, *, active: bool) -> str | None:
         if result.stop != "end_turn" or self.hooks is None:
