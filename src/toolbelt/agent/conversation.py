@@ -17,7 +17,7 @@ session rather than to a run:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
 from toolbelt.agent.compaction import Compacted, Trigger
@@ -104,9 +104,12 @@ class Conversation:
             if context:
                 self._notes.append(f"SessionStart hook context:\n{context}")
 
-    async def stream(self, prompt: str) -> AsyncGenerator[ConversationEvent, None]:
-        """Send ``prompt`` and yield the run's events (``Agent.stream``), or one
-        ``PromptBlocked``; Stop hooks may continue the run before its ``AgentFinished``."""
+    async def stream(
+        self, prompt: str, attachments: Sequence[str] = ()
+    ) -> AsyncGenerator[ConversationEvent, None]:
+        """Send ``prompt`` (with ``attachments``, texts such as a mentioned file's) and yield
+        the run's events (``Agent.stream``), or one ``PromptBlocked``; Stop hooks may
+        continue the run before its ``AgentFinished``."""
         if self.hooks is not None and self.hooks.configured("UserPromptSubmit"):
             verdict = await self.hooks.user_prompt_submit(prompt)
             if verdict.blocked is not None:
@@ -115,6 +118,7 @@ class Conversation:
             if verdict.context:
                 self._notes.append(f"UserPromptSubmit hook context:\n{verdict.context}")
         blocks: list[ContentBlock] = [TextBlock(prompt)]
+        blocks += [TextBlock(text) for text in attachments]
         blocks += [TextBlock(note) for note in self._notes]
         self._notes.clear()
         turns: list[TurnRecord] = []

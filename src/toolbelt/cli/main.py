@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolbelt.policy.modes import MODES
+
+if TYPE_CHECKING:
+    from toolbelt.cli.conversation_setup import ConversationOptions as ConversationOptionsType
 
 __all__ = ["main"]
 
@@ -28,6 +32,13 @@ apply here; it applies everywhere else (library, MCP, chat).
 
 Pass '-' instead of the JSON to read the arguments from standard input (a single argument is
 limited to 128 KiB by the operating system)."""
+
+CHAT_EPILOG = """\
+At a terminal: Enter sends, Esc then Enter adds a line, Esc or Ctrl-C cancels the running
+turn, Ctrl-D leaves; /help lists the slash commands. With standard input a pipe, every line
+is a prompt of one conversation (the answer on stdout, tool activity on stderr).
+Conversations are saved as they happen: --continue takes the latest up again, --resume ID a
+given one (`toolbelt sessions` lists them)."""
 
 RUN_EPILOG = """\
 exit status: 0 the loop ended (stderr notes a stop short of an answer), 1 provider error,
@@ -116,6 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
         )
+    if args.command == "chat":
+        from toolbelt.cli.chat_command import run_chat
+
+        return run_chat(_conversation_options(args), yes=args.yes)
+    if args.command == "sessions":
+        from toolbelt.cli.sessions_command import list_saved
+
+        return list_saved(args.root, as_json=args.json)
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
 
@@ -201,6 +220,10 @@ def _parser() -> argparse.ArgumentParser:
     add_http_limits(mcp)
 
     _add_run_command(sub)
+    _add_chat_command(sub)
+    sessions = sub.add_parser("sessions", help="list this workspace's saved conversations")
+    sessions.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    sessions.add_argument("--json", action="store_true", help="print JSON")
 
     trusted = sub.add_parser(
         "trust",
@@ -264,6 +287,78 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     run.add_argument("--max-turns", type=int, default=50, metavar="N", help="default 50")
     run.add_argument(
         "--json", action="store_true", help="print the whole transcript with usage as JSON"
+    )
+
+
+def _add_chat_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = sub.add_parser(
+        "chat",
+        help="talk with a model that uses the tools (interactive; one prompt per line in a pipe)",
+        epilog=CHAT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_model_options(chat)
+    _add_workspace_options(chat)
+    _add_resume_options(chat)
+    chat.add_argument("--yes", action="store_true", help="approve every permission prompt")
+    chat.add_argument("--max-turns", type=int, default=50, metavar="N", help="per prompt; 50")
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="e.g. anthropic:claude-sonnet-4-5, openai:gpt-5, ollama:qwen3-coder "
+        "(default: $TOOLBELT_MODEL, or the resumed conversation's)",
+    )
+    parser.add_argument("--base-url", metavar="URL", help="the provider's API at another address")
+    parser.add_argument(
+        "--tool-format",
+        default="native",
+        metavar="FORMAT",
+        help="how the model writes tool calls: native (the provider's own; default), auto "
+        "(native, and calls written as text are recognised), or a text format for models "
+        "served without a tool parser: hermes, qwen3-coder, glm-4.5, glm-4.7, mistral, "
+        "mistral-v11, llama3, deepseek-v3, deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony",
+    )
+
+
+def _add_resume_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="continue a saved conversation of this workspace (the latest without ID; "
+        "`toolbelt sessions` lists them)",
+    )
+    group.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue this workspace's latest conversation",
+    )
+
+
+def _conversation_options(args: argparse.Namespace) -> ConversationOptionsType:
+    from toolbelt.cli.conversation_setup import NO_RESUME, ConversationOptions
+
+    resume = args.resume
+    return ConversationOptions(
+        model=args.model,
+        base_url=args.base_url,
+        tool_format=args.tool_format,
+        root=args.root,
+        mode=args.mode,
+        add_dirs=args.add_dir,
+        trust_workspace=args.trust_workspace,
+        toolset_spec=args.toolset,
+        sandbox=args.sandbox,
+        max_turns=args.max_turns,
+        resume=NO_RESUME if resume is None else (resume or None),
+        continue_latest=args.continue_latest,
     )
 
 
