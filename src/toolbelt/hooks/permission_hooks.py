@@ -26,7 +26,8 @@ class HookedRequester(PermissionRequester):
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         if self.hooks.configured("PermissionRequest"):
-            aliases = request.rule_identity.aliases
+            identity = request.rule_identity  # Claude's names: the family (Bash, Read...)
+            aliases = (identity.family, *identity.aliases)
             verdict = await self.hooks.permission_request(request.tool, request.arguments, aliases)
             if verdict is not None and not verdict.allow:
                 return Answer(
