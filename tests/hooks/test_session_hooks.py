@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.agent.scripts import call, open_runtime, reply
+
 from toolbelt.agent import Agent, AgentFinished
 from toolbelt.agent.conversation import MAX_STOP_CONTINUATIONS, Conversation, PromptBlocked
 from toolbelt.agent.profiles import BUILTIN_PROFILES
@@ -121,8 +121,16 @@ async def test_user_prompt_submit_blocks_or_adds_context(tmp_path: Path) -> None
     assert blocking.payloads()[0]["prompt"] == "my password is hunter2"
     adding = Hooks(tmp_path / "second").on(
         "UserPromptSubmit",
-        'json:{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "Today is Friday."}}',
-    )  # noqa: E501
+        "json:"
+        + json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "UserPromptSubmit",
+                    "additionalContext": "Today is Friday.",
+                }
+            }
+        ),
+    )
     async with open_runtime(tmp_path) as runtime:
         conversation = Conversation(Agent(model, runtime), hooks=adding.session(tmp_path))
         await _run(conversation, "what day is it?")
