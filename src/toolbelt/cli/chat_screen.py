@@ -58,8 +58,13 @@ class _Running:
 class ChatScreen:
     """Renders one conversation's events; ``begin_turn`` / ``end_turn`` around each turn."""
 
-    def __init__(self, console: Console, owner: TerminalOwner) -> None:
+    def __init__(
+        self, console: Console, owner: TerminalOwner, *, final_answer_elsewhere: bool = False
+    ) -> None:
+        """``final_answer_elsewhere``: the last turn's text is printed by the caller (``toolbelt
+        run`` puts it on standard output), so the screen shows it only while it streams."""
         self.console = console
+        self._answer_elsewhere = final_answer_elsewhere
         self.owner = owner
         self._live: Live | None = None
         self._text: list[str] = []
@@ -104,6 +109,8 @@ class ChatScreen:
         elif isinstance(event, ToolCallStarted):
             self._flush_text()
         elif isinstance(event, ModelTurn):
+            if self._answer_elsewhere and not event.message.tool_calls:
+                self._text.clear()
             self._flush_text()
             for call in event.message.tool_calls:
                 self._targets[call.id] = target_of(call.arguments)

@@ -41,8 +41,8 @@ Conversations are saved as they happen: --continue takes the latest up again, --
 given one (`toolbelt sessions` lists them)."""
 
 RUN_EPILOG = """\
-exit status: 0 the loop ended (stderr notes a stop short of an answer), 1 provider error,
-2 invalid usage, 130 interrupted.
+exit status: 0 the loop ended (stderr notes a stop short of an answer), 3 it ended with calls
+refused, 1 provider error, 2 invalid usage, 130 interrupted.
 
 Keys and base URLs come from the providers' usual environment variables (ANTHROPIC_API_KEY,
 OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY, ...); a local --base-url needs no key.
@@ -112,20 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":
         from toolbelt.cli.run_command import run_task
 
+        output_format = "json" if args.json else args.output_format
         return run_task(
-            args.prompt,
-            model=args.model,
-            base_url=args.base_url,
-            tool_format=args.tool_format,
-            root=args.root,
-            mode=args.mode,
-            add_dirs=args.add_dir,
-            yes=args.yes,
-            max_turns=args.max_turns,
-            as_json=args.json,
-            trust_workspace=args.trust_workspace,
-            toolset_spec=args.toolset,
-            sandbox=args.sandbox,
+            args.prompt, _conversation_options(args), yes=args.yes, output_format=output_format
         )
     if args.command == "chat":
         from toolbelt.cli.chat_command import run_chat
@@ -266,28 +255,19 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("prompt", help="the task, or - to read it from standard input")
-    run.add_argument(
-        "--model",
-        metavar="PROVIDER:MODEL",
-        help="e.g. anthropic:claude-sonnet-4-5, openai:gpt-5, ollama:qwen3-coder "
-        "(default: $TOOLBELT_MODEL)",
-    )
-    run.add_argument("--base-url", metavar="URL", help="the provider's API at another address")
-    run.add_argument(
-        "--tool-format",
-        default="native",
-        metavar="FORMAT",
-        help="how the model writes tool calls: native (the provider's own; default), auto "
-        "(native, and calls written as text are recognised), or a text format for models "
-        "served without a tool parser: hermes, qwen3-coder, glm-4.5, glm-4.7, mistral, "
-        "mistral-v11, llama3, deepseek-v3, deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony",
-    )
+    _add_model_options(run)
     _add_workspace_options(run)
+    _add_resume_options(run)
     run.add_argument("--yes", action="store_true", help="approve every permission prompt")
     run.add_argument("--max-turns", type=int, default=50, metavar="N", help="default 50")
     run.add_argument(
-        "--json", action="store_true", help="print the whole transcript with usage as JSON"
+        "--output-format",
+        default="text",
+        choices=("text", "json", "stream-json"),
+        help="text (the answer; the run on stderr), json (the whole transcript with usage at "
+        "the end) or stream-json (one JSON event per line as it happens)",
     )
+    run.add_argument("--json", action="store_true", help="the same as --output-format json")
 
 
 def _add_chat_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,7 +13,14 @@ from toolbelt.core.display import visible
 from toolbelt.core.events import CallState, StateEvent
 from toolbelt.providers.model import AssistantMessage, Message, Usage, UserMessage
 
-__all__ = ["ActivityLog", "duration", "stop_note", "target_of", "transcript_json"]
+__all__ = [
+    "ActivityLog",
+    "duration",
+    "stop_note",
+    "target_of",
+    "transcript_json",
+    "usage_json",
+]
 
 _TARGET_KEYS = ("path", "command", "pattern", "url", "id", "query", "thought")
 _MAX_TARGET = 80
@@ -79,11 +86,11 @@ def transcript_json(result: AgentResult, *, model: str) -> dict[str, Any]:
         "model": model,
         "text": result.text,
         "stop": result.stop,
-        "usage": _usage(result.usage),
+        "usage": usage_json(result.usage),
         "cost_usd": result.cost,
         "turns": [
             {
-                "usage": _usage(turn.usage),
+                "usage": usage_json(turn.usage),
                 "cost_usd": turn.cost,
                 "stop_reason": turn.stop_reason,
                 "tool_calls": turn.tool_calls,
@@ -120,7 +127,7 @@ def _block(block: ContentBlock) -> dict[str, Any]:
     return {"type": "image", "mime_type": block.mime_type, "data": block.data}
 
 
-def _usage(usage: Usage) -> dict[str, int]:
+def usage_json(usage: Usage) -> dict[str, int]:
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
