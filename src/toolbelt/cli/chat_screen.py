@@ -104,8 +104,11 @@ class ChatScreen:
 
     def handle(self, event: ConversationEvent) -> None:
         if isinstance(event, TextDelta):
+            first = not self._text
             self._text.append(event.text)
             self._quiet_since = None
+            if first and self._live is not None and self._live.is_started:
+                self._live.refresh()  # the first characters show at once, not at the next tick
         elif isinstance(event, ToolCallStarted):
             self._flush_text()
         elif isinstance(event, ModelTurn):
