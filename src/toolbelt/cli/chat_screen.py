@@ -122,7 +122,9 @@ class ChatScreen:
             self._state(event)
         elif isinstance(event, ProgressEvent):
             running = self._running.get(event.call_id)
-            if running is not None:
+            if running is not None and event.tool == "task":  # a subagent's finished call
+                self.print(Text(f"  ⎿ {visible(event.message)}", style="dim"))
+            elif running is not None:
                 lines = [line for line in event.message.splitlines() if line.strip()]
                 if lines:
                     running.tail = visible(lines[-1])[:120]

@@ -22,7 +22,7 @@ __all__ = [
     "usage_json",
 ]
 
-_TARGET_KEYS = ("path", "command", "pattern", "url", "id", "query", "thought")
+_TARGET_KEYS = ("path", "command", "pattern", "url", "id", "query", "thought", "description")
 _MAX_TARGET = 80
 
 
