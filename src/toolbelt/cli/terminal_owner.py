@@ -53,8 +53,15 @@ class TerminalOwner:
         self._guards: list[tuple[Callable[[], None], Callable[[], None]]] = []
 
     @property
-    def fd(self) -> int:
-        return sys.stdin.fileno() if self._fd is None else self._fd
+    def fd(self) -> int | None:
+        """The descriptor answers are read from; None when standard input has none (a
+        stream a test or an embedding program put in its place: read with its readline)."""
+        if self._fd is not None:
+            return self._fd
+        try:
+            return sys.stdin.fileno()
+        except (OSError, ValueError, AttributeError):
+            return None
 
     def on_interaction(self, pause: Callable[[], None], resume: Callable[[], None]) -> None:
         """Call ``pause`` before every interaction and ``resume`` after it (a live display)."""
@@ -87,8 +94,9 @@ class TerminalOwner:
         with contextlib.suppress(OSError, ValueError, ImportError):
             import termios
 
-            if os.isatty(self.fd):
-                termios.tcflush(self.fd, termios.TCIFLUSH)
+            fd = self.fd
+            if fd is not None and os.isatty(fd):
+                termios.tcflush(fd, termios.TCIFLUSH)
 
     async def _in_thread(self, ask: Callable[[ReadLine], T]) -> T:
         stop = threading.Event()
@@ -99,6 +107,8 @@ class TerminalOwner:
         fd = self.fd
 
         def read_line() -> str:
+            if fd is None:
+                return sys.stdin.readline()
             return _read_line(fd, stop)
 
         def work() -> None:
