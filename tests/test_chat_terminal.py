@@ -207,3 +207,34 @@ def test_a_subagents_permission_prompt_carries_its_name(tmp_path: Path) -> None:
 def _no_leftover_sleep() -> Any:
     yield
     assert sleeps_running() == []
+
+
+def test_without_a_terminal_each_line_is_a_prompt_and_sessions_lists_it(tmp_path: Path) -> None:
+    import subprocess
+
+    (tmp_path / "a.txt").write_text("alpha\n")
+    script = [
+        {"calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+        {"text": "It says alpha."},
+        {"text": "Still alpha."},
+    ]
+    command = [sys.executable, "-m", "toolbelt.cli.main"]
+    with FakeProvider(script) as fake:
+        done = subprocess.run(
+            [*command, "chat", "--model", "openai:gpt-test", "--base-url", fake.openai_url,
+             "--root", str(tmp_path)],
+            input="what is in a.txt?\n/mode plan\nsure?\n",
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "It says alpha.\nThe permission mode is now plan.\nStill alpha.\n"
+    assert "\x1b" not in done.stdout + done.stderr
+    assert [line.split(" (")[0] for line in done.stderr.splitlines()] == [
+        "read_file a.txt: success"
+    ]
+    listed = subprocess.run(
+        [*command, "sessions", "--root", str(tmp_path), "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    [session] = json.loads(listed.stdout)
+    assert session["title"] == "what is in a.txt?"
