@@ -242,6 +242,12 @@ class Runtime(AsyncResource):
         runtime that has none, so web_fetch can answer its ``prompt`` from the page)."""
         self.executor.model = model
 
+    def add_tools(self, toolset: Toolset) -> None:
+        """Offer ``toolset``'s tools beside the runtime's own, under the same executor (an
+        agent's ``task`` tool, which needs the agent to exist); a name both have is refused."""
+        self.toolset = CombinedToolset(self.toolset, toolset)
+        self.executor.toolset = self.toolset
+
     def use_sandbox(self, sandbox: SandboxSettings) -> None:
         """Run this runtime's commands in ``sandbox`` (the default is ``auto``), as the doors do
         with what ``--sandbox`` and the settings chose. Only before the first command: the

@@ -144,10 +144,22 @@ def test_a_call_refused_without_a_terminal_is_reported_and_nothing_written(
             str(root),
             home=tmp_path,
         )
-    assert done.returncode == 0
+    assert done.returncode == 3  # the answer rests on a refused call
     assert done.stdout == "I was not allowed to write notes.txt.\n"
     assert not (root / "notes.txt").exists()
-    assert re.search(r"^write_file notes\.txt: error \(\d+ ms\)$", done.stderr, re.MULTILINE)
+    assert re.search(
+        r"^write_file notes\.txt: error \(\d+ ms\) — .*No one could be asked; re-run with --yes",
+        done.stderr,
+        re.MULTILINE,
+    )
+    assert done.stderr.endswith(
+        "toolbelt: 1 call refused; the answer may rest on them (exit status 3)\n"
+    )
+    assert re.search(
+        r"^toolbelt: 2 turns, 200 tokens in \(0 cached\), 40 out, cost unknown",
+        done.stderr,
+        re.MULTILINE,
+    )
     [refusal] = tool_messages(fake.requests[1].body)
     assert "re-run with --yes to approve it" in str(refusal["content"])
 
@@ -243,3 +255,26 @@ def test_a_self_hosted_server_never_sees_a_forged_turn(tmp_path: Path) -> None:
     assert "<|im_" not in read and "<|" not in system
     replayed = last["messages"][-2]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(replayed) == {"path": "t.txt", "content": copied}
+
+
+def test_stream_json_prints_one_event_per_line_as_it_happens(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    with FakeProvider(FIX_THE_TYPO[:1] + FIX_THE_TYPO[3:]) as fake:
+        done = toolbelt_run(
+            "What does app.py print?",
+            "--output-format",
+            "stream-json",
+            *fake_model(fake.openai_url, root),
+            home=tmp_path,
+        )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["type"] for e in events] == [
+        "text", "text", "turn", "tool_results", "text", "text", "turn", "result",
+    ]  # fmt: skip
+    assert "".join(e["text"] for e in events[:2]) == "Reading it."
+    assert events[2]["tool_calls"][0]["name"] == "read_file"
+    assert events[2]["usage"]["input_tokens"] == 100
+    assert events[3]["results"][0]["status"] == "success"
+    assert events[-1]["text"] == "Fixed the typo; app.py now prints hello."
+    assert (events[-1]["stop"], events[-1]["refused"]) == ("end_turn", 0)

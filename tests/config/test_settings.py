@@ -139,8 +139,9 @@ def test_mode_directories_and_bypass_switch(tmp_path: Path) -> None:
         ),
         (
             '{"hooks": {\n  "PreTooluse": []}}',
-            "line 2: unknown hook event 'PreTooluse'; toolbelt runs PostToolUse, "
-            "PostToolUseFailure, PreToolUse.",
+            "line 2: unknown hook event 'PreTooluse'; toolbelt runs Notification, "
+            "PermissionRequest, PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, "
+            "SessionEnd, SessionStart, Stop, SubagentStop, UserPromptSubmit.",
         ),
         (
             '{"hooks": {"PreToolUse": [\n  {"matcher": "(",\n   "hooks": []}]}}',

@@ -72,7 +72,8 @@ def test_the_terminal_prompt_shows_the_arguments_it_asks_about(sender: Path) -> 
     )
     assert code == 3
     indented = "\r\n".join("    " + line for line in SHOWN.splitlines())
-    assert f"  arguments:\r\n{indented}\r\n[y] yes  [s] yes for this session" in screen
+    restated = "Allow mcp__s__send? [y] yes  [s] yes for this session"  # what a yes approves
+    assert f"  arguments:\r\n{indented}\r\n{restated}" in screen
     assert "\u202e" not in screen
 
 

@@ -37,7 +37,7 @@ async def test_choices(monkeypatch: pytest.MonkeyPatch, typed: str, expected: Us
     answer = await TerminalUser().ask(Question("Colour?", ("red", "blue")))
     assert answer == expected
     how = "(a number from 1 to 2 or a choice's name; an empty line dismisses the question)"
-    assert f"Colour?\n  1. red\n  2. blue\n  {how}\n> " in stderr.getvalue()
+    assert f"Colour?\n  1. red\n  2. blue\n  {how}\nanswer to “Colour?” > " in stderr.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ async def test_several_choices_and_own_words(
         "\n\x1b[1;36m?\x1b[0m [Scope] Which features?\n"
         "  1. auth — log in\n  2. billing\n  3. sso — single sign-on\n"
         "  (one or more numbers or names, separated by commas, or type your own answer; "
-        "an empty line dismisses the question)\n> "
+        "an empty line dismisses the question)\nanswer to “Scope” > "  # which one it answers
     )
 
 
@@ -98,7 +98,7 @@ async def test_a_free_answer_and_a_message(monkeypatch: pytest.MonkeyPatch) -> N
     user = TerminalUser()
     assert await user.ask(Question("Which server?")) == UserAnswer("accept", "the staging one")
     await user.show("Deploying now.")
-    assert stderr.getvalue().endswith("> Deploying now.\n")
+    assert stderr.getvalue().endswith("answer to “Which server?” > Deploying now.\n")
 
 
 async def test_asking_several_stops_at_the_first_dismissal(

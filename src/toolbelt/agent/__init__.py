@@ -1,6 +1,7 @@
 """The agent loop: a model in front of a runtime's tools (``Agent``), its events, its result
 and its default system prompt."""
 
+from toolbelt.agent.compaction import Compacted
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
 from toolbelt.agent.loop import Agent
 from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnRecord
@@ -11,6 +12,7 @@ __all__ = [
     "AgentEvent",
     "AgentFinished",
     "AgentResult",
+    "Compacted",
     "ModelPricing",
     "ModelTurn",
     "StopCause",

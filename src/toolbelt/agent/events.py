@@ -5,12 +5,14 @@ Per turn: the model's ``TextDelta`` and ``ToolCallStarted`` as they stream, then
 the executor's events for those calls (``StateEvent`` pending → … → a terminal state,
 ``ProgressEvent``, ``DiffEvent`` — the same bus every door publishes on) and one
 ``ToolResults`` with the answers the model will read. The run ends with one ``AgentFinished``.
+A ``Compacted`` comes before a turn when the transcript was compacted to make room.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toolbelt.agent.compaction import Compacted
 from toolbelt.agent.result import AgentResult
 from toolbelt.core.events import DiffEvent, ProgressEvent, StateEvent
 from toolbelt.core.executor import ToolCallResult
@@ -59,5 +61,6 @@ AgentEvent = (
     | ProgressEvent
     | DiffEvent
     | ToolResults
+    | Compacted
     | AgentFinished
 )

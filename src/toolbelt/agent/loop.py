@@ -5,7 +5,9 @@ its reply; run the calls it made through the runtime's executor (the same permis
 parallel read-only batches and events as every other door); put the answers, cut to fit the
 context (``context_guard``), into the transcript; ask the model again. The loop ends when the
 model answers without calling a tool, at ``max_turns``, after ``max_malformed_turns``
-consecutive turns whose calls could not run, or on cancellation.
+consecutive turns whose calls could not run, or on cancellation. Before each turn, a
+transcript past ``compact_at`` of the model's window is compacted (``compaction``): older
+turns summarised by the model, the latest kept.
 
 Call ids are made unique per turn before anything runs (``call_ids``): events, activity lines
 and replayed results are keyed by them. The transcript is always well formed: every call the
@@ -24,6 +26,7 @@ import anyio
 
 from toolbelt.agent.answers import aborted_result, executor_call, invalid_call_result
 from toolbelt.agent.call_ids import unique_call_ids
+from toolbelt.agent.compaction import KEEP_SHARE, Compacted, Trigger, plan_compaction, summarise
 from toolbelt.agent.context_guard import fit_results, text_tokens, tool_tokens
 from toolbelt.agent.events import AgentEvent, AgentFinished, ModelTurn, ToolResults
 from toolbelt.agent.offer import turn_offer
@@ -50,6 +53,7 @@ from toolbelt.runtime import Runtime
 __all__ = ["Agent"]
 
 Emit = Callable[[AgentEvent], None]
+BeforeCompact = Callable[[Trigger, str | None], Awaitable[None]]
 
 
 def _ignore(_event: AgentEvent) -> None:
@@ -72,13 +76,16 @@ class Agent(AsyncResource):
         max_tokens: int = 8192,
         max_malformed_turns: int = 3,
         pricing: ModelPricing | None = None,
+        compact_at: float | None = None,
     ) -> None:
         """``model`` is a client, or a ``provider:model`` name the agent opens (with
         ``base_url`` and ``api_key``, else the provider's environment variables) and closes;
         ``tool_format`` is how the model writes calls (``native``: the provider's own);
         ``system`` None builds the default prompt (``build_system_prompt``) on first use;
         ``pricing`` overrides the list price (``providers.catalog``) used for ``cost``;
-        ``max_tokens`` bounds each reply. Raises ``UsageError`` for an unknown format,
+        ``max_tokens`` bounds each reply; ``compact_at`` (a share of the window, e.g. 0.8)
+        compacts the transcript before a turn that would start past it (None: only
+        ``compact`` does). Raises ``UsageError`` for an unknown format,
         ``ProviderError`` for an unknown name or a missing key."""
         self.model = open_client(model, base_url=base_url, api_key=api_key, tool_format=tool_format)
         self._owns_model = isinstance(model, str)
@@ -90,6 +97,9 @@ class Agent(AsyncResource):
         self.max_tokens = max_tokens
         self.max_malformed_turns = max_malformed_turns
         self.pricing = pricing
+        self.compact_at = compact_at
+        self.before_compact: BeforeCompact | None = None
+        """Awaited before every compaction with its trigger and focus (PreCompact hooks)."""
         self.transcript = Transcript()
         """The conversation so far; each ``run`` continues it."""
         self._system = system
@@ -130,6 +140,47 @@ class Agent(AsyncResource):
 
         return iterate_events(start)
 
+    async def use_model(
+        self, model: ModelClient | str, *, base_url: str | None = None, api_key: str | None = None
+    ) -> None:
+        """Talk to ``model`` from the next turn on (the conversation stays); the client the
+        agent opened before is closed. Raises as the constructor does, keeping the model."""
+        client = open_client(model, base_url=base_url, api_key=api_key)
+        if self._owns_model:
+            await self.model.aclose()
+        self.model = client
+        self._owns_model = isinstance(model, str)
+
+    async def compact(
+        self, focus: str | None = None, *, trigger: Trigger = "manual"
+    ) -> Compacted | None:
+        """Summarise the conversation and replace it with the summary (``compaction``);
+        a manual compaction keeps no turn whole, an automatic one the latest that fit in
+        ``KEEP_SHARE`` of the window. None when there is nothing to summarise; raises
+        ``ProviderError`` when the model fails (the transcript is then left as it was)."""
+        window = max(0, getattr(self.model, "context_window", 0))
+        keep = int(window * KEEP_SHARE) if trigger == "auto" else 0
+        plan = plan_compaction(self.transcript.messages, keep)
+        if plan is None:
+            return None
+        if self.before_compact is not None:
+            await self.before_compact(trigger, focus)
+        before = self.transcript.tokens()
+        tools = self._turn_tools or turn_offer(self.runtime, self.model).tools
+        summary, complete = await summarise(
+            self.model,
+            system=self.system,
+            tools=tools,
+            plan=plan,
+            focus=focus,
+            max_tokens=self.max_tokens,
+        )
+        self.transcript.reset((summary, *plan.kept))
+        turn = TurnRecord.of(0, complete, self.model.model, self.pricing)
+        return Compacted(
+            trigger, before, self.transcript.tokens(), complete.message.text, turn.usage, turn.cost
+        )
+
     def cancel(self) -> None:
         """Stop the run in flight: the model's reply is abandoned, running calls end
         ``aborted`` (their processes killed), and ``run`` returns with stop ``cancelled``.
@@ -166,6 +217,7 @@ class Agent(AsyncResource):
             if len(turns) >= self.max_turns:
                 stop = "max_turns"
                 break
+            await self._compact_if_full(emit)
             complete = await self._model_turn(emit)
             if complete is None:
                 stop = "cancelled"
@@ -192,6 +244,18 @@ class Agent(AsyncResource):
         result = AgentResult(text, stop, tuple(turns), tuple(self.transcript.messages))
         emit(AgentFinished(result))
         return result
+
+    async def _compact_if_full(self, emit: Emit) -> None:
+        """Compact before a turn that would start past ``compact_at`` of the window."""
+        window = getattr(self.model, "context_window", 0)
+        if self.compact_at is None or window <= 0:
+            return
+        used = self.transcript.tokens() + self._fixed_tokens()
+        if used < self.compact_at * window:
+            return
+        compacted = await self.compact(trigger="auto")
+        if compacted is not None:
+            emit(compacted)
 
     async def _model_turn(self, emit: Emit) -> TurnComplete | None:
         """Stream one reply; None when cancelled (its partial text is kept)."""

@@ -21,13 +21,17 @@ from toolbelt.core.terminal_text import is_terminal_unsafe
 __all__ = ["print_json", "terminal_safe_json"]
 
 
-def print_json(value: Any, *, out: TextIO | None = None) -> None:
-    """Print ``value`` as indented JSON on ``out`` (stdout), escaped if it is a terminal."""
+def print_json(value: Any, *, out: TextIO | None = None, compact: bool = False) -> None:
+    """Print ``value`` as indented JSON on ``out`` (stdout), escaped if it is a terminal;
+    ``compact``: on one line (``stream-json``), flushed at once."""
     stream = sys.stdout if out is None else out
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    if compact:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
     if stream.isatty():
         text = terminal_safe_json(text)
-    print(text, file=stream)
+    print(text, file=stream, flush=compact)
 
 
 def terminal_safe_json(text: str) -> str:

@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolbelt.policy.modes import MODES
+
+if TYPE_CHECKING:
+    from toolbelt.cli.conversation_setup import ConversationOptions as ConversationOptionsType
 
 __all__ = ["main"]
 
@@ -29,9 +33,16 @@ apply here; it applies everywhere else (library, MCP, chat).
 Pass '-' instead of the JSON to read the arguments from standard input (a single argument is
 limited to 128 KiB by the operating system)."""
 
+CHAT_EPILOG = """\
+At a terminal: Enter sends, Esc then Enter adds a line, Esc or Ctrl-C cancels the running
+turn, Ctrl-D leaves; /help lists the slash commands. With standard input a pipe, every line
+is a prompt of one conversation (the answer on stdout, tool activity on stderr).
+Conversations are saved as they happen: --continue takes the latest up again, --resume ID a
+given one (`toolbelt sessions` lists them)."""
+
 RUN_EPILOG = """\
-exit status: 0 the loop ended (stderr notes a stop short of an answer), 1 provider error,
-2 invalid usage, 130 interrupted.
+exit status: 0 the loop ended (stderr notes a stop short of an answer), 3 it ended with calls
+refused, 1 provider error, 2 invalid usage, 130 interrupted.
 
 Keys and base URLs come from the providers' usual environment variables (ANTHROPIC_API_KEY,
 OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY, ...); a local --base-url needs no key.
@@ -102,21 +113,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":
         from toolbelt.cli.run_command import run_task
 
+        output_format = "json" if args.json else args.output_format
         return run_task(
-            args.prompt,
-            model=args.model,
-            base_url=args.base_url,
-            tool_format=args.tool_format,
-            root=args.root,
-            mode=args.mode,
-            add_dirs=args.add_dir,
-            yes=args.yes,
-            max_turns=args.max_turns,
-            as_json=args.json,
-            trust_workspace=args.trust_workspace,
-            toolset_spec=args.toolset,
-            sandbox=args.sandbox,
+            args.prompt, _conversation_options(args), yes=args.yes, output_format=output_format
         )
+    if args.command == "chat":
+        from toolbelt.cli.chat_command import run_chat
+
+        return run_chat(_conversation_options(args), yes=args.yes)
+    if args.command == "sessions":
+        from toolbelt.cli.sessions_command import list_saved
+
+        return list_saved(args.root, as_json=args.json)
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
 
@@ -215,6 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     add_http_limits(mcp)
 
     _add_run_command(sub)
+    _add_chat_command(sub)
+    sessions = sub.add_parser("sessions", help="list this workspace's saved conversations")
+    sessions.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    sessions.add_argument("--json", action="store_true", help="print JSON")
 
     trusted = sub.add_parser(
         "trust",
@@ -257,14 +269,44 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("prompt", help="the task, or - to read it from standard input")
+    _add_model_options(run)
+    _add_workspace_options(run)
+    _add_resume_options(run)
+    run.add_argument("--yes", action="store_true", help="approve every permission prompt")
+    run.add_argument("--max-turns", type=int, default=50, metavar="N", help="default 50")
     run.add_argument(
+        "--output-format",
+        default="text",
+        choices=("text", "json", "stream-json"),
+        help="text (the answer; the run on stderr), json (the whole transcript with usage at "
+        "the end) or stream-json (one JSON event per line as it happens)",
+    )
+    run.add_argument("--json", action="store_true", help="the same as --output-format json")
+
+
+def _add_chat_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = sub.add_parser(
+        "chat",
+        help="talk with a model that uses the tools (interactive; one prompt per line in a pipe)",
+        epilog=CHAT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_model_options(chat)
+    _add_workspace_options(chat)
+    _add_resume_options(chat)
+    chat.add_argument("--yes", action="store_true", help="approve every permission prompt")
+    chat.add_argument("--max-turns", type=int, default=50, metavar="N", help="per prompt; 50")
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--model",
         metavar="PROVIDER:MODEL",
         help="e.g. anthropic:claude-sonnet-4-5, openai:gpt-5, ollama:qwen3-coder "
-        "(default: $TOOLBELT_MODEL)",
+        "(default: $TOOLBELT_MODEL, or the resumed conversation's)",
     )
-    run.add_argument("--base-url", metavar="URL", help="the provider's API at another address")
-    run.add_argument(
+    parser.add_argument("--base-url", metavar="URL", help="the provider's API at another address")
+    parser.add_argument(
         "--tool-format",
         default="native",
         metavar="FORMAT",
@@ -273,11 +315,44 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "served without a tool parser: hermes, qwen3-coder, glm-4.5, glm-4.7, mistral, "
         "mistral-v11, llama3, deepseek-v3, deepseek-v3.1, deepseek-v3.2, kimi-k2, harmony",
     )
-    _add_workspace_options(run)
-    run.add_argument("--yes", action="store_true", help="approve every permission prompt")
-    run.add_argument("--max-turns", type=int, default=50, metavar="N", help="default 50")
-    run.add_argument(
-        "--json", action="store_true", help="print the whole transcript with usage as JSON"
+
+
+def _add_resume_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="continue a saved conversation of this workspace (the latest without ID; "
+        "`toolbelt sessions` lists them)",
+    )
+    group.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue this workspace's latest conversation",
+    )
+
+
+def _conversation_options(args: argparse.Namespace) -> ConversationOptionsType:
+    from toolbelt.cli.conversation_setup import NO_RESUME, ConversationOptions
+
+    resume = args.resume
+    return ConversationOptions(
+        model=args.model,
+        base_url=args.base_url,
+        tool_format=args.tool_format,
+        root=args.root,
+        mode=args.mode,
+        add_dirs=args.add_dir,
+        trust_workspace=args.trust_workspace,
+        toolset_spec=args.toolset,
+        sandbox=args.sandbox,
+        max_turns=args.max_turns,
+        resume=NO_RESUME if resume is None else (resume or None),
+        continue_latest=args.continue_latest,
     )
 
 

@@ -6,9 +6,10 @@ every control character escaped visibly (``permissions.display``), the real comm
 and the model's description only beside it —
 then offers: yes once, yes for this session, always (saved as a rule; not offered, with the
 reason, where it could not be kept), or no with an optional reason that goes back to the
-model. Reading the answer runs in a worker thread that is abandoned when the executor's
-permission timeout or a cancellation ends the wait, so neither is ever blocked by a
-``readline`` that does not return.
+model. The prompt is the terminal's only interaction while it waits (``terminal_owner``: one
+at a time, typed-ahead input discarded, the reader stopped when the permission timeout or a
+cancellation ends the wait), says which subagent asks, and restates on the answer line what
+a "yes" approves.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from toolbelt.cli.terminal_thread import run_abandonable
+from toolbelt.cli.terminal_owner import ReadLine, terminal_owner
 from toolbelt.core.display import shown_arguments
 from toolbelt.core.permission import (
     Answer,
@@ -43,17 +44,21 @@ class TerminalRequester(PermissionRequester):
     """Prompts on standard error and reads the answer from standard input."""
 
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        # abandoned, not awaited, on timeout or cancellation: ``readline`` cannot be interrupted,
-        # and a prompt nobody answers must not hold the call (the process exits after it)
-        return await run_abandonable(lambda: self._ask_blocking(request, decision))
+        return await terminal_owner().interact(
+            lambda read_line: self._ask_blocking(request, decision, read_line)
+        )
 
-    def _ask_blocking(self, request: PermissionRequest, decision: Ask) -> Answer:
+    def _ask_blocking(
+        self, request: PermissionRequest, decision: Ask, read_line: ReadLine
+    ) -> Answer:
         out = sys.stderr
         access = request.access
         reason = escape_for_terminal(decision.reason)
-        out.write(
-            f"\n\x1b[1;33m{escape_for_terminal(request.tool)}\x1b[0m wants permission: {reason}\n"
-        )
+        who = ""
+        if request.agent:
+            who = f"subagent \x1b[1;36m{escape_for_terminal(request.agent)}\x1b[0m: "
+        tool = escape_for_terminal(request.tool)
+        out.write(f"\n{who}\x1b[1;33m{tool}\x1b[0m wants permission: {reason}\n")
         if access.command and access.command.text:
             out.write(f"  command: {escape_for_terminal(access.command.text)}\n")
             description = request.arguments.get("description")
@@ -74,10 +79,13 @@ class TerminalRequester(PermissionRequester):
             choices = f"[y] yes  [s] yes for this session  [n] no   {why}"
         if not decision.remember:
             choices = "[y] yes  [n] no   (this kind of call is never remembered)"
+        restated = f"Allow {_approves(request)}"
+        if request.agent:
+            restated += f" for subagent {escape_for_terminal(request.agent)}"
         while True:
-            out.write(f"{choices} > ")
+            out.write(f"{restated}? {choices} > ")
             out.flush()
-            line = sys.stdin.readline()
+            line = read_line()
             if not line:
                 return Answer(Approval.DENY, "No answer (end of input); the call was denied.")
             choice = _CHOICES.get(line.strip().lower())
@@ -90,11 +98,26 @@ class TerminalRequester(PermissionRequester):
             if choice is Approval.DENY:
                 out.write("reason for the model (optional) > ")
                 out.flush()
-                reason = sys.stdin.readline().strip()
+                reason = read_line().strip()
                 return Answer(
                     Approval.DENY, f"The user denied this call: {reason}" if reason else ""
                 )
             return Answer(choice)
+
+
+def _approves(request: PermissionRequest) -> str:
+    """What a yes lets happen, in a few words: the command, the URL, the path, or the tool."""
+    access = request.access
+    tool = escape_for_terminal(request.tool)
+    if access.command and access.command.text:
+        command = escape_for_terminal(access.command.text)
+        return f"{tool} to run `{command if len(command) <= 60 else command[:59] + '…'}`"
+    if access.url:
+        return f"{tool} to fetch {escape_for_terminal(access.url)}"
+    if access.paths:
+        more = f" (+{len(access.paths) - 1} more)" if len(access.paths) > 1 else ""
+        return f"{tool} on {escape_for_terminal(str(access.paths[0]))}{more}"
+    return tool
 
 
 def _coloured_diff(diff: str) -> str:

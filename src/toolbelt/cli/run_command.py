@@ -1,93 +1,73 @@
-"""``toolbelt run PROMPT``: one agent task, non-interactive.
+"""``toolbelt run PROMPT``: one agent task, non-interactive, made for the person watching and
+for scripts alike.
 
-The final answer goes to standard output; one line per tool call (name, target, final state,
-time) to standard error. Exit status: 0 when the loop ended (a note on standard error says
-when that was short of an answer: the turn limit, malformed calls, a cut-off reply), 1 when
-the model provider failed (the message says what to fix: a missing key, an unreachable base
-URL, an unknown model), 2 for invalid usage, 130 when interrupted — 143 on SIGTERM and 129
-on SIGHUP, which stop the run the same way (``termination``): calls aborted, their processes
-and the MCP servers' ended.
+The final answer goes to standard output — rendered as Markdown when that is a terminal, the
+exact text (control characters escaped) otherwise. Standard error shows the run as it goes:
+at a terminal the model's narration streams, each tool call has a live line (with a spinner,
+its time and its output's last line) and leaves a line with its outcome, edits show as diffs;
+piped, one line per call (``name target: state (time)``, with the reason of a refusal or an
+error). A last line gives the tokens and the cost. ``--output-format stream-json`` prints one
+JSON event per line on standard output instead (text deltas, tool calls, results, turns with
+usage, the result), and ``json`` (or ``--json``) the whole transcript at the end.
+
+The conversation is saved like a chat's (``toolbelt sessions``); ``--continue`` and
+``--resume ID`` add this task to a saved one. Exit status: 0 when the loop ended (a note on
+standard error when that was short of an answer), 3 when it ended with calls refused (denied by
+the person, a rule, a mode or a hook: the answer may rest on them), 1 when the model provider
+failed, 2 for invalid usage, 130 when interrupted — 143 on SIGTERM and 129 on SIGHUP, which
+stop the run the same way (``termination``).
 
 The model is ``--model PROVIDER:MODEL``, else the ``TOOLBELT_MODEL`` environment variable —
 an environment variable rather than a settings key, because a workspace's settings would let
-a repository pick which provider its contents are sent to. Provider SDKs are imported only
-here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
-
-The answer is the model's text, which a web page, a file or a tool result can steer: it is
-printed with its control characters escaped (``\\x1b``), newlines and tabs kept, whether
-standard output is a terminal or not — a file it goes to is read on a terminal later, and
-``--json`` carries the exact text. A provider's error (which quotes the server) is escaped too.
+a repository pick which provider its contents are sent to. The answer is the model's text,
+which a web page, a file or a tool result can steer: printed plain, its control characters are
+escaped, newlines and tabs kept; ``--json`` carries the exact text.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
-from pathlib import Path
+from typing import Any, TextIO
 
 import anyio
 
-from toolbelt.agent import Agent, AgentFinished, AgentResult
-from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
+from toolbelt.agent import AgentFinished, AgentResult, Compacted, ModelTurn, ToolResults
+from toolbelt.agent.conversation import ConversationEvent, PromptBlocked
+from toolbelt.cli.commands import result_as_json, terminal_requester, terminal_user
+from toolbelt.cli.conversation_setup import (
+    MODEL_ENV,
+    ConversationOptions,
+    OpenedConversation,
+    open_conversation,
+)
 from toolbelt.cli.json_output import print_json
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
-from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
-from toolbelt.cli.sandbox_option import sandbox_settings
+from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json, usage_json
 from toolbelt.cli.termination import Termination
-from toolbelt.config.settings import load_settings
 from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
-from toolbelt.providers.model import ProviderError
-from toolbelt.runtime import Runtime
+from toolbelt.providers.model import ProviderError, TextDelta, ToolResultsMessage
 
-__all__ = ["MODEL_ENV", "run_task"]
+__all__ = ["EXIT_REFUSED", "MODEL_ENV", "OUTPUT_FORMATS", "run_task"]
 
-MODEL_ENV = "TOOLBELT_MODEL"
+EXIT_REFUSED = 3
+OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
 def run_task(
-    prompt: str,
-    *,
-    model: str | None,
-    base_url: str | None,
-    tool_format: str,
-    root: str,
-    mode: str | None,
-    add_dirs: list[str],
-    yes: bool,
-    max_turns: int,
-    as_json: bool,
-    trust_workspace: bool = False,
-    toolset_spec: str | None = None,
-    sandbox: str | None = None,
+    prompt: str, options: ConversationOptions, *, yes: bool, output_format: str = "text"
 ) -> int:
     """Run the task and print its answer; returns the documented exit status."""
     try:
         text = _prompt(prompt)
-        spec = model or os.environ.get(MODEL_ENV, "").strip()
-        if not spec:
-            raise UsageError(
-                f"No model given: pass --model PROVIDER:MODEL (e.g. anthropic:claude-sonnet-4-5 "
-                f"or ollama:qwen3-coder) or set {MODEL_ENV}."
-            )
-        if max_turns < 1:
-            raise UsageError(f"--max-turns must be at least 1, not {max_turns}.")
-        # the settings first: whoever answers prompts words its hints for the trust in force
-        settings = load_settings(Path(root).resolve(), trusted=True if trust_workspace else None)
-        runtime = Runtime(
-            root,
-            toolset=toolset_from_spec(toolset_spec),
-            mode=mode,
-            add_dirs=add_dirs,
-            settings=settings,
-            requester=terminal_requester(Renderer.for_stderr(), yes=yes, trusted=settings.trusted),
+        opened = open_conversation(
+            options,
+            requester_for=lambda trusted: terminal_requester(
+                Renderer.for_stderr(), yes=yes, trusted=trusted
+            ),
             user=terminal_user(),
-        )
-        runtime.use_sandbox(sandbox_settings(runtime.settings, sandbox))
-        agent = Agent(
-            spec, runtime, base_url=base_url, tool_format=tool_format, max_turns=max_turns
         )
     except UsageError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
@@ -95,11 +75,11 @@ def run_task(
     except ProviderError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
-    print_notices(runtime)
+    print_notices(opened.runtime)
     termination = Termination()
     try:
         with termination:
-            result = anyio.run(_run, runtime, agent, text)
+            result = anyio.run(_run, opened, text, output_format)
     except ProviderError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
@@ -107,13 +87,24 @@ def run_task(
         with contextlib.suppress(OSError):  # after a hang-up there may be no terminal left
             print(f"toolbelt: {termination.reason}", file=sys.stderr)
         return termination.exit_status
-    if as_json:
-        print_json(transcript_json(result, model=spec))
-    elif result.text:
-        print(escape_for_terminal(result.text, newlines=True, tabs=True))
-    note = stop_note(result, max_turns=max_turns)
+    if result is None:  # a UserPromptSubmit hook blocked it (said on stderr)
+        return 2
+    if output_format == "json":
+        print_json(transcript_json(result, model=opened.spec))
+    elif output_format == "text" and result.text:
+        _print_answer(result.text)
+    note = stop_note(result, max_turns=options.max_turns)
     if note:
         print(f"toolbelt: {escape_for_terminal(note)}", file=sys.stderr)
+    print(f"toolbelt: {_usage_line(opened, result)}", file=sys.stderr)
+    refused = _refused(result, opened)
+    if refused:
+        print(
+            f"toolbelt: {refused} call{'s' if refused > 1 else ''} refused; the answer may rest "
+            "on them (exit status 3)",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
     return 0
 
 
@@ -125,13 +116,146 @@ def _prompt(argument: str) -> str:
     return text
 
 
-async def _run(runtime: Runtime, agent: Agent, prompt: str) -> AgentResult:
-    activity = ActivityLog(sys.stderr)
+async def _run(opened: OpenedConversation, prompt: str, output_format: str) -> AgentResult | None:
+    show = _Display.choose(output_format)
     result: AgentResult | None = None
-    async with runtime, agent:
-        async for event in agent.stream(prompt):
-            activity.handle(event)
-            if isinstance(event, AgentFinished):
-                result = event.result
-    assert result is not None  # every stream that does not raise ends with AgentFinished
+    conversation = opened.conversation
+    async with opened.runtime, opened.agent:
+        try:
+            await conversation.start("resume" if opened.saved else "startup")
+            show.begin()
+            try:
+                async for event in conversation.stream(prompt):
+                    show.handle(event)
+                    if isinstance(event, AgentFinished):
+                        result = event.result
+            finally:
+                show.end()
+            if result is not None:
+                show.finish(result, opened)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await conversation.close("other")
     return result
+
+
+class _Display:
+    """Where the run's events go: the piped activity log, the live screen, or JSON lines."""
+
+    def __init__(self, output_format: str, stream: TextIO) -> None:
+        self.format = output_format
+        self.activity = ActivityLog(stream)
+        self.screen: Any = None
+
+    @classmethod
+    def choose(cls, output_format: str) -> _Display:
+        display = cls(output_format, sys.stderr)
+        if output_format == "text" and sys.stderr.isatty():
+            from rich.console import Console
+
+            from toolbelt.cli.chat_screen import ChatScreen
+            from toolbelt.cli.terminal_owner import terminal_owner
+
+            console = Console(file=sys.stderr, highlight=False)
+            display.screen = ChatScreen(console, terminal_owner(), final_answer_elsewhere=True)
+        return display
+
+    def begin(self) -> None:
+        if self.screen is not None:
+            self.screen.begin_turn()
+
+    def end(self) -> None:
+        if self.screen is not None:
+            self.screen.end_turn()
+
+    def handle(self, event: ConversationEvent) -> None:
+        if isinstance(event, PromptBlocked):
+            print(
+                f"toolbelt: a hook blocked the prompt: {escape_for_terminal(event.reason)}",
+                file=sys.stderr,
+            )
+            return
+        if self.format == "stream-json":
+            line = _event_json(event)
+            if line is not None:
+                print_json(line, compact=True)
+            return
+        if self.screen is not None:
+            self.screen.handle(event)
+        else:
+            self.activity.handle(event)
+
+    def finish(self, result: AgentResult, opened: OpenedConversation) -> None:
+        if self.format == "stream-json":
+            print_json(
+                {
+                    "type": "result",
+                    "text": result.text,
+                    "stop": result.stop,
+                    "usage": usage_json(result.usage),
+                    "cost_usd": result.cost,
+                    "session_id": opened.runtime.session.id,
+                    "refused": _refused(result, opened),
+                },
+                compact=True,
+            )
+
+
+def _event_json(event: ConversationEvent) -> dict[str, Any] | None:
+    if isinstance(event, TextDelta):
+        return {"type": "text", "text": event.text}
+    if isinstance(event, ModelTurn):
+        return {
+            "type": "turn",
+            "index": event.index,
+            "tool_calls": [
+                {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
+                for c in event.message.tool_calls
+            ],
+            "usage": usage_json(event.usage),
+            "cost_usd": event.cost,
+            "stop_reason": event.stop_reason,
+        }
+    if isinstance(event, ToolResults):
+        return {"type": "tool_results", "results": [result_as_json(r) for r in event.results]}
+    if isinstance(event, Compacted):
+        return {
+            "type": "compacted",
+            "trigger": event.trigger,
+            "tokens_before": event.tokens_before,
+            "tokens_after": event.tokens_after,
+        }
+    return None
+
+
+def _print_answer(text: str) -> None:
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console(highlight=False).print(
+            Markdown(escape_for_terminal(text, newlines=True, tabs=True))
+        )
+    else:
+        print(escape_for_terminal(text, newlines=True, tabs=True))
+
+
+def _usage_line(opened: OpenedConversation, result: AgentResult) -> str:
+    usage = result.usage
+    line = (
+        f"{len(result.turns)} turn{'s' if len(result.turns) != 1 else ''}, "
+        f"{usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens:,} tokens in "
+        f"({usage.cache_read_tokens:,} cached), {usage.output_tokens:,} out"
+    )
+    cost = result.cost
+    line += f", ${cost:.4f}" if cost is not None else ", cost unknown for this model"
+    return line + f"; session {opened.runtime.session.id}"
+
+
+def _refused(result: AgentResult, opened: OpenedConversation) -> int:
+    """Calls of this run that were refused (the person, a rule, a mode, a hook): among the
+    answers to this run's turns, the last ones of the transcript."""
+    answered_turns = sum(1 for turn in result.turns if turn.tool_calls or turn.invalid_calls)
+    answers = [m for m in result.messages if isinstance(m, ToolResultsMessage)]
+    mine = answers[len(answers) - answered_turns :] if answered_turns else []
+    return sum(1 for m in mine for r in m.results if r.error_kind == "permission_denied")

@@ -13,14 +13,23 @@ from toolbelt.core.events import CallState, StateEvent
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import AssistantMessage, Message, Usage, UserMessage
 
-__all__ = ["ActivityLog", "stop_note", "transcript_json"]
+__all__ = [
+    "ActivityLog",
+    "duration",
+    "stop_note",
+    "target_of",
+    "transcript_json",
+    "usage_json",
+]
 
-_TARGET_KEYS = ("path", "command", "pattern", "url", "id", "query", "thought")
+_TARGET_KEYS = ("path", "command", "pattern", "url", "id", "query", "thought", "description")
 _MAX_TARGET = 80
 
 
 class ActivityLog:
-    """Writes ``name target: state (time)`` for each call when it reaches a final state."""
+    """Writes ``name target: state (time)`` for each call when it reaches a final state: the
+    time it ran (a wait for the person's approval does not count) and, for a refusal or an
+    error, the first line of why."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -34,14 +43,17 @@ class ActivityLog:
             for invalid in event.message.invalid_calls:
                 self._targets[invalid.id] = "(malformed call)"
         elif isinstance(event, StateEvent):
-            if event.state is CallState.PENDING:
+            if event.state in (CallState.PENDING, CallState.EXECUTING):
                 self._started[event.call_id] = event.at
             elif event.state.terminal:
                 seconds = max(0.0, event.at - self._started.pop(event.call_id, event.at))
                 target = self._targets.pop(event.call_id, "")
                 name = escape_for_terminal(event.tool)
                 line = f"{name} {target}" if target else name
-                self.stream.write(f"{line}: {event.state.value} ({_duration(seconds)})\n")
+                why = ""
+                if event.detail.strip():
+                    why = f" — {escape_for_terminal(event.detail.strip().splitlines()[0])[:200]}"
+                self.stream.write(f"{line}: {event.state.value} ({duration(seconds)}){why}\n")
                 self.stream.flush()
 
 
@@ -74,11 +86,11 @@ def transcript_json(result: AgentResult, *, model: str) -> dict[str, Any]:
         "model": model,
         "text": result.text,
         "stop": result.stop,
-        "usage": _usage(result.usage),
+        "usage": usage_json(result.usage),
         "cost_usd": result.cost,
         "turns": [
             {
-                "usage": _usage(turn.usage),
+                "usage": usage_json(turn.usage),
                 "cost_usd": turn.cost,
                 "stop_reason": turn.stop_reason,
                 "tool_calls": turn.tool_calls,
@@ -115,7 +127,7 @@ def _block(block: ContentBlock) -> dict[str, Any]:
     return {"type": "image", "mime_type": block.mime_type, "data": block.data}
 
 
-def _usage(usage: Usage) -> dict[str, int]:
+def usage_json(usage: Usage) -> dict[str, int]:
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
@@ -124,5 +136,6 @@ def _usage(usage: Usage) -> dict[str, int]:
     }
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """``12 ms`` under ten seconds, ``12.3 s`` above."""
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"

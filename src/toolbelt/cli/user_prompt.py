@@ -6,9 +6,9 @@ answered by number or by name — several at once, separated by commas, when the
 allows more than one — or, where the question allows it, in the person's own words. An empty
 line or the end of input dismisses the question. A question with a form (an MCP server's
 elicitation schema) is asked field by field (``form_prompt``). Everything shown is escaped (a
-label cannot move the cursor or recolour the prompt). Reading runs in a worker thread that is
-abandoned on timeout or cancellation, as the permission prompt's does, so a question nobody
-answers never holds the call.
+label cannot move the cursor or recolour the prompt). The question is the terminal's only
+interaction while it waits (``terminal_owner``), and its answer line says which question it
+answers, so a question nobody answers never holds the call nor swallows another's answer.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import sys
 
 from toolbelt.cli.form_prompt import fill_form, form_problem
-from toolbelt.cli.terminal_thread import run_abandonable
+from toolbelt.cli.terminal_owner import ReadLine, terminal_owner
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import Question, UserAnswer, UserChannel
 
@@ -28,14 +28,14 @@ class TerminalUser(UserChannel):
     """Asks on standard error, reads standard input."""
 
     async def ask(self, question: Question) -> UserAnswer:
-        return await run_abandonable(lambda: _ask_blocking(question))
+        return await terminal_owner().interact(lambda read_line: _ask_blocking(question, read_line))
 
     async def show(self, message: str) -> None:
         sys.stderr.write(f"{escape_for_terminal(message, newlines=True, tabs=True)}\n")
         sys.stderr.flush()
 
 
-def _ask_blocking(question: Question) -> UserAnswer:
+def _ask_blocking(question: Question, read_line: ReadLine) -> UserAnswer:
     out = sys.stderr
     header = f"[{escape_for_terminal(question.header)}] " if question.header else ""
     out.write(
@@ -53,13 +53,15 @@ def _ask_blocking(question: Question) -> UserAnswer:
     if question.schema is not None:  # a form: one prompt per field, the content sent back
         problem = form_problem(question.schema)
         if problem is None:
-            return fill_form(question.schema, out, sys.stdin.readline)
+            return fill_form(question.schema, out, read_line)
         out.write(f"This form cannot be filled in at a terminal ({problem}); it was declined.\n")
         return UserAnswer("decline")
+    about = " ".join(escape_for_terminal(question.header or question.prompt).split())
+    about = about if len(about) <= 40 else about[:39] + "…"
     while True:
-        out.write("> ")
+        out.write(f"answer to “{about}” > ")
         out.flush()
-        text = sys.stdin.readline().strip()
+        text = read_line().strip()
         if not text:
             return UserAnswer("cancel")
         if not question.choices:

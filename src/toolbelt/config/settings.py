@@ -7,11 +7,11 @@ that order: rule lists and hook lists are concatenated, and the last ``defaultMo
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted (a key
 neither toolbelt nor Claude Code knows, most likely a misspelling, is warned about with the
-closest known key: ``config.settings_keys``), but the
-``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
-sections and the ``editTool`` key are validated: a file that is not JSON, has the wrong shape
-or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
-ignored deny rule is worse than refusing to start. Missing files are fine.
+closest known key: ``config.settings_keys``), but the ``permissions``, ``hooks``,
+``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction`` and
+``subagents`` sections and the ``editTool`` key are validated: a file that is not JSON, has the
+wrong shape or holds a malformed rule is a ``SettingsError`` naming the file and the line. A
+silently ignored deny rule is worse than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -129,6 +129,26 @@ class _ToolSearch(BaseModel):
 EditTool = Literal["auto", "apply_patch", "edit_file"]
 
 
+class _Sessions(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
+    max_total_mb: float | None = Field(default=None, alias="maxTotalMB", gt=0)
+
+
+class _Compaction(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    threshold: float | None = Field(default=None, gt=0, le=1)
+    auto: bool | None = None
+
+
+class _Subagents(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    max_parallel: int | None = Field(default=None, alias="maxParallel", ge=1, le=16)
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -138,6 +158,9 @@ class _SettingsFile(BaseModel):
     sandbox: _Sandbox = Field(default_factory=_Sandbox)
     tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
     edit_tool: EditTool | None = Field(default=None, alias="editTool")
+    sessions: _Sessions = Field(default_factory=_Sessions)
+    compaction: _Compaction = Field(default_factory=_Compaction)
+    subagents: _Subagents = Field(default_factory=_Subagents)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -192,6 +215,17 @@ class Settings:
     """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
     ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
     and OpenCode do, string replacement for the others (last file wins)."""
+    sessions_max_age_days: float = 30.0
+    """``sessions.maxAgeDays`` (user settings only): saved conversations older are deleted."""
+    sessions_max_total_mb: float = 200.0
+    """``sessions.maxTotalMB`` (user settings only): past it, the oldest are deleted."""
+    compaction_threshold: float = 0.8
+    """``compaction.threshold``: the share of the model's window at which older turns are
+    summarised (last file wins)."""
+    compaction_auto: bool = True
+    """``compaction.auto``: False leaves compaction to ``/compact``."""
+    subagents_max_parallel: int = 4
+    """``subagents.maxParallel``: how many ``task`` subagents run at once."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -238,6 +272,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.ask += rules["ask"]
             _merge_tool_search(merged, parsed.tool_search)
             merged.edit_tool = parsed.edit_tool or merged.edit_tool
+            _merge_agent_sections(merged, parsed)
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -265,7 +300,24 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
         _merge_tool_search(merged, parsed.tool_search)
         merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
+        _merge_agent_sections(merged, parsed)
+        if index == 0:  # where your own conversations are kept is yours alone to bound
+            if parsed.sessions.max_age_days is not None:
+                merged.sessions_max_age_days = parsed.sessions.max_age_days
+            if parsed.sessions.max_total_mb is not None:
+                merged.sessions_max_total_mb = parsed.sessions.max_total_mb
     return merged
+
+
+def _merge_agent_sections(merged: Settings, parsed: _SettingsFile) -> None:
+    """``compaction`` and ``subagents`` shape how the conversation is kept and how much runs
+    at once, never what may run, so an untrusted workspace's files may set them too."""
+    if parsed.compaction.threshold is not None:
+        merged.compaction_threshold = parsed.compaction.threshold
+    if parsed.compaction.auto is not None:
+        merged.compaction_auto = parsed.compaction.auto
+    if parsed.subagents.max_parallel is not None:
+        merged.subagents_max_parallel = parsed.subagents.max_parallel
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:

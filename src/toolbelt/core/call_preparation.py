@@ -34,6 +34,7 @@ class PreparedCall:
     args: ToolInput | None = None
     failure: ToolCallResult | None = None
     readonly: bool = True
+    asks_user: bool = False
 
 
 def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) -> PreparedCall:
@@ -55,6 +56,7 @@ def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) 
     except InvalidInputError as error:
         item.failure = results.failure(call, error, "invalid_input", now)
         return item
+    item.asks_user = tool.asks_user
     try:
         item.readonly = bool(tool.is_readonly(item.args))
     except Exception:
@@ -63,10 +65,13 @@ def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) 
 
 
 def segments(items: list[PreparedCall]) -> list[list[PreparedCall]]:
-    """Consecutive read-only calls share a segment; every other call is a segment alone."""
+    """Consecutive read-only calls share a segment; every other call is a segment alone, and
+    so is a call that may ask the person something (``Tool.asks_user``): one terminal, one
+    question at a time, and no permission prompt beside it to catch the answer."""
     found: list[list[PreparedCall]] = []
     for item in items:
-        if item.readonly and found and found[-1][-1].readonly:
+        shares = item.readonly and not item.asks_user
+        if shares and found and found[-1][-1].readonly and not found[-1][-1].asks_user:
             found[-1].append(item)
         else:
             found.append([item])

@@ -44,6 +44,8 @@ class PermissionRequest:
     readonly: bool
     identity: RuleIdentity | None = None
     """How rules see the tool (``Tool.rule_identity()``); None: rules may only name it."""
+    agent: str = ""
+    """Which subagent made the call ("" the main agent): a prompt says who is asking."""
 
     @property
     def rule_identity(self) -> RuleIdentity:

@@ -81,6 +81,9 @@ class Tool(ABC, Generic[InputT]):
     """Reaches outside the workspace, e.g. the network (MCP ``openWorldHint``)."""
     programmatic: bool = True
     """Suitable when no person is at the keyboard (False for ask_user, git_commit, web_fetch)."""
+    asks_user: bool = False
+    """Its run may put a question to the person (ask_user, an MCP server's elicitation): such
+    a call never runs beside another call, whose permission prompt could take the answer."""
 
     rule_family: str | None = None
     """Permission rule family (``Read``, ``Edit``, ``Bash``, ``WebFetch``); None: the name."""

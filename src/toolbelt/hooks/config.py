@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "SESSION_EVENTS",
     "TOOL_EVENTS",
     "CommandHookSpec",
     "HookMatcherGroup",
@@ -38,25 +39,32 @@ DEFAULT_TIMEOUT = 60.0
 """Seconds; Claude Code now defaults to 600, but a hung check should not stall a turn that long."""
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
-"""The events toolbelt runs; Claude Code's other events load (settings paste) but never fire."""
+"""The events the executor runs around every call."""
+
+SESSION_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+        "SessionEnd",
+        "Notification",
+        "PermissionRequest",
+    }
+)
+"""The events a conversation runs (``toolbelt chat``, ``toolbelt run``: ``hooks.session_hooks``);
+Claude Code's other events load (settings paste) but never fire."""
 
 _CLAUDE_ONLY_EVENTS = frozenset(
     [
         "PostToolBatch",
-        "Notification",
-        "UserPromptSubmit",
         "UserPromptExpansion",
-        "SessionStart",
-        "SessionEnd",
-        "Stop",
         "StopFailure",
         "SubagentStart",
-        "SubagentStop",
-        "PreCompact",
         "PostCompact",
         "PreModelSwitch",
         "PostModelSwitch",
-        "PermissionRequest",
         "PermissionDenied",
         "Setup",
         "TeammateIdle",
@@ -149,8 +157,8 @@ def validate_hooks(raw: object) -> dict[str, tuple[HookMatcherGroup, ...]]:
 
 def check_event(event: str) -> None:
     """ValueError for a name that is no hook event at all (most likely a typo)."""
-    if event not in TOOL_EVENTS and event not in _CLAUDE_ONLY_EVENTS:
-        known = ", ".join(sorted(TOOL_EVENTS))
+    if event not in TOOL_EVENTS | SESSION_EVENTS and event not in _CLAUDE_ONLY_EVENTS:
+        known = ", ".join(sorted(TOOL_EVENTS | SESSION_EVENTS))
         raise ValueError(f"unknown hook event {event!r}; toolbelt runs {known}")
 
 

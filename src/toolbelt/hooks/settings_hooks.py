@@ -86,4 +86,6 @@ class SettingsHooks(ToolHooks):
         }
         if result is not None:
             payload["tool_response"] = dict(result)
+        if event == "PostToolUseFailure" and result is not None:  # Claude Code's field
+            payload["error"] = str(result.get("error") or result.get("content") or "")
         return await run_command_hook(hook.command, payload, timeout=hook.timeout, cwd=self._cwd)

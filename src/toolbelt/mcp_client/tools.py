@@ -205,6 +205,7 @@ class McpTool(SchemaTool):
             idempotent=bool(hints.idempotent_hint),
             open_world=hints.open_world_hint is not False,
         )
+        self.asks_user = True  # the server may ask the person (elicitation) while it runs
         self.server = server
         self.remote_name = remote.name
         own = name.removeprefix("mcp__").partition("__")[2]

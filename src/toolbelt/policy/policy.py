@@ -33,6 +33,7 @@ catalogue itself only for paths no guard saw (a custom or MCP tool's).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -137,6 +138,14 @@ class ToolbeltPolicy(PermissionPolicy):
             "" if persist is not None else "this session keeps no settings file to save it in"
         )
         self._approved: set[tuple[str, str]] = set()
+
+    def in_mode(self, mode: Mode) -> ToolbeltPolicy:
+        """A twin of this policy in ``mode``: the same rules, protections and session
+        approvals (a "yes for this session" given to either holds for both), for a subagent
+        whose profile runs in a stricter mode than its parent."""
+        twin = copy.copy(self)
+        twin.mode = mode
+        return twin
 
     # -- the decision --------------------------------------------------------------------
 

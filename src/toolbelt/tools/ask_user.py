@@ -171,6 +171,7 @@ class AskUserTool(Tool[AskUserInput]):
         ]
     }
     readonly = True  # changes nothing; one questionnaire at a time is _AskingTurn's job
+    asks_user = True  # runs alone: no permission prompt of another call beside it
     destructive = False
     programmatic = False
     rule_aliases = ("AskUserQuestion",)

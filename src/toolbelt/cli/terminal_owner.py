@@ -1,0 +1,162 @@
+"""The one owner of the terminal: one interaction at a time, nothing read that was typed before.
+
+A permission prompt, a tool's question (``ask_user``) and an MCP server's form all read the
+answer from the same keyboard. Let two of them wait at once and the person's ``y`` meant for a
+question can approve a prompt that scrolled off screen (issue #27, "the terminal has no
+owner"). So every interaction in this process goes through ``terminal_owner()``:
+
+- one lock: the next prompt is shown only once the previous one is answered or given up;
+- before a prompt is shown, what the display is doing stops (``on_interaction``: the chat's
+  live area and its Esc watcher step aside) and input typed ahead is discarded
+  (``tcflush``), so no key pressed before the question was visible can answer it;
+- the answer is read in a worker thread that polls a stop flag, and a prompt whose wait
+  ends (timeout, cancellation) stops its reader before the lock is released: no abandoned
+  thread is left to swallow the answer to the next question.
+
+Each prompt restates what it approves on the line where the answer is typed (``prompt.py``,
+``user_prompt.py``). ``toolbelt call``, ``toolbelt run`` and ``toolbelt chat`` all use it;
+calls that may ask the person something run alone in the executor (``Tool.asks_user``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import sys
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+
+__all__ = ["ReadLine", "TerminalOwner", "terminal_owner"]
+
+T = TypeVar("T")
+ReadLine = Callable[[], str]
+"""Reads one line of the answer ("" at the end of input)."""
+_POLL = 0.05
+
+
+class _Stopped(Exception):
+    """The interaction was given up while its reader waited."""
+
+
+class TerminalOwner:
+    """Serialises the interactions of one process on its terminal."""
+
+    def __init__(self, fd: int | None = None) -> None:
+        self._fd = fd
+        self._lock: anyio.Lock | None = None
+        self._guards: list[tuple[Callable[[], None], Callable[[], None]]] = []
+
+    @property
+    def fd(self) -> int | None:
+        """The descriptor answers are read from; None when standard input has none (a
+        stream a test or an embedding program put in its place: read with its readline)."""
+        if self._fd is not None:
+            return self._fd
+        try:
+            return sys.stdin.fileno()
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    def on_interaction(self, pause: Callable[[], None], resume: Callable[[], None]) -> None:
+        """Call ``pause`` before every interaction and ``resume`` after it (a live display)."""
+        self._guards.append((pause, resume))
+
+    def off_interaction(self, pause: Callable[[], None]) -> None:
+        """Stop calling the guard registered with ``pause``."""
+        self._guards = [g for g in self._guards if g[0] is not pause]
+
+    async def interact(self, ask: Callable[[ReadLine], T]) -> T:
+        """Run ``ask(read_line)`` in a worker thread as the terminal's only interaction.
+
+        ``ask`` writes its prompt and reads the answer with ``read_line``; typed-ahead input
+        is discarded first. Cancelling stops the reader, then raises."""
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            guards = list(self._guards)
+            for pause, _ in guards:
+                pause()
+            try:
+                self.discard_typed_ahead()
+                return await self._in_thread(ask)
+            finally:
+                for _, resume in reversed(guards):
+                    resume()
+
+    def discard_typed_ahead(self) -> None:
+        """Drop whatever was typed and not yet read (a terminal only)."""
+        with contextlib.suppress(OSError, ValueError, ImportError):
+            import termios
+
+            fd = self.fd
+            if fd is not None and os.isatty(fd):
+                termios.tcflush(fd, termios.TCIFLUSH)
+
+    async def _in_thread(self, ask: Callable[[ReadLine], T]) -> T:
+        stop = threading.Event()
+        done = anyio.Event()
+        outcome: list[T] = []
+        failure: list[BaseException] = []
+        token = anyio.lowlevel.current_token()
+        fd = self.fd
+
+        def read_line() -> str:
+            if fd is None:
+                return sys.stdin.readline()
+            return _read_line(fd, stop)
+
+        def work() -> None:
+            try:
+                outcome.append(ask(read_line))
+            except BaseException as exc:
+                failure.append(exc)
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                anyio.from_thread.run_sync(done.set, token=token)
+
+        threading.Thread(target=work, name="toolbelt-terminal", daemon=True).start()
+        try:
+            await done.wait()
+        finally:
+            if not done.is_set():  # given up: stop the reader before anyone else may read
+                stop.set()
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                    await done.wait()
+        if failure and not isinstance(failure[0], _Stopped):
+            raise failure[0]
+        if not outcome:
+            raise anyio.get_cancelled_exc_class()()
+        return outcome[0]
+
+
+def _read_line(fd: int, stop: threading.Event) -> str:
+    """One line from ``fd`` (a terminal in its usual line mode hands over a line per read),
+    polling ``stop``; "" at the end of input."""
+    pending = b""
+    while not stop.is_set():
+        try:
+            ready, _, _ = select.select([fd], [], [], _POLL)
+        except (OSError, ValueError):
+            return ""
+        if not ready:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return pending.decode(errors="replace")
+        pending += chunk
+        if b"\n" in pending:
+            return pending.decode(errors="replace")
+    raise _Stopped
+
+
+_OWNER = TerminalOwner()
+
+
+def terminal_owner() -> TerminalOwner:
+    """This process's terminal owner (one per process: there is one keyboard)."""
+    return _OWNER
