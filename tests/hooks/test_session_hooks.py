@@ -226,7 +226,7 @@ async def test_a_permission_request_hook_answers_and_notification_is_told(tmp_pa
     assert person.asked == []  # the person was never asked
     forced = Ask("dangerous", forced=True)
     assert await requester.ask(_request(command="rm -rf build"), forced) == Answer(Approval.ONCE)
-    assert [r.access.command for r, _ in person.asked] == ["rm -rf build"]
+    assert [r.access.command.text for r, _ in person.asked if r.access.command] == ["rm -rf build"]
     asked = allowing.payloads("PermissionRequest")[0]
     assert (asked["tool_name"], asked["tool_input"]) == ("bash", {"command": "make build"})
     [told] = allowing.payloads("Notification")

@@ -22,12 +22,13 @@ def test_the_terminal_prompt_cannot_be_rewritten_by_the_command(
 ) -> None:
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
-    monkeypatch.setattr("sys.stdin", io.StringIO("n\n\n"))
+    typed = io.StringIO("n\n\n")
     access = Access(AccessKind.EXECUTE, command=SPOOF, summary=f"`{SPOOF}`")
     request = PermissionRequest(
         "c1", "bash", {"command": SPOOF, "description": "List\rfiles"}, access, readonly=False
     )
-    answer = TerminalRequester()._ask_blocking(request, Ask(f"`{SPOOF}` runs a command."))
+    ask = Ask(f"`{SPOOF}` runs a command.")
+    answer = TerminalRequester()._ask_blocking(request, ask, typed.readline)
     assert answer.approval is Approval.DENY
     shown = err.getvalue()
     assert "\r" not in shown and "\x1b[2K" not in shown
