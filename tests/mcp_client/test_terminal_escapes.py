@@ -59,6 +59,7 @@ def test_a_config_error_is_shown_escaped(tmp_path: Path) -> None:
     write_servers(workspace / ".mcp.json", {LONG_ESCAPED_NAME: {"command": "a"}})
     for args in (("tools",), ("call", "ls", "{}"), ("mcp-servers",)):
         result = _toolbelt(*args, "--root", str(workspace), "--trust-workspace")
-        assert result.returncode == 2, (args, result.stderr)
+        # the broken file is skipped with a warning; the built-in tools still work
+        assert result.returncode == 0, (args, result.stderr)
         assert "\x1b" not in result.stderr
         assert f"`mcpServers.{'x' * 60}{SHOWN_OSC52}\\x1b[2J`: a server name" in result.stderr
