@@ -56,6 +56,10 @@ if TYPE_CHECKING:
 __all__ = ["HttpOptions", "Stopping", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
+UNKNOWN_SESSION = (
+    "Unknown Mcp-Session-Id: the session expired or was deleted, and what it held (its shell, "
+    "todo list, read files and jobs) is gone; initialize a new session."
+)
 KEEPALIVE = 1.0
 QUICK_ANSWER = 0.02
 """A call answered this fast (no progress, no question first) gets a plain JSON response,
@@ -214,7 +218,10 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         try:
             if method == "initialize":
                 return await _initialize(table, message)
-            session = table.sessions.get(request.headers.get(SESSION_HEADER, ""))
+            named = request.headers.get(SESSION_HEADER)
+            session = table.sessions.get(named) if named is not None else None
+            if named is not None and session is None:  # expired or deleted: never stateless
+                return _error_response(request_id, -32001, UNKNOWN_SESSION, 404)
             if session is None and _modern(request, message):
                 session = await table.stateless()
             if session is None:
@@ -236,7 +243,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         if method == "notifications/cancelled":  # the client's id, translated to the call's key
             key = session.key_of(params.get("requestId"))
             if key is not None:
-                session.server.cancel(key)
+                table.cancel(session, key)
             return Response(status_code=202)
         if method is None or request_id is None:  # a response to our request, or a notification
             await session.server.handle(message, table.group)
