@@ -37,6 +37,7 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from toolbelt.mcp.allocator import give_back
 from toolbelt.mcp.server import McpServer, Outbox, Outgoing
 
 __all__ = ["Busy", "HttpSession", "InFlight", "Limits", "SessionTable"]
@@ -218,9 +219,15 @@ class SessionTable:
         while True:
             await anyio.sleep(period)
             deadline = time.monotonic() - self.limits.idle_timeout
-            for session_id, session in list(self.sessions.items()):
-                if not session.inflight and session.last_active < deadline:
-                    await self.close(session_id)
+            expired = [
+                session_id
+                for session_id, session in self.sessions.items()
+                if not session.inflight and session.last_active < deadline
+            ]
+            for session_id in expired:
+                await self.close(session_id)
+            if expired:  # what they held is free: give it back to the system
+                await give_back()
 
 
 async def _close(session: HttpSession) -> None:
