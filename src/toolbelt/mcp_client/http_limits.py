@@ -10,10 +10,13 @@ session) at the limit for any one event. What is over the limit fails the reques
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
+import anyio
 import httpx2
 
+from toolbelt.mcp_client.listing_trim import trimmed_events, trimmed_listing
 from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES
 
 __all__ = ["TOO_LARGE", "capped_client"]
@@ -68,6 +71,8 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         assert isinstance(response.stream, httpx2.AsyncByteStream)  # an async transport's
         events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
         response.stream = _CappedStream(response.stream, self._limit, events=events)
+        if _lists_tools(request):  # cut to what toolbelt takes before the SDK reads it
+            response.stream = _TrimmedListing(response.stream, events=events)
         return response
 
     async def aclose(self) -> None:
@@ -95,6 +100,35 @@ class _CappedStream(httpx2.AsyncByteStream):
             if held > self._limit:
                 raise _EventTooLarge() if self._events else _BodyTooLarge()
             yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _lists_tools(request: httpx2.Request) -> bool:
+    """Whether ``request`` is a ``tools/list`` POST (its body is small and already read)."""
+    if request.method != "POST" or b'"tools/list"' not in request.content[:4096]:
+        return False
+    try:
+        return bool(json.loads(request.content).get("method") == "tools/list")
+    except (ValueError, AttributeError):
+        return False
+
+
+class _TrimmedListing(httpx2.AsyncByteStream):
+    """The answer to ``tools/list``, read whole (it is capped) and cut to ``MAX_TOOLS`` tools in
+    a worker thread (``listing_trim``)."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, *, events: bool) -> None:
+        self._inner = inner
+        self._events = events
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        body = bytearray()
+        async for chunk in self._inner:
+            body += chunk
+        trim = trimmed_events if self._events else trimmed_listing
+        yield await anyio.to_thread.run_sync(trim, bytes(body), abandon_on_cancel=True)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -45,7 +45,7 @@ from toolbelt.mcp_client.failures import (
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
+from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
@@ -202,12 +202,15 @@ class McpServerToolset(Toolset):
         return describe_exit(self.config, self._stdio, exc)
 
     async def _relist(self, session: ClientSession) -> None:
-        tools = await list_remote_tools(session)
-        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken, self._given)
+        listing = await list_remote_tools(session)
+        remote = listing.tools
+        names = tool_names(self.prefix, (tool.name for tool in remote), self._taken, self._given)
         self._given.update(names)
-        self._tools, self.skipped = build_tools(
-            tools, names, self.config.name, self._call, self.spellings
+        built, skipped = await build_tools_off_loop(
+            remote, names, self.config.name, self._call, self.spellings
         )
+        note = listing.note()
+        self._tools, self.skipped = built, [*skipped, note] if note is not None else skipped
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
