@@ -101,3 +101,23 @@ async def test_a_server_listing_20000_tools_gives_1000_within_its_start_up_time(
         f"server: {named} and 18,980 more"
     ]
     assert (first.text, good.text) == ("echo: x", "echo: served")
+
+
+async def test_list_changed_floods_cost_one_listing_at_a_time(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    """2,000 ``list_changed`` during one call: one listing in flight, one pending."""
+    async with (
+        hostile_server(mark, "list_changed", 2000) as hostile,
+        beside_a_good_server(workspace, mark, tmp_path, hostile) as runtime,
+    ):
+        await runtime.toolset.list_tools()
+        with anyio.fail_after(20):
+            spam = await runtime.run_one(ToolCall("s", "mcp__h__spam", {}))
+        good = await good_echo(runtime, "served")
+        with anyio.fail_after(10):
+            after = await runtime.run_one(ToolCall("e", "mcp__h__echo", {"text": "next"}))
+        stats = hostile.stats()
+    assert (spam.text, good.text, after.text) == ("spam: done", "echo: served", "echo: next")
+    assert stats["max_listings"] == 1
+    assert stats["methods"]["tools/list"] < 200  # 2,001 when each notification listed anew

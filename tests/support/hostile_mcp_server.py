@@ -4,7 +4,8 @@
 a session id) at ``/mcp`` and the legacy SSE transport at ``/sse`` + ``/messages``, written
 out by hand so that it can send what no SDK server would. Every behaviour keeps an ``echo``
 tool that answers at once; ``GET /stats`` reports what the client did (requests counted per
-method, answers to the server's own requests, GET streams opened) as JSON.
+method, answers to the server's own requests and the most in flight at once, GET streams
+opened, the most ``tools/list`` requests in flight at once) as JSON.
 
 Behaviours (``N`` sizes each):
 
@@ -43,8 +44,15 @@ BEHAVIOUR = sys.argv[2] if len(sys.argv) > 2 else "tools"
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 10
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(1016)).decode()
 
-stats: dict[str, Any] = {"methods": Counter(), "answers": 0, "gets": 0, "max_pending": 0}
+stats: dict[str, Any] = {
+    "methods": Counter(),
+    "answers": 0,
+    "gets": 0,
+    "max_pending": 0,
+    "max_listings": 0,
+}
 pending_answers = 0
+listings = 0
 
 
 def tool(name: str) -> dict[str, Any]:
@@ -159,8 +167,14 @@ async def mcp_post(request: Request) -> Response:
         }
         return JSONResponse(reply(request_id, result), headers=headers)
     if method == "tools/list":
-        if BEHAVIOUR == "list_changed":
-            await anyio.sleep(0.05)
+        global listings
+        listings += 1
+        stats["max_listings"] = max(stats["max_listings"], listings)
+        try:
+            if BEHAVIOUR == "list_changed":
+                await anyio.sleep(0.05)
+        finally:
+            listings -= 1
         return JSONResponse(reply(request_id, {"tools": listed_tools()}), headers=headers)
     if method == "tools/call":
         params = message.get("params") or {}

@@ -4,7 +4,8 @@ The SDK session lives in a task of the toolset's own task group (entered by ``op
 can be started from whichever task first needs it — a ``list_tools`` at start-up, or later —
 and outlives the call that started it. It starts on the first ``list_tools`` (or at ``open``
 for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
-follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
+follows ``notifications/tools/list_changed`` (one listing in flight and one pending, however
+many arrive: ``coalesce``). When the server goes away (it exited, or broke
 the stdio contract and was disconnected) the session ends and the next use starts it again,
 after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``restart_backoff``).
 
@@ -29,6 +30,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.mcp_client.coalesce import Coalesced
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.failures import (
@@ -87,6 +89,7 @@ class McpServerToolset(Toolset):
         self._lock: anyio.Lock | None = None
         self._backoff = RestartBackoff()
         self._callers: list[ToolContext] = []
+        self._refreshes = Coalesced(self._refresh)
 
     # -- Toolset ------------------------------------------------------------------------
 
@@ -214,7 +217,7 @@ class McpServerToolset(Toolset):
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
-            self._group.start_soon(self._refresh)
+            self._refreshes.request(self._group)  # one in flight, one pending (``coalesce``)
 
     async def _refresh(self) -> None:
         session = self._session
