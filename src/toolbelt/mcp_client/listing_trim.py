@@ -66,6 +66,7 @@ def _trim(message: Any) -> bool:
     rest = tools[MAX_TOOLS:]
     names = [tool.get("name") for tool in rest[:MAX_NAMED] if isinstance(tool, dict)]
     meta = result.get("_meta")
-    result["_meta"] = {**(meta if isinstance(meta, dict) else {}), LEFT_OUT: {"count": len(rest), "names": names}}
+    left_out = {"count": len(rest), "names": names}
+    result["_meta"] = {**(meta if isinstance(meta, dict) else {}), LEFT_OUT: left_out}
     result["tools"] = tools[:MAX_TOOLS]
     return True
