@@ -67,7 +67,8 @@ async def beside_a_good_server(
 ) -> AsyncIterator[Runtime]:
     """A runtime with the hostile server as ``h`` and a well-behaved stdio server as ``good``."""
     url = entry.pop("url", f"{hostile.base}/mcp")
-    servers = {"h": {"type": "http", "url": url, **entry}, "good": fake_entry(mark, tmp_path)}
+    kind = entry.pop("type", "http")
+    servers = {"h": {"type": kind, "url": url, **entry}, "good": fake_entry(mark, tmp_path)}
     write_servers(workspace / ".mcp.json", servers)
     async with Runtime(workspace, trusted=True, requester=AutoApprove()) as runtime:
         yield runtime
@@ -121,3 +122,63 @@ async def test_list_changed_floods_cost_one_listing_at_a_time(
     assert (spam.text, good.text, after.text) == ("spam: done", "echo: served", "echo: next")
     assert stats["max_listings"] == 1
     assert stats["methods"]["tools/list"] < 200  # 2,001 when each notification listed anew
+
+
+async def test_an_unreadable_legacy_sse_answer_fails_its_call_at_once_in_one_line(
+    workspace: Path, mark: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    async with (
+        hostile_server(mark, "bad_sse", 1) as hostile,
+        beside_a_good_server(
+            workspace, mark, tmp_path, hostile, type="sse", url=f"{hostile.base}/sse"
+        ) as runtime,
+    ):
+        await runtime.toolset.list_tools()
+        with anyio.fail_after(15):  # the call's own timeout is 300 s
+            deep = await runtime.run_one(ToolCall("d", "mcp__h__deep", {}))
+            shaped = await runtime.run_one(ToolCall("u", "mcp__h__bad_utf8", {}))
+        good = await good_echo(runtime, "served")
+        with anyio.fail_after(10):
+            after = await runtime.run_one(ToolCall("e", "mcp__h__echo", {"text": "next"}))
+    assert (deep.error_kind, deep.text) == (
+        "tool_error",
+        "The MCP server `h` answered `deep` with a message toolbelt cannot read (Invalid JSON: "
+        "recursion limit exceeded at line 1 column 234), so the call failed; try again, or "
+        "continue without it.",
+    )
+    assert shaped.text == (
+        "The MCP server `h` answered `bad_utf8` with a message toolbelt cannot read (`result`: "
+        "Input should be an object), so the call failed; try again, or continue without it."
+    )
+    assert (good.text, after.text) == ("echo: served", "echo: next")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    sdk_lines = [line for line in err.splitlines() if line.startswith("toolbelt: MCP: ")]
+    assert sdk_lines == [
+        "toolbelt: MCP: Error parsing server message (ValidationError: 1 validation error for "
+        "union[JSONRPCRequest,JSONRPCNotification,JSONRPCResponse,JSONRPCError])",
+        "toolbelt: MCP: Error parsing server message (ValidationError: 4 validation errors for "
+        "union[JSONRPCRequest,JSONRPCNotification,JSONRPCResponse,JSONRPCError])",
+    ]
+
+
+async def test_retry_zero_cannot_make_the_client_reconnect_in_a_loop(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    """Every GET stream says ``retry: 0`` and ends; a call's stream ends with no answer."""
+    async with (
+        hostile_server(mark, "retry0", 1) as hostile,
+        beside_a_good_server(workspace, mark, tmp_path, hostile, timeout=6) as runtime,
+    ):
+        await runtime.toolset.list_tools()
+        with anyio.fail_after(20):
+            dropped = await runtime.run_one(ToolCall("d", "mcp__h__drop", {}))
+        good = await good_echo(runtime, "served")
+        with anyio.fail_after(10):
+            after = await runtime.run_one(ToolCall("e", "mcp__h__echo", {"text": "next"}))
+        gets = hostile.stats()["gets"]
+    assert dropped.error_kind == "tool_error"
+    assert (good.text, after.text) == ("echo: served", "echo: next")
+    # at most one stream a second, doubling: 1 + 1 + 2 + 4 s fill the call's 6 s (hundreds
+    # a second when the client believed retry: 0)
+    assert 2 <= gets <= 6
