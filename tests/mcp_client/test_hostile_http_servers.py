@@ -22,8 +22,10 @@ import pytest
 from tests.mcp.http_server import free_port
 from tests.mcp_client.conftest import fake_entry, write_servers
 from toolbelt import Runtime, ToolCall
+from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.requesters import AutoApprove
+from toolbelt.shell.output import spill_dir
 
 pytestmark = pytest.mark.anyio
 HOSTILE = Path(__file__).parents[1] / "support" / "hostile_mcp_server.py"
@@ -182,3 +184,38 @@ async def test_retry_zero_cannot_make_the_client_reconnect_in_a_loop(
     # at most one stream a second, doubling: 1 + 1 + 2 + 4 s fill the call's 6 s (hundreds
     # a second when the client believed retry: 0)
     assert 2 <= gets <= 6
+
+
+async def test_images_are_capped_by_count_and_bytes_the_rest_saved_and_described(
+    workspace: Path, mark: str, tmp_path: Path
+) -> None:
+    async with (
+        hostile_server(mark, "images", 2000) as hostile,
+        beside_a_good_server(workspace, mark, tmp_path, hostile) as runtime,
+    ):
+        await runtime.toolset.list_tools()
+        with anyio.fail_after(60):
+            many = await runtime.run_one(ToolCall("many", "mcp__h__images", {}))
+            one = await runtime.run_one(ToolCall("one", "mcp__h__one_image", {}))
+        good = await good_echo(runtime, "served")
+        spill = spill_dir(runtime.session.id)
+        many_saved = sorted(p.name for p in (spill / "mcp-many-images").iterdir())
+        one_saved = [p.stat().st_size for p in (spill / "mcp-one-images").iterdir()]
+    images = [block for block in many.output.content if isinstance(block, ImageBlock)]
+    notes = [block.text for block in many.output.content if isinstance(block, TextBlock)]
+    assert (len(many.output.content), len(images)) == (9, 8)
+    assert notes == [
+        "[1,992 more images (2,039,808 bytes) not shown: a result shows at most 8 images and "
+        f"5 MB of them; they are saved as {spill}/mcp-many-images/image-NNNNN.*, ask for "
+        "fewer or smaller images]"
+    ]
+    assert (len(many_saved), many_saved[0], many_saved[-1]) == (
+        1992,
+        "image-00001.png",
+        "image-01992.png",
+    )
+    assert [type(block) for block in one.output.content] == [TextBlock]
+    assert one.output.content[0].text.startswith(  # type: ignore[union-attr]
+        "[1 more image (6,291,456 bytes) not shown: a result shows at most 8 images and 5 MB"
+    )
+    assert (one_saved, good.text) == ([6_291_456], "echo: served")

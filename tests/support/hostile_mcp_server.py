@@ -16,7 +16,7 @@ Behaviours (``N`` sizes each):
   roots in turn) on its stream and then, without waiting for any answer, its result; each
   answer POST takes 20 ms to be accepted.
 - ``images``: tool ``images`` answers with ``N`` PNG images of 1 KiB each, and
-  ``one_image`` with one image of ``N`` KiB.
+  ``one_image`` with one image of 6 MiB.
 - ``bad_sse``: over legacy SSE, tool ``deep`` is answered with JSON nested 100,000 levels
   deep and ``bad_utf8`` with bytes that are not UTF-8.
 - ``retry0``: the session's GET stream says ``retry: 0`` and ends at once, every time; so
@@ -123,7 +123,7 @@ def result_of(request_id: Any, name: str, arguments: dict[str, Any]) -> dict[str
         blocks = [{"type": "image", "data": PNG, "mimeType": "image/png"} for _ in range(N)]
         return reply(request_id, {"content": blocks, "isError": False})
     if name == "one_image":
-        data = base64.b64encode(bytes(N * 1024)).decode()
+        data = base64.b64encode(bytes(6 * 1024 * 1024)).decode()
         return reply(
             request_id, {"content": [{"type": "image", "data": data, "mimeType": "image/png"}]}
         )
