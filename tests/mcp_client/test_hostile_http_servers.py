@@ -219,3 +219,27 @@ async def test_images_are_capped_by_count_and_bytes_the_rest_saved_and_described
         "[1 more image (6,291,456 bytes) not shown: a result shows at most 8 images and 5 MB"
     )
     assert (one_saved, good.text) == ([6_291_456], "echo: served")
+
+
+async def test_a_flood_of_server_requests_holds_up_neither_the_result_nor_the_next_call(
+    workspace: Path, mark: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """1,500 sampling, roots and elicitation requests in a burst, then the call's result;
+    each answer takes the server 20 ms to accept."""
+    async with (
+        hostile_server(mark, "flood", 1500) as hostile,
+        beside_a_good_server(workspace, mark, tmp_path, hostile, timeout=30) as runtime,
+    ):
+        await runtime.toolset.list_tools()
+        with anyio.fail_after(10):
+            flood = await runtime.run_one(ToolCall("f", "mcp__h__flood", {}))
+        with anyio.fail_after(5):  # 30 s when every answer was posted before it
+            after = await runtime.run_one(ToolCall("e", "mcp__h__echo", {"text": "next"}))
+        good = await good_echo(runtime, "served")
+        stats = hostile.stats()
+    assert (flood.text, after.text, good.text) == ("flood: done", "echo: next", "echo: served")
+    assert 16 <= stats["answers"] < 200
+    assert (
+        "toolbelt: MCP: the MCP server `h` sent more than 16 requests at once; the ones past "
+        "them are not answered"
+    ) in capfd.readouterr().err.splitlines()

@@ -12,7 +12,8 @@ after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``re
 A call runs under the server's call timeout; leaving its scope — timeout, or our own
 cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
 Remote progress becomes the call's progress events, and an elicitation goes to the person
-through the calling tool's user channel (declined when nobody is there).
+through the calling tool's user channel (declined when nobody is there); at most
+``server_requests.MAX_PENDING`` of the server's own requests are answered at once.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from toolbelt.mcp_client.failures import (
 )
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
+from toolbelt.mcp_client.server_requests import RequestCap, bounded_requests
 from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
@@ -179,7 +181,11 @@ class McpServerToolset(Toolset):
         try:
             transport, self._stdio = connect(self.config, stop)
             async with (
-                transport as (read, write),
+                transport as (raw_read, raw_write),
+                bounded_requests(raw_read, raw_write, RequestCap(self.config.name)) as (
+                    read,
+                    write,
+                ),
                 ClientSession(
                     read,
                     write,
