@@ -81,12 +81,14 @@ async def good_echo(runtime: Runtime, text: str) -> ToolCallResult:
         return await runtime.run_one(ToolCall(f"good-{text}", "mcp__good__echo", {"text": text}))
 
 
-async def test_a_server_listing_20000_tools_gives_1000_within_its_start_up_time(
-    workspace: Path, mark: str, tmp_path: Path
+@pytest.mark.parametrize(("listed", "startup"), [(20_000, 5), (100_000, 20)])
+async def test_a_server_listing_too_many_tools_gives_1000_within_its_start_up_time(
+    workspace: Path, mark: str, tmp_path: Path, listed: int, startup: int
 ) -> None:
+    """20,000 tools took 38 s against a start-up time of 5 s; 100,000 (13 MB) never ended."""
     async with (
-        hostile_server(mark, "tools", 20_000) as hostile,
-        beside_a_good_server(workspace, mark, tmp_path, hostile, startupTimeout=5) as runtime,
+        hostile_server(mark, "tools", listed) as hostile,
+        beside_a_good_server(workspace, mark, tmp_path, hostile, startupTimeout=startup) as runtime,
     ):
         with anyio.fail_after(30):
             tools = [tool.name for tool in await runtime.toolset.list_tools()]
@@ -100,8 +102,8 @@ async def test_a_server_listing_20000_tools_gives_1000_within_its_start_up_time(
     assert "mcp__h__t999" in tools and "mcp__h__t1000" not in tools
     named = ", ".join(f"'t{i}'" for i in range(1000, 1020))
     assert server.skipped == [
-        "19,000 tools past the first 1,000 were left out, toolbelt takes no more from one "
-        f"server: {named} and 18,980 more"
+        f"{listed - 1000:,} tools past the first 1,000 were left out, toolbelt takes no more "
+        f"from one server: {named} and {listed - 1020:,} more"
     ]
     assert (first.text, good.text) == ("echo: x", "echo: served")
 

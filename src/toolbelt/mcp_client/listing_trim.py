@@ -8,8 +8,9 @@ code holding the GIL. So the HTTP client (``http_limits``) hands the raw answer 
 ``tools/list`` request — a JSON body, or the events of a stream — to ``trimmed_listing``, in a
 worker thread, which keeps the first ``MAX_TOOLS`` tools and notes how many were left out, and
 the first ``MAX_NAMED`` of their names, under ``LEFT_OUT`` in the result's ``_meta``
-(``tool_listing.past_the_cap`` tells the user; a stdio server's list is
-cut after the SDK read it). What the SDK then reads is small.
+(``tool_listing.Listing`` tells the user). It reads the list one tool at a time, so the GIL
+passes to the event loop between tools; what the SDK then reads is small. A stdio server's
+list is still read whole by the SDK, and cut after.
 """
 
 from __future__ import annotations
@@ -30,7 +31,23 @@ LEFT_OUT = "io.toolbelt/leftOut"
 
 def trimmed_listing(body: bytes) -> bytes:
     """``body`` (a JSON-RPC answer to ``tools/list``) with at most ``MAX_TOOLS`` tools; as it
-    was when it has no more, or is not such an answer (the SDK reports what is wrong)."""
+    was when it has no more, or is not such an answer (the SDK reports what is wrong).
+
+    The tools are read one at a time (``_Walk``), so the thread that trims lets go of the GIL
+    between them: parsing 13 MB at once held it, and the event loop, for over a second."""
+    try:
+        text = body.decode("utf-8")
+        walk = _Walk(text)
+        cut = walk.tools_cut()
+    except (ValueError, RecursionError, IndexError):
+        return _parsed_whole(body)
+    if cut is None:
+        return body
+    return cut.encode()
+
+
+def _parsed_whole(body: bytes) -> bytes:
+    """The same, by parsing everything (an answer the walk cannot follow)."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
@@ -38,6 +55,101 @@ def trimmed_listing(body: bytes) -> bytes:
     if not _trim(message):
         return body
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\n\r"
+
+
+class _Walk:
+    """Finds ``result.tools`` in the raw text of a message and cuts it, decoding one value at
+    a time (each ``raw_decode`` is short, and the GIL may pass between them)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def _space(self) -> None:
+        while self.at < len(self.text) and self.text[self.at] in _SPACE:
+            self.at += 1
+
+    def _expect(self, char: str) -> None:
+        self._space()
+        if self.text[self.at] != char:
+            raise ValueError(f"expected {char!r} at {self.at}")
+        self.at += 1
+
+    def _value(self) -> object:
+        self._space()
+        value, self.at = _DECODER.raw_decode(self.text, self.at)
+        return value
+
+    def tools_cut(self) -> str | None:
+        """The message with ``result.tools`` cut to ``MAX_TOOLS``; None when it has no more
+        (or no such list); ``ValueError`` when the walk cannot follow it."""
+        self._expect("{")
+        if not self._to_key("result"):
+            return None
+        self._expect("{")
+        result_open = self.at
+        if not self._to_key("tools", refuse="_meta"):
+            return None
+        self._expect("[")
+        array_open = self.at
+        kept_end, count = array_open, 0
+        names: list[object] = []
+        self._space()
+        if self.text[self.at] == "]":
+            return None
+        while True:
+            tool = self._value()
+            count += 1
+            if count == MAX_TOOLS:
+                kept_end = self.at
+            elif count > MAX_TOOLS and len(names) < MAX_NAMED and isinstance(tool, dict):
+                names.append(tool.get("name"))
+            self._space()
+            if self.text[self.at] == "]":
+                break
+            self._expect(",")
+        array_close = self.at
+        if count <= MAX_TOOLS:
+            return None
+        self.at += 1
+        self._space()
+        if self.text[self.at] == ",":  # the members after the list: none may be _meta
+            self.at += 1
+            self._to_key(None, refuse="_meta")
+        left_out = json.dumps({"count": count - MAX_TOOLS, "names": names}, ensure_ascii=False)
+        meta = f'"_meta":{{{json.dumps(LEFT_OUT)}:{left_out}}},'
+        return "".join(
+            (
+                self.text[:result_open],
+                meta,
+                self.text[result_open:kept_end],
+                self.text[array_close:],
+            )
+        )
+
+    def _to_key(self, wanted: str | None, *, refuse: str = "") -> bool:
+        """Move to the value of ``wanted`` in the object whose members start here (None: to
+        its end); ``ValueError`` on meeting the key ``refuse`` (a result's own ``_meta``:
+        then the whole parse merges the note into it)."""
+        while True:
+            self._space()
+            if self.text[self.at] == "}":
+                return False
+            key = self._value()
+            if key == refuse:
+                raise ValueError(f"the object has {refuse!r}: parse it whole")
+            self._expect(":")
+            if key == wanted:
+                self._space()
+                return True
+            self._value()
+            self._space()
+            if self.text[self.at] == ",":
+                self.at += 1
 
 
 def trimmed_events(body: bytes) -> bytes:
