@@ -20,6 +20,7 @@ BENCHMARKS = {
     "shell": "bench_shell",
     "mcp": "bench_mcp",
     "http-soak": "bench_http_soak",
+    "http-battery": "bench_http_battery",
     "mcp-search": "bench_mcp_search",
     "sandbox": "bench_sandbox",
     "toolsearch": "bench_toolsearch",

@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from toolbelt.core.errors import ToolError
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.http_limits import TOO_LARGE
+from toolbelt.mcp_client.sse_guard import PARSE_ERROR, UNREADABLE
 from toolbelt.mcp_client.stdio import StdioConnection
 
 __all__ = [
@@ -87,6 +88,13 @@ def refused(server: str, remote: str, exc: MCPError) -> ToolError:
             f"The MCP server `{server}` {TOO_LARGE}, as its answer to "
             f"`{remote}`, so it was dropped; ask it for less (a narrower query or a "
             "smaller page)."
+        )
+    if exc.error.code == PARSE_ERROR:  # an answer it could not read (``sse_guard``)
+        cause = str(exc).removeprefix(UNREADABLE).strip()
+        cause = cause[1:-1] if cause.startswith("(") and cause.endswith(")") else cause
+        return ToolError(
+            f"The MCP server `{server}` answered `{remote}` with a message toolbelt cannot "
+            f"read ({cause}), so the call failed; try again, or continue without it."
         )
     return ToolError(f"The MCP server `{server}` refused `{remote}`: {exc}.")
 

@@ -8,7 +8,9 @@ JSON value under ``value``).
 
 The model sees at most as much text as a bash command's output: past ``DEFAULT_CAP``
 characters the text goes through ``shell.output.OutputBuffer`` (head, tail, and the whole of it
-in a private spill file the note names), so a chatty server cannot fill the context.
+in a private spill file the note names), so a chatty server cannot fill the context; and at
+most ``image_cap.MAX_IMAGES`` images of ``MAX_IMAGE_BYTES`` in all, the others saved in the
+spill directory and described.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import mcp_types as types
 
 from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.wording import counted
+from toolbelt.mcp_client.image_cap import capped_images
 from toolbelt.shell.output import DEFAULT_CAP, OutputBuffer, spill_dir
 
 __all__ = ["output_from_result"]
@@ -33,6 +36,7 @@ def output_from_result(
     blocks: list[ContentBlock] = []
     for block in result.content:
         blocks.append(_block(block))
+    blocks = capped_images(blocks, spill_dir(session_id) / f"mcp-{_safe(call_id)}-images")
     blocks = _capped(blocks, session_id, call_id)
     structured = _structured(result.structured_content)
     if not blocks and structured is None:

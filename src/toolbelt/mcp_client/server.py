@@ -4,14 +4,16 @@ The SDK session lives in a task of the toolset's own task group (entered by ``op
 can be started from whichever task first needs it — a ``list_tools`` at start-up, or later —
 and outlives the call that started it. It starts on the first ``list_tools`` (or at ``open``
 for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
-follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
+follows ``notifications/tools/list_changed`` (one listing in flight and one pending, however
+many arrive: ``coalesce``). When the server goes away (it exited, or broke
 the stdio contract and was disconnected) the session ends and the next use starts it again,
 after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``restart_backoff``).
 
 A call runs under the server's call timeout; leaving its scope — timeout, or our own
 cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
 Remote progress becomes the call's progress events, and an elicitation goes to the person
-through the calling tool's user channel (declined when nobody is there).
+through the calling tool's user channel (declined when nobody is there); at most
+``server_requests.MAX_PENDING`` of the server's own requests are answered at once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.mcp_client.coalesce import Coalesced
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.failures import (
@@ -44,8 +47,9 @@ from toolbelt.mcp_client.failures import (
 )
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
+from toolbelt.mcp_client.server_requests import RequestCap, bounded_requests
 from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
+from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
@@ -87,6 +91,7 @@ class McpServerToolset(Toolset):
         self._lock: anyio.Lock | None = None
         self._backoff = RestartBackoff()
         self._callers: list[ToolContext] = []
+        self._refreshes = Coalesced(self._refresh)
 
     # -- Toolset ------------------------------------------------------------------------
 
@@ -176,7 +181,11 @@ class McpServerToolset(Toolset):
         try:
             transport, self._stdio = connect(self.config, stop)
             async with (
-                transport as (read, write),
+                transport as (raw_read, raw_write),
+                bounded_requests(raw_read, raw_write, RequestCap(self.config.name)) as (
+                    read,
+                    write,
+                ),
                 ClientSession(
                     read,
                     write,
@@ -202,16 +211,19 @@ class McpServerToolset(Toolset):
         return describe_exit(self.config, self._stdio, exc)
 
     async def _relist(self, session: ClientSession) -> None:
-        tools = await list_remote_tools(session)
-        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken, self._given)
+        listing = await list_remote_tools(session)
+        remote = listing.tools
+        names = tool_names(self.prefix, (tool.name for tool in remote), self._taken, self._given)
         self._given.update(names)
-        self._tools, self.skipped = build_tools(
-            tools, names, self.config.name, self._call, self.spellings
+        built, skipped = await build_tools_off_loop(
+            remote, names, self.config.name, self._call, self.spellings
         )
+        note = listing.note()
+        self._tools, self.skipped = built, [*skipped, note] if note is not None else skipped
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
-            self._group.start_soon(self._refresh)
+            self._refreshes.request(self._group)  # one in flight, one pending (``coalesce``)
 
     async def _refresh(self) -> None:
         session = self._session

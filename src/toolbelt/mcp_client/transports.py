@@ -16,6 +16,8 @@ import anyio
 
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.http_limits import capped_client
+from toolbelt.mcp_client.sdk_logs import quiet_sdk_loggers
+from toolbelt.mcp_client.sse_guard import guarded
 from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES, StdioConnection
 
 __all__ = ["connect"]
@@ -26,6 +28,7 @@ def connect(
 ) -> tuple[AbstractAsyncContextManager[Any], StdioConnection | None]:
     """The transport for ``config``, and for stdio its connection (why it ended, its stderr);
     ``stop`` is set when a stdio server's output ends, so its session stops too."""
+    quiet_sdk_loggers()  # the SDK's tracebacks become one-line messages (``sdk_logs``)
     if config.transport == "stdio":
         connection = StdioConnection(config)
         return _watched(connection, stop), connection
@@ -36,7 +39,7 @@ def connect(
         client = sse_client(
             config.url, headers=dict(config.headers), httpx_client_factory=capped_client
         )
-        return client, None
+        return guarded(client), None  # an unreadable answer fails its request (``sse_guard``)
     return _streamable_http(config), None
 
 
