@@ -139,6 +139,9 @@ class _SettingsFile(BaseModel):
     tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
     edit_tool: EditTool | None = Field(default=None, alias="editTool")
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
+    enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
+    disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
+    enable_all_mcpjson: bool | None = Field(default=None, alias="enableAllProjectMcpServers")
 
 
 @dataclass
@@ -188,6 +191,12 @@ class Settings:
     """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
     tool_search_search: Literal["toolbelt", "provider"] | None = None
     """``toolSearch.search``: whose search finds deferred tools in the native form."""
+    mcpjson_enabled: list[str] | None = None
+    """``enabledMcpjsonServers``: only these of the workspace's MCP servers start."""
+    mcpjson_disabled: list[str] = field(default_factory=list)
+    """``disabledMcpjsonServers``: these of the workspace's MCP servers never start."""
+    mcpjson_enable_all: bool = False
+    """``enableAllProjectMcpServers``: every workspace server starts despite the list above."""
     edit_tool: EditTool | None = None
     """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
     ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
@@ -231,6 +240,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
         merged.warnings += unknown_key_warnings(path, raw)
+        _merge_mcpjson_choice(merged, parsed)
         if index > 0 and not merged.trusted:
             merged.bypass_disabled |= parsed.permissions.disable_bypass is not None
             merged.ignored += _loosening(path, raw, parsed, rules)
@@ -266,6 +276,16 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         _merge_tool_search(merged, parsed.tool_search)
         merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
     return merged
+
+
+def _merge_mcpjson_choice(merged: Settings, parsed: _SettingsFile) -> None:
+    """Which of the workspace's MCP servers start: the lists only narrow what trust allows, so
+    every file may set them (an untrusted workspace's servers do not start anyway)."""
+    if parsed.enabled_mcpjson is not None:
+        merged.mcpjson_enabled = [*(merged.mcpjson_enabled or []), *parsed.enabled_mcpjson]
+    merged.mcpjson_disabled += parsed.disabled_mcpjson
+    if parsed.enable_all_mcpjson is not None:
+        merged.mcpjson_enable_all = parsed.enable_all_mcpjson
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:

@@ -42,6 +42,8 @@ from toolbelt.mcp_client.failures import (
     refused,
     stopped_during,
 )
+from toolbelt.mcp_client.http_connection import ServerAnswers
+from toolbelt.mcp_client.oauth_provider import LoginHandlers, LoginRequired, login_command
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
@@ -51,7 +53,12 @@ from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
 
-CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
+
+def client_info() -> types.Implementation:
+    """Who toolbelt says it is to a server: its name and its real version."""
+    from toolbelt.core.distribution import installed_version
+
+    return types.Implementation(name="toolbelt", version=installed_version())
 
 
 class McpServerToolset(Toolset):
@@ -64,15 +71,24 @@ class McpServerToolset(Toolset):
         taken: frozenset[str] = frozenset(),
         prefix: str | None = None,
         spellings: tuple[str, ...] = (),
+        login: LoginHandlers | None = None,
     ) -> None:
         """``taken``: names its tools must not use; ``prefix``: the server's part of their
         names (default: as ``server_prefixes`` makes it for a server alone); ``spellings``:
-        the names rules may call it by (default: as configured and its prefix)."""
+        the names rules may call it by (default: as configured and its prefix); ``login``: a
+        person is there to log in to a remote server that asks (``toolbelt mcp-servers
+        login``), else such a server is left ``needs-login``."""
         self.config = config
         self.prefix = prefix or server_prefixes([config.name])[0]
         self.spellings = spellings or tuple(dict.fromkeys((config.name, self.prefix)))
         self.state = "not started"
-        """``not started``, ``running``, ``stopped`` (it exited; restarts on use) or ``failed``."""
+        """``not started``, ``running``, ``stopped`` (it exited; restarts on use),
+        ``needs-login`` (a remote server that wants a person to log in) or ``failed``."""
+        self.instructions: str | None = None
+        """What the server's ``initialize`` said about using it (``instructions``)."""
+        self.capabilities: types.ServerCapabilities | None = None
+        self._login = login
+        self._answers = ServerAnswers()
         self.error: str | None = None
         self.skipped: list[str] = []
         """Remote tools left out, each with the reason (a schema toolbelt cannot use)."""
@@ -129,6 +145,18 @@ class McpServerToolset(Toolset):
         """Start the server unless it runs; ``ToolError`` saying why it could not."""
         await self._ensure_started()
 
+    def unavailable(self) -> str | None:
+        """Why this server's tools cannot be called now, for the model; None if they can."""
+        if self.state == "needs-login":
+            return (
+                f"The MCP server `{self.config.name}` needs a login before its tools can be "
+                f"used: ask the user to run `{login_command(self.config.name)}`, and continue "
+                "without it meanwhile."
+            )
+        if self.state == "failed" and self.error:
+            return str(could_not_start(self.config.name, self.error))
+        return None
+
     def remote_tools(self) -> tuple[McpTool, ...]:
         """The server's tools, as ``McpTool`` (with their remote names)."""
         return tuple(self._tools.values())
@@ -157,7 +185,11 @@ class McpServerToolset(Toolset):
             except TimeoutError:
                 self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
             except Exception as exc:  # whatever a foreign server or transport throws at start
-                self._failed(self._describe_exit(first_error(exc)))
+                cause = first_error(exc)
+                if isinstance(cause, LoginRequired):
+                    self.state, self.error = "needs-login", str(cause)
+                else:
+                    self._failed(self._describe_exit(cause))
             if self._session is None:
                 raise could_not_start(self.config.name, self.error)
             return self._session
@@ -174,7 +206,9 @@ class McpServerToolset(Toolset):
         session: ClientSession | None = None
         stop = self._stop = anyio.Event()
         try:
-            transport, self._stdio = connect(self.config, stop)
+            transport, self._stdio = connect(
+                self.config, stop, answers=self._answers, login=self._login
+            )
             async with (
                 transport as (read, write),
                 ClientSession(
@@ -182,10 +216,12 @@ class McpServerToolset(Toolset):
                     write,
                     elicitation_callback=self._elicit,
                     message_handler=self._on_message,
-                    client_info=CLIENT_INFO,
+                    client_info=client_info(),
                 ) as session,
             ):
-                await session.initialize()
+                opened = await session.initialize()
+                self.instructions = getattr(opened, "instructions", None)
+                self.capabilities = getattr(opened, "capabilities", None)
                 await self._relist(session)
                 self._session, self.state, self.error = session, "running", None
                 task_status.started()
@@ -199,7 +235,7 @@ class McpServerToolset(Toolset):
                 self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
-        return describe_exit(self.config, self._stdio, exc)
+        return describe_exit(self.config, self._stdio, exc, self._answers.describe())
 
     async def _relist(self, session: ClientSession) -> None:
         tools = await list_remote_tools(session)

@@ -75,6 +75,13 @@ class McpToolset(Toolset):
         for server in reversed(self.servers):
             await server.aclose()
 
+    def why_missing(self, name: str) -> str | None:
+        """For ``mcp__<server>__…`` of a configured server that is not running: why."""
+        for server in self.servers:
+            if name.startswith(f"mcp__{server.prefix}__") and server.get(name) is None:
+                return server.unavailable()
+        return None
+
     def server(self, name: str) -> McpServerToolset | None:
         """The server configured as ``name``."""
         return next((s for s in self.servers if s.config.name == name), None)
