@@ -14,7 +14,7 @@ import time
 import anyio
 
 from toolbelt.cli.notices import print_notices
-from toolbelt.core.errors import ToolError, UsageError
+from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.runtime import Runtime
@@ -64,6 +64,7 @@ def log_in_command(
 ) -> int:
     """Log in to ``name``; 0 when logged in, 1 when the login failed, 2 for bad usage."""
     from toolbelt.mcp_client.oauth_account import log_in, login_port
+    from toolbelt.mcp_client.oauth_login import LoginFailed
 
     server = configured_server(root, name, trust_workspace=trust_workspace)
     if isinstance(server, int):
@@ -92,8 +93,8 @@ def log_in_command(
             "free it or choose another with --callback-port.",
             status=1,
         )
-    except ToolError as exc:
-        return _fail(f"the login to `{name}` failed: {exc}", status=1)
+    except LoginFailed as exc:
+        return _fail(f"the login to `{name}` failed: {exc}.", status=1)
     expiry = ""
     if outcome.expires_at is not None:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(outcome.expires_at))

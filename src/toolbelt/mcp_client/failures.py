@@ -9,6 +9,7 @@ stderr when there are some) and what to do instead, the same way wherever it sur
 
 from __future__ import annotations
 
+from mcp.client.auth import OAuthFlowError
 from mcp.shared.exceptions import MCPError
 
 from toolbelt.core.errors import ToolError
@@ -45,6 +46,8 @@ def describe_exit(
         return f"cannot run `{config.command}`: {exc.strerror or exc}"
     if isinstance(exc, HeadersHelperError):
         return str(exc)
+    if isinstance(exc, OAuthFlowError):  # the SDK's login flow: its reason is the news
+        return f"the OAuth flow stopped: {exc}"
     if refusal is not None:
         return refusal + _refusal_advice(config, refusal)
     first_line = str(exc).strip().split("\n", 1)[0]

@@ -20,6 +20,7 @@ from toolbelt.mcp_client.headers_helper import helper_headers
 from toolbelt.mcp_client.http_limits import capped_client
 from toolbelt.mcp_client.oauth_provider import (
     LoginHandlers,
+    LoginNote,
     build_provider,
     preregistered_client,
     redirect_uri,
@@ -29,11 +30,13 @@ from toolbelt.mcp_client.oauth_store import CredentialStore
 __all__ = ["HttpSetup", "ServerAnswers", "credential_store", "http_setup"]
 
 
-class ServerAnswers:
-    """The last refusal the server's own endpoint answered with (status and reason)."""
+class ServerAnswers(LoginNote):
+    """The last refusal the server's own endpoint answered with (status and reason), and
+    whether that was because it needs a login (``login_required``, from the OAuth provider)."""
 
     def __init__(self) -> None:
         self.refusal: tuple[int, str] | None = None
+        self.login_required = None
 
     def describe(self) -> str | None:
         """The refusal as a clause ("it answered 401 Unauthorized"), or None."""
@@ -56,6 +59,8 @@ class _Noting(httpx2.AsyncBaseTransport):
         if request.url.copy_with(query=None, fragment=None) == self._endpoint:
             ok = response.status_code < 400
             self._answers.refusal = None if ok else (response.status_code, response.reason_phrase)
+            if ok:
+                self._answers.login_required = None
         return response
 
     async def aclose(self) -> None:
@@ -107,5 +112,5 @@ async def http_setup(
     log in) and the noting transport of one connection; ``HeadersHelperError`` from the
     helper."""
     headers = {**config.headers, **await helper_headers(config)}
-    auth = build_provider(config, credential_store(config, handlers), handlers)
+    auth = build_provider(config, credential_store(config, handlers), answers, handlers)
     return HttpSetup(headers, auth, answers, config.url)

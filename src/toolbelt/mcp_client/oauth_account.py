@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolbelt.core.errors import ToolError
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.http_connection import credential_store
-from toolbelt.mcp_client.oauth_login import LOGIN_TIMEOUT, login_handlers
+from toolbelt.mcp_client.oauth_login import LOGIN_TIMEOUT, LoginFailed, login_handlers
 from toolbelt.mcp_client.oauth_store import CredentialStore
 
 __all__ = ["LoginOutcome", "log_in", "log_out", "login_port", "login_status"]
@@ -55,18 +56,26 @@ async def log_in(
     port: int = 0,
     browser: bool = True,
 ) -> LoginOutcome:
-    """Log in to ``config``'s server; ``ToolError`` saying why it did not work."""
+    """Log in to ``config``'s server; ``LoginFailed`` saying why it did not work, ``OSError``
+    when the loopback port cannot be had."""
+    from toolbelt.mcp_client.failures import first_error
     from toolbelt.mcp_client.server import McpServerToolset
 
-    async with login_handlers(say, port=port, browser=browser) as handlers:
-        store = credential_store(config, handlers)
-        await _forget_registration_for_another_redirect(store, handlers.redirect_uri)
-        # a person takes longer than a server to start: the login's own clock applies
-        patient = replace(config, start_timeout=LOGIN_TIMEOUT + config.start_timeout)
-        server = McpServerToolset(patient, login=handlers)
-        async with server:
-            await server.start()
-            tools = len(server.tools())
+    try:
+        async with login_handlers(say, port=port, browser=browser) as handlers:
+            store = credential_store(config, handlers)
+            await _forget_registration_for_another_redirect(store, handlers.redirect_uri)
+            # a person takes longer than a server to start: the login's own clock applies
+            patient = replace(config, start_timeout=LOGIN_TIMEOUT + config.start_timeout)
+            server = McpServerToolset(patient, login=handlers)
+            async with server:
+                try:
+                    await server.start()
+                except ToolError:
+                    raise LoginFailed(server.error or "the server could not be reached") from None
+                tools = len(server.tools())
+    except BaseExceptionGroup as group:  # the listener's task group wraps what failed
+        raise first_error(group) from None
     record = store.read()
     expires_at = record.get("expires_at")
     tokens = _section(record, "tokens")

@@ -5,7 +5,9 @@ it is on, and starts when the server answers 401. The object takes Claude Code's
 ``clientId``, ``clientSecret``, ``callbackPort``, ``scopes``, ``authServerMetadataUrl`` — and,
 for machines with no person to log in, toolbelt's ``grant: "client_credentials"`` with
 ``clientSecret`` or ``privateKeyJwt`` (a PEM key file: its algorithm follows from the key) and
-``issuer`` (the authorization server the credentials belong to; the secret goes nowhere else).
+``issuer`` (the authorization server the credentials belong to; the secret goes nowhere else),
+and ``clientMetadataUrl`` (a client ID metadata document, used in place of registering where
+the authorization server supports them).
 
 A secret never sits in a file a repository commits: ``clientSecret`` is accepted only as
 ``${VAR}`` (expanded from the environment), and ``privateKeyJwt`` names a file, not a key.
@@ -18,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from toolbelt.core.errors import SettingsError
 
@@ -35,6 +38,7 @@ _KEYS = frozenset(
         "privateKeyJwt",
         "issuer",
         "tokenEndpointAuthMethod",
+        "clientMetadataUrl",
     }
 )
 _ONLY_VARIABLE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
@@ -56,6 +60,9 @@ class OAuthSettings:
     private_key_file: str | None = None
     issuer: str | None = None
     token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] | None = None
+    client_metadata_url: str | None = None
+    """A client ID metadata document (an https URL with a path) to use as the client ID where
+    the authorization server supports them, instead of registering."""
 
 
 def parse_oauth(
@@ -96,7 +103,16 @@ def parse_oauth(
         private_key_file=_text(where, raw, "privateKeyJwt", expand),
         issuer=_text(where, raw, "issuer", expand),
         token_endpoint_auth_method=_auth_method(where, raw.get("tokenEndpointAuthMethod")),
+        client_metadata_url=_https(where, raw, "clientMetadataUrl", expand),
     )
+    document = settings.client_metadata_url
+    if document is not None and (
+        not document.startswith("https://") or urlsplit(document).path in ("", "/")
+    ):
+        raise SettingsError(
+            f"{where}.oauth.clientMetadataUrl` must be an https:// URL with a path, "
+            f"not {document!r}."
+        )
     if grant == "client_credentials":
         if settings.client_id is None:
             raise SettingsError(f"{where}.oauth.clientId` is needed for client_credentials.")

@@ -19,9 +19,14 @@ a tool that restarts every few minutes, beside other copies of itself, needs:
   it, so a token another process has just refreshed (rotating the refresh token) is used
   rather than spending a refresh token that is already gone;
 - **no person mid-turn**: where nobody can log in (``toolbelt run``, ``toolbelt mcp``, a
-  piped ``call``: ``may_ask`` False) a 401 that a refresh does not cure raises
-  ``LoginRequired`` — before the SDK would register a client or reach for a browser — and the
-  server shows as needing ``toolbelt mcp-servers login NAME``;
+  piped ``call``: ``may_ask`` False) a 401 that a refresh does not cure is handed back as it
+  is — before the SDK would register a client or reach for a browser — with a
+  ``LoginRequired`` noted for the connection (``ServerAnswers``): the request fails, the
+  connection and the other requests go on, and the server shows as needing ``toolbelt
+  mcp-servers login NAME``. A step-up (403 ``insufficient_scope``) is noted the same way, and
+  the scope it wants is kept, so the next login asks for it;
+- **a login is a new login**: with a person there, the stored tokens are not sent, so the
+  server asks and the flow runs, for the scopes kept from a step-up too;
 - ``authServerMetadataUrl``: the configured metadata document answers in place of the
   well-known ones.
 """
@@ -42,7 +47,11 @@ from mcp.client.auth.extensions.client_credentials import (
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
-from mcp.client.auth.utils import extract_field_from_www_auth
+from mcp.client.auth.utils import (
+    extract_field_from_www_auth,
+    extract_scope_from_www_auth,
+    union_scopes,
+)
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -83,12 +92,20 @@ def login_command(server: str) -> str:
 
 
 class LoginRequired(Exception):
-    """The server needs a person to log in, and nobody can be asked here."""
+    """The server needs a person to log in, and nobody can be asked here (noted on the
+    connection's ``LoginNote``, not raised through the SDK's transport)."""
 
     def __init__(self, server: str, why: str) -> None:
         super().__init__(f"it needs a login ({why}): run `{login_command(server)}`")
         self.server = server
         self.why = why
+
+
+class LoginNote:
+    """Where a connection's provider notes that the server needs a login (the connection's
+    ``ServerAnswers`` is one)."""
+
+    login_required: LoginRequired | None = None
 
 
 class LoginHandlers:
@@ -118,13 +135,24 @@ class _DurableTokens(OAuthClientProvider):
     _server_name: str
     _may_ask: bool
     _metadata_url: str | None
+    _note: LoginNote
+    _fresh: bool
 
     def _keep(
-        self, store: CredentialStore, server: str, *, may_ask: bool, metadata_url: str | None
+        self,
+        store: CredentialStore,
+        server: str,
+        note: LoginNote,
+        *,
+        may_ask: bool,
+        fresh: bool,
+        metadata_url: str | None,
     ) -> None:
         self._store = store
         self._server_name = server
+        self._note = note
         self._may_ask = may_ask
+        self._fresh = fresh
         self._metadata_url = metadata_url
         store.extra = self._discovered
 
@@ -133,6 +161,8 @@ class _DurableTokens(OAuthClientProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
         self._restore(self._store.read())
+        if self._fresh:  # a login: the server is to ask, and the person to answer
+            self.context.clear_tokens()
 
     def _restore(self, record: dict[str, Any]) -> None:
         expires_at = record.get("expires_at")
@@ -223,15 +253,19 @@ class _DurableTokens(OAuthClientProvider):
         )
         if response.status_code != 401 and not step_up:
             return
-        if not self._may_ask:
+        if not self._may_ask:  # the answer goes back as it is; the connection notes why
             if step_up:
-                raise LoginRequired(self._server_name, "it asks for more access than was granted")
-            why = (
-                "the last one expired and could not be refreshed"
-                if sent
-                else "it answers 401 Unauthorized"
-            )
-            raise LoginRequired(self._server_name, why)
+                tokens = self.context.current_tokens
+                granted = tokens.scope if tokens is not None else None
+                wanted = union_scopes(granted, extract_scope_from_www_auth(response))
+                await self._store.want_scope(wanted)
+                why = "it asks for more access than was granted"
+            elif sent:
+                why = "the last one expired and could not be refreshed"
+            else:
+                why = "it answers 401 Unauthorized"
+            self._note.login_required = LoginRequired(self._server_name, why)
+            return
         # the SDK's own flow, handed the answer it would otherwise fetch again
         inner = super()._auth_flow(request)
         pending: httpx2.Response | None = response
@@ -275,11 +309,12 @@ class _PrivateKeyJwt(_DurableTokens, PrivateKeyJWTOAuthProvider):
 def build_provider(
     config: ServerConfig,
     store: CredentialStore,
+    note: LoginNote,
     handlers: LoginHandlers | None = None,
 ) -> httpx2.Auth | None:
     """The OAuth provider for ``config`` (None when its ``oauth`` is off), its tokens in
     ``store``. With ``handlers`` a person is there to log in; without them a server that
-    needs one raises ``LoginRequired``. The machine grants need nobody either way."""
+    needs one is noted on ``note``. The machine grants need nobody either way."""
     oauth = config.oauth
     if oauth is None:
         return None
@@ -300,16 +335,28 @@ def build_provider(
             token_endpoint_auth_method="none",
             scope=oauth.scopes,
         )
-        redirect = _with_scopes(handlers.redirect, oauth.scopes) if handlers is not None else None
+        kept = store.read().get("wanted_scope")
+        scopes = oauth.scopes or (kept if isinstance(kept, str) else None)
+        redirect = None
+        if handlers is not None:
+            redirect = _with_scopes(handlers.redirect, scopes, replace=oauth.scopes is not None)
         provider = _AuthorizationCode(
             config.url,
             metadata,
             store,
             redirect_handler=redirect,
             callback_handler=handlers.callback if handlers is not None else None,
+            client_metadata_url=oauth.client_metadata_url,
         )
         may_ask = handlers is not None
-    provider._keep(store, config.name, may_ask=may_ask, metadata_url=oauth.auth_server_metadata_url)
+    provider._keep(
+        store,
+        config.name,
+        note,
+        may_ask=may_ask,
+        fresh=handlers is not None and oauth.grant == "authorization_code",
+        metadata_url=oauth.auth_server_metadata_url,
+    )
     return provider
 
 
@@ -387,16 +434,20 @@ def _algorithm(pem: str) -> str:
 
 
 def _with_scopes(
-    redirect: Callable[[str], Awaitable[None]], scopes: str | None
+    redirect: Callable[[str], Awaitable[None]], scopes: str | None, *, replace: bool
 ) -> Callable[[str], Awaitable[None]]:
-    """The redirect handler, the configured ``scopes`` replacing what discovery chose."""
+    """The redirect handler, the authorization URL asking for ``scopes``: instead of what
+    discovery chose (``replace``: the configured ones), or as well (a step-up's)."""
     if scopes is None:
         return redirect
 
     async def handler(url: str) -> None:
         parts = urlsplit(url)
-        query = [(key, value) for key, value in parse_qsl(parts.query) if key != "scope"]
-        query.append(("scope", scopes))
+        query = parse_qsl(parts.query)
+        chosen = next((value for key, value in query if key == "scope"), None)
+        asked = scopes if replace else union_scopes(chosen, scopes)
+        query = [(key, value) for key, value in query if key != "scope"]
+        query.append(("scope", asked or ""))
         await redirect(urlunsplit(parts._replace(query=urlencode(query))))
 
     return handler

@@ -56,6 +56,13 @@ LOCK_WAIT = 30.0
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+def _lacks(granted: str | None, wanted: Any) -> bool:
+    """Whether ``granted`` lacks a scope of ``wanted``."""
+    if not isinstance(wanted, str):
+        return False
+    return not set(wanted.split()) <= set((granted or "").split())
+
+
 def credentials_dir(home: Path | None = None) -> Path:
     """The directory of the kept logins (``$XDG_CONFIG_HOME/toolbelt/mcp-credentials``)."""
     return user_config_dir(home) / CREDENTIALS_DIR
@@ -117,6 +124,8 @@ class CredentialStore:
                 record["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
                 record["expires_at"] = expires_at
                 record.update(self.extra())
+                if not _lacks(tokens.scope, record.get("wanted_scope")):
+                    record.pop("wanted_scope", None)  # granted now
 
             self._update(change)
 
@@ -166,6 +175,17 @@ class CredentialStore:
         if not isinstance(record, dict) or record.get("url") != self.url:
             return {}
         return record
+
+    async def want_scope(self, scope: str | None) -> None:
+        """Keep the scope a step-up asked for, for the next login to ask for."""
+        if not scope:
+            return
+        async with self.locked():
+
+            def change(record: dict[str, Any]) -> None:
+                record["wanted_scope"] = scope
+
+            self._update(change)
 
     async def drop_tokens(self) -> None:
         """Forget the tokens (a refresh the server refused), keeping the registration."""

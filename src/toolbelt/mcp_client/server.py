@@ -43,7 +43,7 @@ from toolbelt.mcp_client.failures import (
     stopped_during,
 )
 from toolbelt.mcp_client.http_connection import ServerAnswers
-from toolbelt.mcp_client.oauth_provider import LoginHandlers, LoginRequired, login_command
+from toolbelt.mcp_client.oauth_provider import LoginHandlers, login_command
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.stdio import StdioConnection
@@ -185,11 +185,11 @@ class McpServerToolset(Toolset):
             except TimeoutError:
                 self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
             except Exception as exc:  # whatever a foreign server or transport throws at start
-                cause = first_error(exc)
-                if isinstance(cause, LoginRequired):
-                    self.state, self.error = "needs-login", str(cause)
+                login = self._answers.login_required
+                if login is not None:
+                    self.state, self.error = "needs-login", str(login)
                 else:
-                    self._failed(self._describe_exit(cause))
+                    self._failed(self._describe_exit(first_error(exc)))
             if self._session is None:
                 raise could_not_start(self.config.name, self.error)
             return self._session
@@ -274,6 +274,9 @@ class McpServerToolset(Toolset):
         except TimeoutError:
             raise call_timed_out(self.config.name, remote, timeout) from None
         except MCPError as exc:
+            if self._answers.login_required is not None:  # its token stopped working
+                self.state, self.error = "needs-login", str(self._answers.login_required)
+                raise ToolError(self.unavailable() or str(exc)) from exc
             if self._session is not session or self._stopping():
                 why = self._describe_exit(exc)
                 raise stopped_during(self.config.name, remote, why) from exc
