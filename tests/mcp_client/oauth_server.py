@@ -3,7 +3,8 @@
 Run as ``python oauth_server.py PORT STATE_FILE``; it serves on 127.0.0.1 only:
 
 - ``/mcp``: a minimal streamable-HTTP MCP server (plain JSON answers) with one tool,
-  ``whoami``, which answers with the serial number of the access token it was called with.
+  ``whoami``, which answers with the serial number of the access token it was called with
+  (0 for the static key ``X-Api-Key: helper-key``, which also lets a request in).
   A request without a live token gets 401 with ``WWW-Authenticate: Bearer
   resource_metadata=…``;
 - RFC 9728 protected-resource metadata and RFC 8414 authorization-server metadata;
@@ -181,6 +182,8 @@ async def mcp(request: Request) -> Response:
     presented = access.get(header.removeprefix("Bearer ").strip())
     live = presented is not None and presented["expires"] > time.time()
     serial = presented["serial"] if live and presented else None
+    if request.headers.get("x-api-key") == "helper-key":  # the static key a headersHelper prints
+        live, serial = True, 0
     state["requests"].append({"host": request.headers.get("host"), "token": serial})
     save()
     if not live:
@@ -196,7 +199,11 @@ async def mcp(request: Request) -> Response:
             "serverInfo": {"name": "oauth-fake", "version": "1"},
         }
     elif method == "tools/list":
-        tool = {"name": "whoami", "description": "The token's serial.", "inputSchema": {"type": "object"}}
+        tool = {
+            "name": "whoami",
+            "description": "The token's serial.",
+            "inputSchema": {"type": "object"},
+        }
         result = {"tools": [tool]}
     elif method == "tools/call":
         result = {"content": [{"type": "text", "text": f"token #{serial}"}], "isError": False}

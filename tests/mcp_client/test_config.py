@@ -154,8 +154,7 @@ def test_claude_codes_whole_entry_loads_and_unknown_keys_only_warn(workspace: Pa
     assert config.disabled == ((path, "off", "its entry says `disabled`"),)
     assert sorted(config.warnings) == [
         f"{path}: `mcpServers.api.alwaysLoad` is not a key toolbelt knows, so it was ignored.",
-        f"{path}: `mcpServers.api.oauth.futureKey` is not a key toolbelt knows, so it was "
-        "ignored.",
+        f"{path}: `mcpServers.api.oauth.futureKey` is not a key toolbelt knows, so it was ignored.",
     ]
 
 

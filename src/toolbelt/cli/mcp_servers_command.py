@@ -79,8 +79,11 @@ def list_servers(root: str, *, trust_workspace: bool, as_json: bool) -> int:
         )
         return 0
     for state in states:  # names and errors come from config files and servers: escaped
+        shown = state.state
+        if state.auth.startswith("logged-in"):
+            shown += f", {state.auth}"
         line = (
-            f"{escape_for_terminal(state.name)}\t{state.state}\t{state.tools} tools\t"
+            f"{escape_for_terminal(state.name)}\t{shown}\t{state.tools} tools\t"
             f"{state.transport}\t{escape_for_terminal(state.source)}"
         )
         print(line + (f"\t{escape_for_terminal(state.error)}" if state.error else ""))
