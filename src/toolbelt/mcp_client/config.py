@@ -18,7 +18,8 @@ entry like a stdio ``command``) and ``disabled``. Beyond those an entry may say 
 "eager"`` (start when the runtime opens rather than when its tools are first listed),
 ``"startupTimeout"`` (seconds to initialize and list, default 30), ``"timeout"`` (seconds a
 tool call may take, default 300) and ``"maxOutputTokens"`` (what one result may show the
-model, default ``MAX_MCP_OUTPUT_TOKENS`` from the environment, else 25,000 as in Claude Code).
+model; default ``MAX_MCP_OUTPUT_TOKENS`` from the environment, Claude Code's variable, else
+30,000 characters, a bash command's cap).
 
 One broken entry is skipped with a warning naming the file and the key, and the file's other
 entries load; a key toolbelt does not know is ignored with a warning (Claude Code adds keys
@@ -65,19 +66,21 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _COMMON_KEYS = {"type", "startup", "timeout", "startupTimeout", "disabled", "maxOutputTokens"}
 _STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
 _URL_KEYS = _COMMON_KEYS | {"url", "headers", "headersHelper", "oauth"}
-DEFAULT_OUTPUT_TOKENS = 25_000
-"""Claude Code's default for ``MAX_MCP_OUTPUT_TOKENS``."""
+DEFAULT_OUTPUT_CHARACTERS = 30_000
+"""What one result shows the model unless told otherwise: a bash command's cap."""
 CHARACTERS_PER_TOKEN = 4
 """toolbelt's estimate everywhere (UTF-8 bytes / 4): a token cap becomes a character cap."""
 
 
 def output_cap(tokens: int | None = None, environ: Mapping[str, str] | None = None) -> int:
     """The characters one MCP result may show the model: ``tokens`` (an entry's
-    ``maxOutputTokens``), else ``MAX_MCP_OUTPUT_TOKENS``, else 25,000 tokens."""
+    ``maxOutputTokens``) or ``MAX_MCP_OUTPUT_TOKENS`` at 4 characters a token, else 30,000."""
     if tokens is None:
         env = os.environ if environ is None else environ
         text = env.get("MAX_MCP_OUTPUT_TOKENS", "").strip()
-        tokens = int(text) if text.isdigit() and int(text) > 0 else DEFAULT_OUTPUT_TOKENS
+        if not text.isdigit() or int(text) == 0:
+            return DEFAULT_OUTPUT_CHARACTERS
+        tokens = int(text)
     return tokens * CHARACTERS_PER_TOKEN
 
 

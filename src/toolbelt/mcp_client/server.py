@@ -29,7 +29,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.config import ServerConfig, output_cap
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.failures import (
     answered_badly,
@@ -291,7 +291,8 @@ class McpServerToolset(Toolset):
         self._backoff.succeeded()
         if not isinstance(result, types.CallToolResult):
             raise ToolError(f"The MCP server `{self.config.name}` sent an unexpected result.")
-        return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id)
+        cap = output_cap(self.config.output_tokens)
+        return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id, cap=cap)
 
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
