@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             trust_workspace=args.trust_workspace,
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
+            mcp_prompt=args.mcp_prompt,
         )
     if args.command == "trust":
         from toolbelt.cli.trust_command import manage_trust
@@ -321,7 +322,19 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("prompt", help="the task, or - to read it from standard input")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        help="the task, or - to read it from standard input; @server:uri attaches an MCP "
+        "server's resource",
+    )
+    run.add_argument(
+        "--prompt",
+        dest="mcp_prompt",
+        nargs="+",
+        metavar=("SERVER:NAME", "K=V"),
+        help="start with an MCP server's prompt, its arguments as name=value words",
+    )
     run.add_argument(
         "--model",
         metavar="PROVIDER:MODEL",

@@ -13,6 +13,10 @@ an environment variable rather than a settings key, because a workspace's settin
 a repository pick which provider its contents are sent to. Provider SDKs are imported only
 here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
 
+``--prompt SERVER:NAME [K=V...]`` starts the task with an MCP server's prompt (its text, then
+PROMPT's if both are given), and ``@server:uri`` in the prompt attaches that server's resource
+(``mcp_client.prompts``): both read through the runtime, under the server's rules.
+
 The answer is the model's text, which a web page, a file or a tool result can steer: it is
 printed with its control characters escaped (``\\x1b``), newlines and tabs kept, whether
 standard output is a terminal or not — a file it goes to is read on a terminal later, and
@@ -37,7 +41,7 @@ from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
 from toolbelt.config.settings import load_settings
-from toolbelt.core.errors import UsageError
+from toolbelt.core.errors import ToolError, UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime
@@ -48,7 +52,7 @@ MODEL_ENV = "TOOLBELT_MODEL"
 
 
 def run_task(
-    prompt: str,
+    prompt: str | None,
     *,
     model: str | None,
     base_url: str | None,
@@ -62,10 +66,11 @@ def run_task(
     trust_workspace: bool = False,
     toolset_spec: str | None = None,
     sandbox: str | None = None,
+    mcp_prompt: list[str] | None = None,
 ) -> int:
     """Run the task and print its answer; returns the documented exit status."""
     try:
-        text = _prompt(prompt)
+        text = "" if prompt is None and mcp_prompt else _prompt(prompt or "")
         spec = model or os.environ.get(MODEL_ENV, "").strip()
         if not spec:
             raise UsageError(
@@ -99,7 +104,10 @@ def run_task(
     termination = Termination()
     try:
         with termination:
-            result = anyio.run(_run, runtime, agent, text)
+            result = anyio.run(_run, runtime, agent, text, mcp_prompt or [])
+    except ToolError as exc:  # the MCP prompt asked for cannot be had
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
+        return 2
     except ProviderError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
@@ -117,6 +125,28 @@ def run_task(
     return 0
 
 
+async def _with_mcp(runtime: Runtime, prompt: str, mcp_prompt: list[str]) -> str:
+    """The task's text: the MCP prompt asked for first, and the resources ``@server:uri``
+    mentions name attached; ``ToolError`` when the prompt cannot be had."""
+    if runtime.mcp_servers is None:
+        if mcp_prompt:
+            raise ToolError(
+                "--prompt names an MCP server's prompt, but no MCP server is configured."
+            )
+        return prompt
+    from toolbelt.mcp_client.prompts import expand_mentions, parse_prompt_arguments, render_prompt
+
+    if mcp_prompt:
+        rendered = await render_prompt(
+            runtime.mcp_servers, mcp_prompt[0], parse_prompt_arguments(mcp_prompt[1:])
+        )
+        prompt = f"{rendered}\n\n{prompt}" if prompt.strip() else rendered
+    prompt, problems = await expand_mentions(runtime.mcp_servers, runtime.run_one, prompt)
+    for problem in problems:
+        print(f"toolbelt: {escape_for_terminal(problem)}", file=sys.stderr)
+    return prompt
+
+
 def _prompt(argument: str) -> str:
     text = sys.stdin.read() if argument == "-" else argument
     if not text.strip():
@@ -125,10 +155,11 @@ def _prompt(argument: str) -> str:
     return text
 
 
-async def _run(runtime: Runtime, agent: Agent, prompt: str) -> AgentResult:
+async def _run(runtime: Runtime, agent: Agent, prompt: str, mcp_prompt: list[str]) -> AgentResult:
     activity = ActivityLog(sys.stderr)
     result: AgentResult | None = None
     async with runtime, agent:
+        prompt = await _with_mcp(runtime, prompt, mcp_prompt)
         async for event in agent.stream(prompt):
             activity.handle(event)
             if isinstance(event, AgentFinished):

@@ -17,7 +17,8 @@ through the calling tool's user channel (declined when nobody is there).
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -52,6 +53,8 @@ from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
+
+T = TypeVar("T")
 
 
 def client_info() -> types.Implementation:
@@ -144,6 +147,25 @@ class McpServerToolset(Toolset):
     async def start(self) -> None:
         """Start the server unless it runs; ``ToolError`` saying why it could not."""
         await self._ensure_started()
+
+    async def request(self, what: str, send: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """``send`` a request other than a tool call (resources, prompts) on the running
+        session, within the call timeout; ``ToolError`` saying what went wrong (``what``:
+        the request, for the message)."""
+        session = await self._ensure_started()
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                return await send(session)
+        except TimeoutError:
+            raise call_timed_out(self.config.name, what, self.config.call_timeout) from None
+        except MCPError as exc:
+            if self._answers.login_required is not None:
+                self.state, self.error = "needs-login", str(self._answers.login_required)
+                raise ToolError(self.unavailable() or str(exc)) from exc
+            raise refused(self.config.name, what, exc) from exc
+        except Exception as exc:  # the transport's own failures
+            why = self._describe_exit(first_error(exc))
+            raise could_not_run(self.config.name, what, why) from exc
 
     def unavailable(self) -> str | None:
         """Why this server's tools cannot be called now, for the model; None if they can."""
