@@ -108,22 +108,25 @@ def get_server(root: str, name: str, *, trust_workspace: bool, as_json: bool) ->
     if isinstance(config, int):
         return config
 
-    async def started() -> McpServerToolset:
+    async def started() -> dict[str, Any]:
         server = McpServerToolset(config)
         async with server:
             await server.list_tools()
-        return server
+            prompts = await _named(server, "prompts")
+            resources = await _named(server, "resources")
+            return {
+                "name": config.name,
+                "source": str(config.source),
+                "transport": config.transport,
+                "state": server.state,
+                "auth": login_status(config, server.state),
+                "tools": [tool.remote_name for tool in server.remote_tools()],
+                "prompts": prompts,
+                "resources": resources,
+                "error": server.error,
+            }
 
-    server = anyio.run(started)
-    facts: dict[str, Any] = {
-        "name": config.name,
-        "source": str(config.source),
-        "transport": config.transport,
-        "state": server.state,
-        "auth": login_status(config, server.state),
-        "tools": [tool.remote_name for tool in server.remote_tools()],
-        "error": server.error,
-    }
+    facts = anyio.run(started)
     if config.transport == "stdio":
         facts["command"] = [config.command, *config.args]
     else:
@@ -138,6 +141,23 @@ def get_server(root: str, name: str, *, trust_workspace: bool, as_json: bool) ->
         shown = ", ".join(value) if isinstance(value, list) else str(value)
         print(f"{key}: {escape_for_terminal(shown)}")
     return 0
+
+
+async def _named(server: Any, kind: str) -> list[str]:
+    """The server's prompts (as slash commands) or resources (URIs); none when it is not
+    running or offers none."""
+    from toolbelt.core.errors import ToolError
+    from toolbelt.mcp_client.prompts import server_prompts
+    from toolbelt.mcp_client.resources import server_resources
+
+    if server.state != "running":
+        return []
+    try:
+        if kind == "prompts":
+            return [prompt.command for prompt in await server_prompts(server)]
+        return [resource.uri for resource in await server_resources(server)]
+    except ToolError:
+        return []
 
 
 def _holds(path: Path, name: str) -> bool:
