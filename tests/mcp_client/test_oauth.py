@@ -316,3 +316,49 @@ def test_a_failing_headers_helper_says_why(server: OAuthServer, workspace: Path)
     listed = toolbelt(workspace, "mcp-servers")
     assert listed.stdout.split("\t")[1] == "failed"
     assert listed.stdout.rstrip().endswith("its headersHelper exited with status 3")
+
+
+def test_a_headers_helper_changed_after_trust_does_not_run_until_trusted_again(
+    server: OAuthServer, workspace: Path, tmp_path: Path
+) -> None:
+    helper, marker = workspace / "headers.sh", tmp_path / "changed-helper-ran"
+    helper.write_text('#!/bin/sh\necho \'{"X-Api-Key": "helper-key"}\'\n')
+    helper.chmod(0o755)
+    configure(workspace, {"type": "http", "url": server.url, "headersHelper": "./headers.sh"})
+    trust = subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", "trust", str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert trust.returncode == 0, trust.stderr
+
+    def stored_trust_call() -> subprocess.CompletedProcess[str]:  # no --trust-workspace
+        return subprocess.run(
+            [sys.executable, "-m", "toolbelt.cli.main", "call", "mcp__conf__whoami", "{}", "--yes"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert stored_trust_call().stdout.strip() == "token #0"
+    helper.write_text(f"#!/bin/sh\ntouch {marker}\necho '{{}}'\n")  # a pull rewrites it
+    changed = stored_trust_call()
+    assert changed.returncode == 2
+    assert f"the MCP server `conf` in {workspace / '.mcp.json'} (its file {helper})" in (
+        changed.stderr
+    )
+    assert not marker.exists()
+
+
+def test_a_401_with_oauth_off_names_the_status_and_what_to_do(
+    server: OAuthServer, workspace: Path
+) -> None:
+    configure(workspace, {"type": "http", "url": server.url, "oauth": False})
+    listed = toolbelt(workspace, "mcp-servers")
+    assert listed.stdout.split("\t")[1] == "failed"
+    assert listed.stdout.rstrip().endswith(
+        "it answered 401 Unauthorized (OAuth is off for it: give it credentials in `headers` "
+        "or `headersHelper`)"
+    )
