@@ -40,8 +40,24 @@ def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[i
     return out.returncode, out.stdout + out.stderr
 
 
-@pytest.mark.parametrize("name", [".ssh/id_rsa", ".aws/credentials", ".netrc"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".ssh/id_rsa",
+        ".aws/credentials",
+        ".netrc",
+        # other agents' MCP token stores, and toolbelt's own
+        ".codex/.credentials.json",
+        ".gemini/mcp-oauth-tokens.json",
+        ".local/share/opencode/mcp-auth.json",
+        ".mcp-auth/mcp-remote-0.1.29/abc_tokens.json",
+        ".config/toolbelt/mcp-credentials/github-0123456789abcdef.json",
+    ],
+)
 def test_read_file_of_a_secret_asks_even_in_bypass(home: Path, name: str) -> None:
+    if not (home / name).exists():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text('{"access_token": "SECRETKEY"}\n')
     code, out = call(home, "read_file", {"path": str(home / name)}, "--mode", "bypass")
     assert code == 3
     assert "touches a protected path" in out

@@ -158,7 +158,7 @@ class Runtime(AsyncResource):
         """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
         imported only when a server is configured), with ``tool_search`` over them: past the
         deferral threshold a request offers only the tools a search has loaded."""
-        from toolbelt.mcp_client.config import load_mcp_config
+        from toolbelt.mcp_client.config import load_mcp_config, server_choice
         from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
@@ -166,6 +166,7 @@ class Runtime(AsyncResource):
             trusted=self.settings.trusted,
             home=self.settings.home,
             approved=self.settings.approved,
+            choice=server_choice(self.settings),
         )
         if shared is not None:
             self.mcp_servers = shared.servers

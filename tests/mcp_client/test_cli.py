@@ -74,6 +74,7 @@ def test_an_untrusted_workspace_starts_no_server_and_says_how_to_trust(
             "tools": 0,
             "error": "the workspace is not trusted; trust it with `toolbelt trust` (or "
             "`--trust-workspace` for one run)",
+            "auth": "none",
         }
     ]
     assert not (tmp_path / "started").exists()

@@ -231,13 +231,16 @@ async def test_an_sse_server_with_headers_from_the_environment(
             assert runtime.mcp_servers is not None
             refused = runtime.mcp_servers.server("refused")
             assert refused is not None
-            assert (refused.state, refused.tools()) == ("failed", ())
+            # a 401 is a server that wants a login (as in Claude Code): nobody is asked here
+            assert (refused.state, refused.tools()) == ("needs-login", ())
     finally:
         process.terminate()
         with anyio.fail_after(20):
             await process.wait()
     assert result.text == "sse: hi"
-    assert refused.error == f"HTTPStatusError: Client error '401 Unauthorized' for url '{url}'"
+    assert refused.error == (
+        "it needs a login (it answers 401 Unauthorized): run `toolbelt mcp-servers login refused`"
+    )
 
 
 def _name(definition: object) -> str:

@@ -112,11 +112,17 @@ class Agent(AsyncResource):
     def system(self) -> str:
         """The system prompt sent with every turn."""
         if self._system is None:
+            servers = self.runtime.mcp_servers.servers if self.runtime.mcp_servers else ()
             self._system = build_system_prompt(
                 self.runtime.session.root,
                 mode=self.runtime.mode,
                 tools=turn_offer(self.runtime, self.model).tools,
                 policy=self.runtime.policy,
+                server_instructions=[
+                    (server.config.name, server.instructions)
+                    for server in servers
+                    if server.instructions
+                ],
             )
         return self._system
 

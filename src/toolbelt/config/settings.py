@@ -162,6 +162,9 @@ class _SettingsFile(BaseModel):
     compaction: _Compaction = Field(default_factory=_Compaction)
     subagents: _Subagents = Field(default_factory=_Subagents)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
+    enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
+    disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
+    enable_all_mcpjson: bool | None = Field(default=None, alias="enableAllProjectMcpServers")
 
 
 @dataclass
@@ -211,6 +214,12 @@ class Settings:
     """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
     tool_search_search: Literal["toolbelt", "provider"] | None = None
     """``toolSearch.search``: whose search finds deferred tools in the native form."""
+    mcpjson_enabled: list[str] | None = None
+    """``enabledMcpjsonServers``: only these of the workspace's MCP servers start."""
+    mcpjson_disabled: list[str] = field(default_factory=list)
+    """``disabledMcpjsonServers``: these of the workspace's MCP servers never start."""
+    mcpjson_enable_all: bool = False
+    """``enableAllProjectMcpServers``: every workspace server starts despite the list above."""
     edit_tool: EditTool | None = None
     """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
     ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
@@ -265,6 +274,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
         merged.warnings += unknown_key_warnings(path, raw)
+        _merge_mcpjson_choice(merged, parsed)
         if index > 0 and not merged.trusted:
             merged.bypass_disabled |= parsed.permissions.disable_bypass is not None
             merged.ignored += _loosening(path, raw, parsed, rules)
@@ -318,6 +328,16 @@ def _merge_agent_sections(merged: Settings, parsed: _SettingsFile) -> None:
         merged.compaction_auto = parsed.compaction.auto
     if parsed.subagents.max_parallel is not None:
         merged.subagents_max_parallel = parsed.subagents.max_parallel
+
+
+def _merge_mcpjson_choice(merged: Settings, parsed: _SettingsFile) -> None:
+    """Which of the workspace's MCP servers start: the lists only narrow what trust allows, so
+    every file may set them (an untrusted workspace's servers do not start anyway)."""
+    if parsed.enabled_mcpjson is not None:
+        merged.mcpjson_enabled = [*(merged.mcpjson_enabled or []), *parsed.enabled_mcpjson]
+    merged.mcpjson_disabled += parsed.disabled_mcpjson
+    if parsed.enable_all_mcpjson is not None:
+        merged.mcpjson_enable_all = parsed.enable_all_mcpjson
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:

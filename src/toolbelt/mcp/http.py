@@ -173,7 +173,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
                 mcp_servers=shared[0] if shared else None,
             ),
         )
-        server = McpServer(open_runtime, outbox)
+        server = McpServer(open_runtime, outbox, stateless=stateless)
         await server.runtime.open()  # closed with the session (``McpServer.aclose``)
         return server
 

@@ -26,6 +26,7 @@ from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.user import UserChannel
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
+from toolbelt.mcp.eras import in_era, is_modern
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
 from toolbelt.mcp.plain_methods import (
@@ -84,8 +85,12 @@ class McpServer:
     become elicitation requests to the client — so the server builds its runtime with its own
     requester and user channel (``open_runtime``), and runs every call through it."""
 
-    def __init__(self, open_runtime: OpenRuntime, outbox: Outbox) -> None:
+    def __init__(
+        self, open_runtime: OpenRuntime, outbox: Outbox, *, stateless: bool = False
+    ) -> None:
         self._outbox = outbox
+        self.stateless = stateless
+        """Every request is of the 2026-07-28 era (the HTTP door's shared stateless server)."""
         self.client_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
@@ -155,7 +160,8 @@ class McpServer:
             return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
         except Exception as exc:  # one request fails, the server goes on
             return internal_error_reply(request_id, method, exc)
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+        modern = is_modern(method, params, stateless=self.stateless)
+        return {"jsonrpc": "2.0", "id": request_id, "result": in_era(result, modern=modern)}
 
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
@@ -223,7 +229,12 @@ class McpServer:
             await self._log("info", text, log_level, request_id)
         if self._list_changes and loaded_more(result):  # the client lists the loaded tools
             await self._send(list_changed_message(), request_id)
-        reply = {"jsonrpc": "2.0", "id": request_id, "result": call_result(result)}
+        modern = call.modern is not None or self.stateless
+        reply = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "result": in_era(call_result(result), modern=modern),
+        }
         await self._send(reply, request_id)
 
     def inflight(self, call_id: str) -> InFlightCall | None:

@@ -53,14 +53,16 @@ def capped_client(
     auth: httpx2.Auth | None = None,
     *,
     limit: int = MAX_MESSAGE_BYTES,
+    inner: httpx2.AsyncBaseTransport | None = None,
 ) -> httpx2.AsyncClient:
     """An HTTP client like the SDK's ``create_mcp_http_client`` (and usable as the SDK's
-    client factory) whose responses are read at most ``limit`` bytes per message."""
+    client factory) whose responses are read at most ``limit`` bytes per message; ``inner``:
+    the transport under the cap (default: plain HTTP)."""
     return httpx2.AsyncClient(
         headers=headers,
         timeout=timeout or _TIMEOUT,
         auth=auth,
-        transport=_CappedTransport(httpx2.AsyncHTTPTransport(), limit),
+        transport=_CappedTransport(inner or httpx2.AsyncHTTPTransport(), limit),
     )
 
 
