@@ -6,7 +6,8 @@ matters is written once: the session fixes the roots, the settings are read with
 workspace's trust (an untrusted repository's settings may only restrict), the policy applies
 the settings' mode, rules and extra directories to that session, the hooks come from the same
 settings, and the executor runs whichever toolset the caller injects (the built-ins by
-default, or a filtered or extended set).
+default, or a filtered or extended set) — wrapped so that its file and command tools leave
+checkpoints (``checkpoints``), unless the settings turn them off.
 
 Building is synchronous and starts nothing, so a bad mode or root fails before anything has to
 be closed; ``async with`` (or ``open``) opens the toolset (a toolset may hold connections) and
@@ -20,6 +21,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from toolbelt.checkpoints.session import Checkpoints
+from toolbelt.checkpoints.toolset import CheckpointToolset
 from toolbelt.config.factory import build_hooks, build_policy
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
 from toolbelt.core.context import Session, SessionConfig, ToolModel
@@ -91,6 +94,13 @@ class Runtime:
             toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
             toolset = self._with_mcp_servers(toolset, mcp_servers)
         self.toolset = toolset
+        self.checkpoints = Checkpoints(
+            self.session.root, session_id=self.session.id, settings=self.settings.checkpoints
+        )
+        """The workspace's checkpoints: list, undo and redo calls' changes (any process's)."""
+        if self.settings.checkpoints.enabled:  # the tools record through the session's
+            self.session.resource(Checkpoints, lambda: self.checkpoints)
+            toolset = CheckpointToolset(toolset, self.checkpoints)
         self._closed = False
         self._listed_for: set[str] = set()
         """The unknown MCP tool names a listing was made for (``_list_for``)."""

@@ -6,10 +6,10 @@
 that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
-``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
-sections are validated: a file that is not JSON, has the wrong shape or holds a malformed rule
-is a ``SettingsError`` naming the file and the line. A silently ignored deny rule is worse
-than refusing to start. Missing files are fine.
+``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch`` and
+``checkpoints`` sections are validated: a file that is not JSON, has the wrong shape or holds a
+malformed rule is a ``SettingsError`` naming the file and the line. A silently ignored deny rule
+is worse than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import functools
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.files import ConfigFileError, read_config_text
 from toolbelt.config.launch_files import hooks_section_files
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
@@ -123,6 +124,18 @@ class _ToolSearch(BaseModel):
     search: Literal["toolbelt", "provider"] | None = None
 
 
+class _Checkpoints(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    enabled: bool | None = None
+    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
+    max_size_mb: float | None = Field(default=None, alias="maxSizeMB", gt=0)
+    max_file_size_mb: float | None = Field(default=None, alias="maxFileSizeMB", ge=0)
+
+    def given(self) -> bool:
+        return any(v is not None for v in self.model_dump().values())
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -131,6 +144,7 @@ class _SettingsFile(BaseModel):
     git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
     sandbox: _Sandbox = Field(default_factory=_Sandbox)
     tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
+    checkpoints: _Checkpoints = Field(default_factory=_Checkpoints)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -179,6 +193,8 @@ class Settings:
     """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
     tool_search_search: Literal["toolbelt", "provider"] | None = None
     """``toolSearch.search``: whose search finds deferred tools in the native form."""
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    """``checkpoints``: whether calls leave checkpoints, how long and how much is kept."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -249,6 +265,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
         _merge_tool_search(merged, parsed.tool_search)
+        merged.checkpoints = _merge_checkpoints(merged.checkpoints, parsed.checkpoints)
     return merged
 
 
@@ -262,6 +279,25 @@ def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
         merged.tool_search_context_share = section.context_share
     merged.tool_search_form = section.form or merged.tool_search_form
     merged.tool_search_search = section.search or merged.tool_search_search
+
+
+def _merge_checkpoints(current: CheckpointSettings, section: _Checkpoints) -> CheckpointSettings:
+    """The keys a file sets replace the ones before it (a workspace's own files count only
+    once it is trusted: keeping no history is not the repository's choice to make)."""
+    if not section.given():
+        return current
+    mb = 1024 * 1024
+    return replace(
+        current,
+        enabled=current.enabled if section.enabled is None else section.enabled,
+        max_age_days=section.max_age_days or current.max_age_days,
+        max_size_bytes=int(section.max_size_mb * mb)
+        if section.max_size_mb
+        else current.max_size_bytes,
+        max_file_bytes=current.max_file_bytes
+        if section.max_file_size_mb is None
+        else int(section.max_file_size_mb * mb),
+    )
 
 
 def _loosening(
@@ -278,6 +314,7 @@ def _loosening(
         _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
+        "checkpoint settings" if parsed.checkpoints.given() else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

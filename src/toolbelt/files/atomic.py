@@ -27,8 +27,11 @@ SWEEP_AGE = 60.0
 _last_sweep: dict[Path, float] = {}
 
 
-def atomic_write(dir_fd: int, name: str, data: bytes) -> bool:
-    """Replace ``name`` in the directory ``dir_fd`` with ``data``; True if it was created."""
+def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None) -> bool:
+    """Replace ``name`` in the directory ``dir_fd`` with ``data``; True if it was created.
+
+    The new file takes ``mode`` when given (an undo restoring a file's own bits), else the
+    old file's mode bits, else the umask's default."""
     try:
         old_mode: int | None = stat.S_IMODE(
             os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
@@ -44,7 +47,9 @@ def atomic_write(dir_fd: int, name: str, data: bytes) -> bool:
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
-        os.fchmod(fd, old_mode if old_mode is not None else 0o666 & ~_umask())
+        if mode is None:
+            mode = old_mode if old_mode is not None else 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         os.close(fd)
         fd = -1
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AnyStr
 
+from toolbelt.checkpoints.journal import before_write
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.wording import counted
@@ -141,13 +142,19 @@ def load_for_change(
 
 
 def save_text(ctx: ToolContext, resolved: ResolvedPath, data: bytes) -> bool:
-    """Write ``data`` atomically (creating parent directories); True if the file was created."""
+    """Write ``data`` atomically (creating parent directories); True if the file was created.
+    The file's before-image goes to the checkpoint journal first (``checkpoints.journal``)."""
     guard = file_guard(ctx)
     parent = resolved.path.parent
-    dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
     digest = start_digest(data)
+    with before_write(ctx, resolved.path, data):  # undo's before-image, recorded first
+        dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
+        try:
+            created = atomic_write(dir_fd, resolved.path.name, data)
+        except BaseException:
+            os.close(dir_fd)
+            raise
     try:
-        created = atomic_write(dir_fd, resolved.path.name, data)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
     finally:
         os.close(dir_fd)

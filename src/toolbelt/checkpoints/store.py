@@ -1,0 +1,195 @@
+"""One workspace's checkpoint store: the journal for file tools, snapshots for commands, and
+the history both make.
+
+Everything here is synchronous and safe to run from several processes at once: records are
+files of their own, snapshots and undo/redo hold the store's ``flock``. Async callers run it
+in a worker thread (``Checkpoints``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolbelt.checkpoints.history import Checkpoint, build_history
+from toolbelt.checkpoints.layout import Layout
+from toolbelt.checkpoints.objects import blob_id, write_blob
+from toolbelt.checkpoints.records import Records, name_time_ns, record
+from toolbelt.checkpoints.settings import CheckpointSettings
+from toolbelt.checkpoints.shadow_git import ShadowGit
+from toolbelt.checkpoints.snapshots import Snapshot, changes_between, take_snapshot
+from toolbelt.checkpoints.states import Change, FileState, current_umask, read_current
+
+__all__ = ["CallInfo", "CheckpointStore", "PendingSnapshot"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallInfo:
+    """Which call a record belongs to."""
+
+    session: str
+    call_id: str
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSnapshot:
+    """A command's before-snapshot, recorded as a pending entry until it ends."""
+
+    name: str
+    call: CallInfo
+    before: Snapshot
+    summary: str
+
+
+class CheckpointStore:
+    """The checkpoints of the workspace at ``root``, kept under the user's state directory."""
+
+    def __init__(self, root: Path, settings: CheckpointSettings | None = None) -> None:
+        self.layout = Layout.for_root(root)
+        self.settings = settings or CheckpointSettings()
+        self.records = Records(self.layout)
+        self.git = ShadowGit(self.layout, timeout=self.settings.snapshot_timeout)
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    def relative(self, path: Path) -> str:
+        """How a path is recorded: relative to the root inside it, else absolute."""
+        text = os.fspath(path)
+        prefix = os.fspath(self.layout.root).rstrip("/") + "/"
+        return text[len(prefix) :] if text.startswith(prefix) else text
+
+    # -- the file journal ---------------------------------------------------------------
+
+    def record_file(self, call: CallInfo, path: Path, after: bytes | None) -> str:
+        """Record ``path``'s before-image durably, and what the call is about to put there
+        (``after``; None: it will be removed); returns the record's name."""
+        self.layout.ensure()
+        before, data = read_current(path)
+        if before is not None and before.kind not in ("file", "link"):
+            raise IsADirectoryError(f"{path} is {before.kind}, not a file")
+        if data is not None and before is not None:
+            write_blob(self.layout.objects, data, before.oid)
+        after_state = None
+        if after is not None:
+            mode = before.mode if before is not None and before.kind == "file" else _default_mode()
+            after_state = FileState(blob_id(after), mode)
+        change = Change(self.relative(path), before, after_state, self._missing_dirs(path))
+        entry = record(
+            "file",
+            session=call.session,
+            call=call.call_id,
+            tool=call.tool,
+            changes=[change.as_json()],
+        )
+        return self.records.write_entry(entry)
+
+    def withdraw(self, name: str) -> None:
+        """Forget a record whose change did not happen (the write failed)."""
+        self.records.remove_entry(name)
+
+    def _missing_dirs(self, path: Path) -> tuple[str, ...]:
+        """The directories above ``path`` that do not exist yet (the write will create them)."""
+        missing: list[str] = []
+        parent = path.parent
+        while parent != parent.parent and parent != self.layout.root and not parent.exists():
+            missing.append(self.relative(parent))
+            parent = parent.parent
+        return tuple(missing)
+
+    # -- command snapshots --------------------------------------------------------------
+
+    def begin_snapshot(self, call: CallInfo, summary: str) -> PendingSnapshot:
+        """Snapshot the workspace before a command and record it as pending."""
+        self.layout.ensure()
+        with self.layout.locked():
+            before = take_snapshot(self.git, self.settings.max_file_bytes)
+        entry = record(
+            "snapshot",
+            session=call.session,
+            call=call.call_id,
+            tool=call.tool,
+            state="pending",
+            before_tree=before.tree,
+            summary=summary[:500],
+        )
+        return PendingSnapshot(self.records.write_entry(entry), call, before, summary[:500])
+
+    def finish_snapshot(self, pending: PendingSnapshot) -> tuple[Change, ...]:
+        """Snapshot after the command, record what it changed (or drop the record when it
+        changed nothing); returns the changes."""
+        with self.layout.locked():
+            after = take_snapshot(self.git, self.settings.max_file_bytes)
+            changes = changes_between(self.git, pending.before.tree, after.tree)
+            left_out = pending.before.left_out.keys() | after.left_out.keys()
+            unrecorded = sorted(
+                p for p in left_out if pending.before.left_out.get(p) != after.left_out.get(p)
+            )
+            others = self._touched_by_others(pending)
+            changes = [c for c in changes if c.path not in left_out and c.path not in others]
+            if any(c.before is None for c in changes):
+                changes = self._with_created_dirs(pending.before.tree, changes)
+        if not changes and not unrecorded:
+            self.records.remove_entry(pending.name)
+            return ()
+        entry = record(
+            "snapshot",
+            session=pending.call.session,
+            call=pending.call.call_id,
+            tool=pending.call.tool,
+            state="done",
+            before_tree=pending.before.tree,
+            after_tree=after.tree,
+            summary=pending.summary,
+            changes=[c.as_json() for c in changes],
+            unrecorded=unrecorded,
+        )
+        self.records.write_entry(entry, pending.name)
+        return tuple(changes)
+
+    def _touched_by_others(self, pending: PendingSnapshot) -> set[str]:
+        """Paths other calls recorded changes to while this command ran (a background job
+        runs beside them): the job's snapshot must not claim their changes."""
+        key = (pending.call.session, pending.call.call_id)
+        touched: set[str] = set()
+        for name, data in self.records.entries(since_ns=name_time_ns(pending.name)):
+            if name != pending.name and (data["session"], data["call"]) != key:
+                touched.update(change["path"] for change in data.get("changes", ()))
+        return touched
+
+    def _with_created_dirs(self, before_tree: str, changes: list[Change]) -> list[Change]:
+        """Created files with the directories the command made for them (not in the
+        before-snapshot), so an undo removes those again once empty."""
+        listed = self.git.run_lines("ls-tree", "-r", "-d", "-z", "--name-only", before_tree)
+        existed = {os.fsdecode(p) for p in listed}
+        result = []
+        for change in changes:
+            if change.before is None:
+                parents = Path(change.path).parents
+                dirs = tuple(str(p) for p in parents if str(p) != "." and str(p) not in existed)
+                change = Change(change.path, None, change.after, dirs)
+            result.append(change)
+        return result
+
+    # -- history ------------------------------------------------------------------------
+
+    def history(self) -> list[Checkpoint]:
+        """Every checkpoint of this workspace, newest first."""
+        if not self.layout.exists():
+            return []
+        return build_history(self.records.entries(), self.records.actions())
+
+    def store_content(self, data: bytes, oid: str) -> None:
+        write_blob(self.layout.objects, data, oid)
+
+    def write_action(self, kind: str, checkpoint: Checkpoint, **fields: Any) -> str:
+        entry = record(kind, session=checkpoint.session, call=checkpoint.call_id, **fields)
+        return self.records.write_action(entry)
+
+
+def _default_mode() -> int:
+    return 0o666 & ~current_umask()
