@@ -139,7 +139,7 @@ async def test_an_older_call_is_not_undone_over_a_later_edit(tmp_path: Path) -> 
             await runtime.checkpoints.undo(first.call_id)
         message = str(refused.value)
         assert message.startswith(f"Refusing to undo edit_file call {first.call_id} (")
-        assert f"a.txt was modified by edit_file call {later.call_id} (" in message
+        assert f"a.txt was modified since, by edit_file call {later.call_id} (" in message
         assert message.endswith("Undo the later change first, or pass force=True to overwrite it.")
         assert (tmp_path / "a.txt").read_text() == "3\n"
         await runtime.checkpoints.undo(first.call_id, force=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolbelt.checkpoints.records import name_time_ns, process_alive
-from toolbelt.checkpoints.states import Change, FileState, same
+from toolbelt.checkpoints.states import Change, FileState
 
 __all__ = ["Action", "Checkpoint", "build_history"]
 
@@ -138,7 +138,7 @@ def _checkpoint(records: list[tuple[str, dict[str, Any]]]) -> Checkpoint:
             if earlier is not None:
                 change = Change(change.path, earlier.before, change.after, earlier.dirs)
             merged[change.path] = change
-    changes = tuple(c for c in merged.values() if not same(c.before, c.after))
+    changes = tuple(c for c in merged.values() if c.before != c.after)  # a chmod counts
     return Checkpoint(
         session=first["session"],
         call_id=first["call"],

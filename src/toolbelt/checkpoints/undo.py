@@ -168,8 +168,8 @@ def _by_whom(target: Checkpoint, history: list[Checkpoint], change: Change) -> s
         if later.last_time <= target.last_time:
             break
         if later.state == "active" and change.path in later.paths:
-            return f" by {label(later)}"
-    return " by someone else"
+            return f" since, by {label(later)}"
+    return " since, by someone else"
 
 
 def _pick(

@@ -39,7 +39,7 @@ def how_changed(change: Change, current: FileState | None) -> str:
     if current is None:
         return f"{change.path} was deleted"
     if current.kind == "directory":
-        return f"{change.path} is a directory now"
+        return f"{change.path} was replaced by a directory"
     if change.after is None:
         return f"{change.path} was created again"
     if current.kind != change.after.kind:
