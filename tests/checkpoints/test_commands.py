@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.checkpoints.helpers import call, digest_tree, git, open_runtime, tree_state
@@ -148,7 +149,7 @@ async def test_a_background_job_is_snapshotted_when_it_ends(tmp_path: Path) -> N
         deadline = time.monotonic() + 30
         while (await runtime.checkpoints.list())[0].state == "running":
             assert time.monotonic() < deadline, "the job's after-snapshot never came"
-            time.sleep(0.05)
+            await anyio.sleep(0.05)
         [done] = await runtime.checkpoints.list()
         assert sorted((c.path, c.verb) for c in done.changes) == [
             ("go", "deleted"),

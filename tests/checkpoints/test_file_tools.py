@@ -121,7 +121,7 @@ async def test_each_call_is_its_own_checkpoint_newest_first(tmp_path: Path) -> N
         assert (tmp_path / "a.txt").read_text() == "two\n"
         await runtime.checkpoints.undo()
         assert (tmp_path / "a.txt").read_text() == "one\n"
-        with pytest.raises(UndoError, match="Nothing to undo in .*: no recorded change in effect"):
+        with pytest.raises(UndoError, match=r"Nothing to undo in .*: no recorded change in effect"):
             await runtime.checkpoints.undo()
         assert [c.state for c in await runtime.checkpoints.list()] == ["undone", "undone"]
         await runtime.checkpoints.redo()  # the call undone last comes back first

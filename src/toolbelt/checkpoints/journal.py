@@ -23,7 +23,14 @@ from pathlib import Path
 from toolbelt.checkpoints.session import Checkpoints
 from toolbelt.core.context import ToolContext
 
-__all__ = ["NOT_UNDOABLE", "before_write", "not_undoable", "record_before_write", "withdraw"]
+__all__ = [
+    "NOT_UNDOABLE",
+    "before_write",
+    "failure",
+    "not_undoable",
+    "record_before_write",
+    "withdraw",
+]
 
 NOT_UNDOABLE = "checkpoints.not_undoable"
 """``ToolContext.scratch`` key: why this call's change cannot be undone."""
@@ -38,7 +45,7 @@ def record_before_write(ctx: ToolContext, path: Path, after: bytes | None) -> st
     try:
         return checkpoints.record_file(checkpoints.call(ctx.call_id, ctx.tool_name), path, after)
     except (OSError, ValueError, zlib.error) as exc:
-        not_undoable(ctx, f"the checkpoint journal could not be written ({_reason(exc)})")
+        not_undoable(ctx, f"the checkpoint journal could not be written ({failure(exc)})")
         return None
 
 
@@ -66,7 +73,8 @@ def not_undoable(ctx: ToolContext, reason: str) -> None:
     ctx.scratch.setdefault(NOT_UNDOABLE, reason)
 
 
-def _reason(exc: BaseException) -> str:
+def failure(exc: BaseException) -> str:
+    """A few words for why recording failed: the OS's reason, or the message."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__

@@ -141,20 +141,19 @@ class Checkpoints:
 def _notice(kind: str, checkpoint: Checkpoint, paths: builtins.list[str]) -> str:
     """``The person reverted your last edit of src/app.py (edit_file call t1): …``."""
     call = f"{checkpoint.tool} call {checkpoint.call_id}"
+    one = len(paths) == 1
     files = listed_paths(paths) if paths else "its files"
-    them = "it" if len(paths) == 1 else "them"
-    if checkpoint.tool in _FILE_TOOLS and len(paths) == 1:
+    if checkpoint.tool in _FILE_TOOLS and one:
         what = f"your last edit of {paths[0]} ({call})"
     elif checkpoint.summary:
         what = f"your command `{checkpoint.summary[:120]}` ({call}), which changed {files}"
     else:
         what = f"your {call}, which changed {files}"
+    subject, they, them = (files, "it", "it") if one else ("they", "they", "them")
     if kind == "undo":
-        return (
-            f"The person reverted {what}: {files} {'is' if len(paths) == 1 else 'are'} back to "
-            f"what {them} held before that call. Read {them} again before changing {them}."
-        )
-    return (
-        f"The person restored {what} after undoing it: {files} hold again what that call "
-        f"left. Read {them} again before changing {them}."
-    )
+        state = f"{subject} {'is' if one else 'are'} back to what {they} held before that call"
+    else:
+        state = f"{subject} {'holds' if one else 'hold'} again what that call left"
+    verb = "reverted" if kind == "undo" else "restored"
+    after = "" if kind == "undo" else " after undoing it"
+    return f"The person {verb} {what}{after}: {state}. Read {them} again before changing {them}."

@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from toolbelt.checkpoints.journal import NOT_UNDOABLE, not_undoable
+from toolbelt.checkpoints.journal import NOT_UNDOABLE, failure, not_undoable
 from toolbelt.checkpoints.session import Checkpoints
 from toolbelt.checkpoints.shadow_git import GitFailed
 from toolbelt.checkpoints.store import PendingSnapshot
@@ -147,7 +147,9 @@ class CheckpointedTool(Tool[Any]):
         try:
             return await anyio.to_thread.run_sync(self._checkpoints.begin_command, call, command)
         except (OSError, GitFailed, ValueError) as exc:
-            not_undoable(ctx, f"the workspace could not be snapshotted before it ran ({exc})")
+            not_undoable(
+                ctx, f"the workspace could not be snapshotted before it ran ({failure(exc)})"
+            )
             return None
 
     async def _end(self, ctx: ToolContext, pending: PendingSnapshot) -> None:
@@ -155,7 +157,9 @@ class CheckpointedTool(Tool[Any]):
             try:
                 await anyio.to_thread.run_sync(self._checkpoints.end_command, pending)
             except (OSError, GitFailed, ValueError) as exc:
-                not_undoable(ctx, f"the workspace could not be snapshotted after it ran ({exc})")
+                not_undoable(
+                    ctx, f"the workspace could not be snapshotted after it ran ({failure(exc)})"
+                )
 
 
 def _job_end(ctx: ToolContext, output: ToolOutput) -> threading.Event | None:
