@@ -33,6 +33,9 @@ if TYPE_CHECKING:
         ModelTurn,
         ToolResults,
     )
+    from toolbelt.checkpoints.history import Checkpoint
+    from toolbelt.checkpoints.session import Checkpoints
+    from toolbelt.checkpoints.undo import UndoError, UndoOutcome
     from toolbelt.config.factory import build_hooks, build_policy
     from toolbelt.config.settings import load_settings
     from toolbelt.core.access import Access, AccessKind, Protection
@@ -113,6 +116,8 @@ _EXPORTS = {
     "Ask": "toolbelt.core.permission",
     "AutoApprove": "toolbelt.core.requesters",
     "CallState": "toolbelt.core.events",
+    "Checkpoint": "toolbelt.checkpoints.history",
+    "Checkpoints": "toolbelt.checkpoints.session",
     "CombinedToolset": "toolbelt.core.registry",
     "Deny": "toolbelt.core.permission",
     "DenyRequests": "toolbelt.core.requesters",
@@ -165,6 +170,8 @@ _EXPORTS = {
     "ToolResults": "toolbelt.agent",
     "ToolbeltError": "toolbelt.core.errors",
     "Toolset": "toolbelt.core.registry",
+    "UndoError": "toolbelt.checkpoints.undo",
+    "UndoOutcome": "toolbelt.checkpoints.undo",
     "UnknownToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",
     "UserAnswer": "toolbelt.core.user",
