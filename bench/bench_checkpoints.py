@@ -4,10 +4,13 @@
   and off (two runtimes, interleaved), so the difference is what recording costs an edit —
   reading the before-image, storing it (once per content) and the record, both fsynced (goal
   ≤ 2 ms at p50); and ``record_before_write``'s own time;
-- snapshot: an incremental snapshot of a 10,000-file workspace (100 directories) after a
-  command changed one file (goal ≤ 50 ms at p50), what a mutating command pays in all (the
-  snapshots before and after it), a whole ``bash`` call with checkpoints on and off, and the
-  first snapshot of the workspace (once: every file hashed and stored).
+- snapshot: an incremental snapshot of a 10,000-file workspace (100 directories, a git
+  repository) after a command changed one file (goal ≤ 50 ms at p50), beside two peers in the
+  same rounds: the user's own ``git status --porcelain`` there (the scan every git user waits
+  for) and the naive snapshot ``git add -A && git write-tree`` on an index of its own (no size
+  limit); what a mutating command pays in all (the snapshots before and after it, recorded), a
+  whole ``bash`` call with checkpoints on and off, and the first snapshot of the workspace
+  (once: every file hashed and stored).
 
 The store lives in ``bench/.work/checkpoints/state`` (``XDG_STATE_HOME``), made afresh.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +37,13 @@ from toolbelt.core.context import SessionConfig  # noqa: E402
 from toolbelt.core.executor import ToolCall  # noqa: E402
 from toolbelt.core.requesters import AutoApprove  # noqa: E402
 from toolbelt.runtime import Runtime  # noqa: E402
+from toolbelt.tools import builtin_toolset  # noqa: E402
+
+
+def quiet(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    subprocess.run(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+    )
 
 
 def fresh(path: Path) -> Path:
@@ -45,13 +56,14 @@ def runtime(root: Path, *, enabled: bool) -> Runtime:
     settings = Settings(checkpoints=replace(CheckpointSettings(), enabled=enabled))
     return Runtime(
         root,
+        toolset=builtin_toolset(),  # no MCP servers from the machine's configuration
         settings=settings,
         requester=AutoApprove(),
         config=SessionConfig(require_read_before_write=False),
     )
 
 
-def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case]:
+def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case, Case]:
     loop = asyncio.new_event_loop()
     runtimes = {}
     for enabled in (True, False):
@@ -80,15 +92,23 @@ def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case]:
     target = store.root / "app.py"
     data = target.read_bytes()
     call = CallInfo("bench", "journal", "edit_file")
+    scratch = os.open(WORK / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+    def one_fsync() -> None:
+        os.write(scratch, b"x" * 256)
+        os.fsync(scratch)
+
     cases = (
         Case("edit_file, checkpoints on", lambda: edit(enabled=True)),
         Case("edit_file, checkpoints off", lambda: edit(enabled=False)),
         Case("record_before_write alone", lambda: store.record_file(call, target, data + b"x")),
+        Case("peer: one write + fsync on this disk", one_fsync),
     )
     interleave(cases, rounds, warmup=3)
     for rt in runtimes.values():
         loop.run_until_complete(rt.aclose())
     loop.close()
+    os.close(scratch)
     return cases
 
 
@@ -104,6 +124,11 @@ def make_workspace(root: Path, files: int = 10_000) -> None:
 def snapshot_cost(rounds: int = 25) -> tuple[float, list[Case]]:
     root = fresh(WORK / "ws10k")
     make_workspace(root)
+    quiet(["git", "init", "-q"], cwd=root)
+    quiet(["git", "add", "-A"], cwd=root)
+    user_git = ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "start"]
+    quiet(user_git, cwd=root)
+    naive_env = {**os.environ, "GIT_INDEX_FILE": str(WORK / "naive-index")}
     store = CheckpointStore(root)
     store.layout.ensure()
     started = time.perf_counter()
@@ -123,6 +148,16 @@ def snapshot_cost(rounds: int = 25) -> tuple[float, list[Case]]:
         with store.layout.locked():
             take_snapshot(store.git, store.settings.max_file_bytes)
 
+    def git_status() -> None:
+        quiet(["git", "status", "--porcelain"], cwd=root)
+
+    def naive() -> None:
+        change_one_file()
+        for command in (["git", "add", "-A"], ["git", "write-tree"]):
+            quiet(command, cwd=root, env=naive_env)
+
+    naive()  # its first, full snapshot
+
     def bracket() -> None:
         pending = store.begin_snapshot(CallInfo("bench", f"b{counter[0]}", "bash"), "bench")
         change_one_file()
@@ -141,6 +176,8 @@ def snapshot_cost(rounds: int = 25) -> tuple[float, list[Case]]:
 
     cases = [
         Case("incremental snapshot (one file changed)", incremental),
+        Case("peer: git status --porcelain (the user's repository)", git_status),
+        Case("peer: git add -A && git write-tree (naive snapshot)", naive),
         Case("before + after snapshots of a command (recorded)", bracket),
         Case("bash call, checkpoints on", lambda: bash(on)),
         Case("bash call, checkpoints off", lambda: bash(off)),
@@ -153,17 +190,29 @@ def snapshot_cost(rounds: int = 25) -> tuple[float, list[Case]]:
 
 
 def main() -> None:
-    on, off, journal = edit_cost()
-    first, (incremental, bracket, bash_on, bash_off) = snapshot_cost()
+    fresh(WORK / "state")
+    on, off, journal, fsync = edit_cost()
+    first, (incremental, status, naive, bracket, bash_on, bash_off) = snapshot_cost()
     rows = [
         [on.name, fmt_time(on.median), fmt_time(on.percentile(0.9))],
         [off.name, fmt_time(off.median), fmt_time(off.percentile(0.9))],
         ["**added to an edit**", f"**{fmt_time(on.median - off.median)}**", "goal ≤ 2 ms at p50"],
         [journal.name, fmt_time(journal.median), fmt_time(journal.percentile(0.9))],
+        [fsync.name, fmt_time(fsync.median), fmt_time(fsync.percentile(0.9))],
         [
             f"**{incremental.name}**",
             f"**{fmt_time(incremental.median)}**",
             f"{fmt_time(incremental.percentile(0.9))}; goal ≤ 50 ms at p50",
+        ],
+        [
+            status.name,
+            f"{fmt_time(status.median)} (snapshot ×{incremental.median / status.median:.2f})",
+            fmt_time(status.percentile(0.9)),
+        ],
+        [
+            naive.name,
+            f"{fmt_time(naive.median)} (snapshot ×{incremental.median / naive.median:.2f})",
+            fmt_time(naive.percentile(0.9)),
         ],
         [bracket.name, fmt_time(bracket.median), fmt_time(bracket.percentile(0.9))],
         [bash_on.name, fmt_time(bash_on.median), fmt_time(bash_on.percentile(0.9))],

@@ -11,7 +11,16 @@ for the files that changed, not a copy of everything:
    (and removed from the index, so an old small version is never taken for the current one),
    noted with its size and mtime; a nested repository (``dir/``) is left out;
 3. ``git update-index --add --remove -z --stdin`` stores the rest; ``git write-tree`` names
-   the whole state.
+   the whole state — or, when nothing changed and the index is the one the last tree was
+   written from (its size, inode and mtime, kept beside it), that tree is named again without
+   starting git: the common case before a command.
+
+A file whose stat data no longer matches the index while its content does — written in the
+same second as the index ("racily clean"), touched, rewritten unchanged, checked out again —
+has its content compared on every scan, and nothing in the steps above heals that: a command
+that wrote ten thousand files would slow every later snapshot. So a slow scan schedules
+``update-index --refresh``, which records the current stat data, a few seconds later (once
+the files are no longer racy) and at most once a minute.
 
 ``changes_between`` reads ``git diff-tree -r -z --no-renames`` into ``Change``s (a rename is
 a deletion and a creation). Every git command runs under the store's lock.
@@ -19,11 +28,14 @@ a deletion and a creation). Every git command runs under the store's lock.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from toolbelt.checkpoints.shadow_git import ShadowGit
+from toolbelt.checkpoints.shadow_git import GitFailed, ShadowGit
 from toolbelt.checkpoints.states import Change, FileState
 
 __all__ = ["Snapshot", "changes_between", "take_snapshot"]
@@ -42,7 +54,8 @@ class Snapshot:
 def take_snapshot(git: ShadowGit, max_file_bytes: int) -> Snapshot:
     """Refresh the private index from the work tree and write its tree (hold the lock)."""
     root = git.layout.root
-    listed = git.run_lines("ls-files", "-z", "-m", "-d", "-o", "--exclude-standard")
+    _refresh_if_due(git)
+    listed = _timed_scan(git)
     update: list[bytes] = []
     drop: list[bytes] = []
     left_out: dict[str, tuple[int, int]] = {}
@@ -67,8 +80,76 @@ def take_snapshot(git: ShadowGit, max_file_bytes: int) -> Snapshot:
         git.run_lines("update-index", "-z", "--add", "--remove", "--stdin", stdin=update)
     if drop:
         git.run_lines("update-index", "-z", "--force-remove", "--stdin", stdin=drop)
-    tree = git.run("write-tree").decode().strip()
+    tree = None if update or drop else _last_tree(git)
+    if tree is None:
+        tree = git.run("write-tree").decode().strip()
+        _remember_tree(git, tree)
     return Snapshot(tree, left_out, tuple(nested))
+
+
+_SLOW_SCAN = 0.05
+"""Seconds past which a scan is worth healing the index's stat data for."""
+_SETTLE = 2.0
+_REFRESH_EVERY = 60.0
+
+
+def _timed_scan(git: ShadowGit) -> list[bytes]:
+    """``ls-files`` for what changed; a slow one schedules a refresh (``_refresh_if_due``)."""
+    started = time.monotonic()
+    listed = git.run_lines("ls-files", "-z", "-m", "-d", "-o", "--exclude-standard")
+    if time.monotonic() - started > _SLOW_SCAN:
+        due = git.layout.base / "refresh"
+        if (
+            not due.exists()
+            and _age(git.layout.base / "refreshed", missing=_REFRESH_EVERY + 1) > _REFRESH_EVERY
+        ):
+            due.touch()
+    return listed
+
+
+def _refresh_if_due(git: ShadowGit) -> None:
+    """Refresh the index's stat data (``update-index --refresh``) when a scan was slow, once
+    the files it re-read are a few seconds old (no longer racy); at most once a minute."""
+    due = git.layout.base / "refresh"
+    if _age(due, missing=0.0) < _SETTLE:  # not due, or not yet
+        return
+    with contextlib.suppress(GitFailed):  # it fails when files changed: the scan finds them
+        git.run("update-index", "-q", "--refresh")
+    due.unlink(missing_ok=True)
+    (git.layout.base / "refreshed").touch()
+
+
+def _age(path: Path, *, missing: float) -> float:
+    """Seconds since ``path`` was modified; ``missing`` when it does not exist."""
+    try:
+        return time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return missing
+
+
+def _index_signature(git: ShadowGit) -> str | None:
+    try:
+        info = os.stat(git.layout.index)
+    except FileNotFoundError:
+        return None
+    return f"{info.st_ino} {info.st_size} {info.st_mtime_ns}"
+
+
+def _last_tree(git: ShadowGit) -> str | None:
+    """The tree last written, if the index has not changed since."""
+    try:
+        signature, _, tree = (git.layout.base / "tree").read_text().rpartition(" ")
+    except (FileNotFoundError, ValueError):
+        return None
+    return tree if tree and signature == _index_signature(git) else None
+
+
+def _remember_tree(git: ShadowGit, tree: str) -> None:
+    signature = _index_signature(git)
+    if signature is not None:
+        temp = git.layout.base / f".tree-{os.getpid()}"
+        temp.write_text(f"{signature} {tree}")
+        os.replace(temp, git.layout.base / "tree")
 
 
 def changes_between(git: ShadowGit, before: str, after: str) -> list[Change]:
