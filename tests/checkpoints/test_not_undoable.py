@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.checkpoints.helpers import call, open_runtime
+from toolbelt.checkpoints.settings import CheckpointSettings
+from toolbelt.config.settings import Settings
 
 pytestmark = pytest.mark.anyio
 
@@ -104,3 +106,15 @@ def test_a_full_disk_makes_the_change_not_undoable_not_failed(tmp_path: Path) ->
         "(No space left on device).]\n"
     )
     assert (tmp_path / "a.txt").read_text() == "two\n"
+
+
+async def test_a_snapshot_out_of_time_leaves_the_command_running(tmp_path: Path) -> None:
+    settings = Settings(checkpoints=CheckpointSettings(snapshot_timeout=0.000001))
+    async with open_runtime(tmp_path, settings) as runtime:
+        ran = await call(runtime, "bash", command="echo made > b.txt")
+        assert await runtime.checkpoints.list() == []
+    assert (tmp_path / "b.txt").read_text() == "made\n"
+    assert ran.text == (
+        "(no output)\n[This change is not undoable: the workspace could not be snapshotted "
+        "before it ran (git ls-files took longer than 1e-06 s).]"
+    )

@@ -60,6 +60,9 @@ _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -export-subst\
 """The highest-precedence attributes: content goes in and comes out byte for byte whatever a
 ``.gitattributes`` in the workspace says."""
 
+_EXCLUDE = "*.toolbelt-tmp-*\n*.toolbelt-link-*\n"
+"""What toolbelt itself leaves for a moment (or, killed, until swept): its temp files."""
+
 _ready: set[Path] = set()
 
 
@@ -130,7 +133,7 @@ class Layout:
             (temp / "HEAD").write_text("ref: refs/heads/main\n")
             (temp / "config").write_text(_CONFIG)
             (temp / "info" / "attributes").write_text(_ATTRIBUTES)
-            (temp / "info" / "exclude").write_text("")
+            (temp / "info" / "exclude").write_text(_EXCLUDE)
             (temp / "description").write_text("toolbelt checkpoints (shadow repository)\n")
             with contextlib.suppress(OSError):  # another process made it first: keep theirs
                 os.rename(temp, self.shadow)

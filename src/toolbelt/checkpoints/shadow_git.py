@@ -115,10 +115,12 @@ class ShadowGit:
             )
         return out
 
-    def run_lines(self, *args: str, stdin: Sequence[bytes] | None = None) -> list[bytes]:
+    def run_lines(
+        self, *args: str, stdin: Sequence[bytes] | None = None, timeout: float | None = None
+    ) -> list[bytes]:
         """The NUL-separated records of ``git args`` (``-z`` output), fed ``stdin`` likewise."""
         fed = b"".join(item + b"\0" for item in stdin) if stdin is not None else None
-        return [item for item in self.run(*args, stdin=fed).split(b"\0") if item]
+        return [item for item in self.run(*args, stdin=fed, timeout=timeout).split(b"\0") if item]
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

@@ -52,8 +52,23 @@ class Snapshot:
 
 
 def take_snapshot(git: ShadowGit, max_file_bytes: int) -> Snapshot:
-    """Refresh the private index from the work tree and write its tree (hold the lock)."""
+    """Refresh the private index from the work tree and write its tree (hold the lock).
+
+    The whole snapshot gets ``git.timeout`` seconds; files are stored in batches, each kept
+    in the index, so a first snapshot of a big workspace that runs out of time goes on where
+    it stopped the next time instead of starting over."""
     root = git.layout.root
+    deadline = time.monotonic() + git.timeout
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise GitFailed(
+                f"snapshotting the workspace took longer than {git.timeout:g} s (the next "
+                "command goes on where this one stopped)"
+            )
+        return remaining
+
     _refresh_if_due(git)
     listed = _timed_scan(git)
     update: list[bytes] = []
@@ -76,17 +91,22 @@ def take_snapshot(git: ShadowGit, max_file_bytes: int) -> Snapshot:
             left_out[os.fsdecode(raw)] = (info.st_size, info.st_mtime_ns)
         elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
             update.append(raw)
-    if update:
-        git.run_lines("update-index", "-z", "--add", "--remove", "--stdin", stdin=update)
+    for start in range(0, len(update), _BATCH):
+        batch = update[start : start + _BATCH]
+        git.run_lines(
+            "update-index", "-z", "--add", "--remove", "--stdin", stdin=batch, timeout=left()
+        )
     if drop:
-        git.run_lines("update-index", "-z", "--force-remove", "--stdin", stdin=drop)
+        git.run_lines("update-index", "-z", "--force-remove", "--stdin", stdin=drop, timeout=left())
     tree = None if update or drop else _last_tree(git)
     if tree is None:
-        tree = git.run("write-tree").decode().strip()
+        tree = git.run("write-tree", timeout=left()).decode().strip()
         _remember_tree(git, tree)
     return Snapshot(tree, left_out, tuple(nested))
 
 
+_BATCH = 2000
+"""Files stored per ``update-index``: each batch is kept even if the next one runs out of time."""
 _SLOW_SCAN = 0.05
 """Seconds past which a scan is worth healing the index's stat data for."""
 _SETTLE = 2.0
