@@ -169,8 +169,8 @@ async def test_files_over_the_size_limit_are_left_out_and_named(tmp_path: Path) 
         assert checkpoint.unrecorded == ("big.bin",)
         outcome = await runtime.checkpoints.undo()
     assert outcome.describe().endswith(
-        "restored small.txt. big.bin changed too but were over the snapshot size limit, so "
-        "they are as the command left them."
+        "restored small.txt. big.bin changed too but was over the snapshot size limit, so "
+        "it is as the command left it."
     )
     assert (tmp_path / "small.txt").read_text() == "small\n"
     assert (tmp_path / "big.bin").stat().st_size == 5000

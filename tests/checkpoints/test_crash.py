@@ -68,6 +68,8 @@ def test_undo_after_a_sigkill_in_the_middle_of_a_write(tmp_path: Path, moment: s
     what = "a.txt already holds that" if moment == "before-rename" else "restored a.txt"
     assert re.fullmatch(rf"Undid write_file call cli-\w+ \(\S+\): {what}\.\n", undone.stdout)
     assert (tmp_path / "a.txt").read_bytes() == original
+    again = toolbelt("undo", "--root", str(tmp_path))  # it counts as undone now
+    assert again.returncode == 1 and again.stderr.startswith("toolbelt: Nothing to undo in ")
 
 
 WRITER = """

@@ -61,9 +61,11 @@ class UndoOutcome:
         if self.failed:
             text += f" Not restored: {'; '.join(self.failed)}."
         if self.unrecorded:
+            one = len(self.unrecorded) == 1
             text += (
-                f" {listed_paths(self.unrecorded)} changed too but were over the snapshot "
-                "size limit, so they are as the command left them."
+                f" {listed_paths(self.unrecorded)} changed too but {'was' if one else 'were'} "
+                f"over the snapshot size limit, so {'it is' if one else 'they are'} as the "
+                f"command left {'it' if one else 'them'}."
             )
         return text
 
@@ -114,13 +116,15 @@ def _revert(
     restorer = Restorer(store.layout, store.git)
     todo: list[tuple[Change, FileState | None, bytes | None]] = []
     already: list[str] = []
+    images: list[dict[str, object]] = []
     conflicts: list[str] = []
     for change in changes:
         current, data = read_current(restorer.absolute(change.path))
         if same(current, change.after):
             todo.append((change, current, data))
-        elif same(current, change.before):
+        elif same(current, change.before):  # never changed (its writer was killed first)
             already.append(change.path)
+            images.append({"path": change.path, "state": _json(current), "put": _json(current)})
         else:
             conflicts.append(how_changed(change, current) + _by_whom(target, history, change))
             todo.append((change, current, data))
@@ -130,7 +134,6 @@ def _revert(
             f"{'Undo' if kind == 'undo' else 'Redo'} the later change first, or "
             f"{hint or 'force it'} to overwrite {'it' if len(conflicts) == 1 else 'them'}."
         )
-    images: list[dict[str, object]] = []
     restored: list[str] = []
     removed: list[str] = []
     failed: list[str] = []
@@ -145,7 +148,7 @@ def _revert(
         keep = current if current is not None and current.kind in ("file", "link") else None
         images.append({"path": change.path, "state": _json(keep), "put": _json(change.before)})
         (restored if change.before is not None else removed).append(change.path)
-    if images:
+    if images:  # the call counts as undone (redone) even when nothing needed writing
         store.write_action(kind, target, images=images, forced=bool(conflicts))
     return UndoOutcome(
         kind,
@@ -163,7 +166,8 @@ def _json(state: FileState | None) -> dict[str, object] | None:
 
 
 def _by_whom(target: Checkpoint, history: list[Checkpoint], change: Change) -> str:
-    """ " by edit_file call X (12:04:05)" when a later call in effect changed the path."""
+    """How ``change``'s file came to differ: "since, by edit_file call X (12:04:05)" when a
+    later call in effect changed it, else "since, by someone else"."""
     for later in history:  # newest first
         if later.last_time <= target.last_time:
             break
