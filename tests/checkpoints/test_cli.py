@@ -4,6 +4,7 @@ command a process of its own, undoing what an earlier ``toolbelt call`` process 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -95,6 +96,20 @@ def test_a_command_run_by_one_process_is_undone_by_another(tmp_path: Path) -> No
         undone.stdout,
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+def test_nothing_recorded_yet_creates_nothing(tmp_path: Path) -> None:
+    done = toolbelt("undo", "--root", str(tmp_path))
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"toolbelt: Nothing to undo in {tmp_path}: nothing was recorded there yet (changes made "
+        "by toolbelt's tools are, from the first one on).\n"
+    )
+    listed = toolbelt("checkpoints", "--root", str(tmp_path))
+    assert listed.stdout == (
+        f"No checkpoints for {tmp_path} yet: changes made by toolbelt's tools appear here.\n"
+    )
+    assert not (Path(os.environ["XDG_STATE_HOME"]) / "toolbelt").exists()
 
 
 def test_a_root_that_is_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:

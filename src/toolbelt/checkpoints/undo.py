@@ -75,7 +75,7 @@ def undo(
 ) -> UndoOutcome:
     """Undo the call ``call_id`` (else the newest change in effect); ``hint`` tells how to
     force it in the caller's terms (``add --force``)."""
-    store.layout.ensure()
+    _require_history(store, "undo")
     with store.layout.locked():
         history = store.history()
         target = _pick(history, call_id, "undo", store)
@@ -89,7 +89,7 @@ def redo(
     store: CheckpointStore, call_id: str | None = None, *, force: bool = False, hint: str = ""
 ) -> UndoOutcome:
     """Redo the call ``call_id`` (else the one undone last): put back what its undo replaced."""
-    store.layout.ensure()
+    _require_history(store, "redo")
     with store.layout.locked():
         history = store.history()
         target = _pick(history, call_id, "redo", store)
@@ -99,6 +99,16 @@ def redo(
             Change(path, found, put) for path, found, put in undone.images
         )
         return _revert(store, target, history, changes, "redo", force=force, hint=hint)
+
+
+def _require_history(store: CheckpointStore, kind: str) -> None:
+    """Refuse before creating anything when nothing was ever recorded for the workspace."""
+    if not store.layout.exists():
+        raise UndoError(
+            f"Nothing to {kind} in {store.root}: nothing was recorded there yet (changes made by "
+            "toolbelt's tools are, from the first one on)."
+        )
+    store.layout.ensure()
 
 
 def _revert(
