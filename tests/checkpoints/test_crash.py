@@ -118,7 +118,9 @@ def test_a_command_killed_half_way_is_interrupted_and_undone_when_forced(tmp_pat
     (tmp_path / "a.txt").write_text("before\n")
     tag = f"{os.getpid()}.{time.monotonic_ns() % 1000}"
     command = json.dumps(
-        {"command": f"echo after >> a.txt && echo new > b.txt && touch started && sleep {tag}9"}
+        {
+            "command": f"echo after >> a.txt && mkdir out && echo new > out/b.txt && touch started && sleep {tag}9"
+        }
     )
     process = subprocess.Popen(
         [*TOOLBELT, "call", "bash", command, "--root", str(tmp_path), "--yes"],
@@ -141,7 +143,7 @@ def test_a_command_killed_half_way_is_interrupted_and_undone_when_forced(tmp_pat
     assert re.fullmatch(
         r"toolbelt: bash call cli-\w+ \(\S+\) did not finish \(its process ended before the "
         r"after-snapshot\), so which files it changed is unknown; undoing it would put back "
-        r"a\.txt, b\.txt and started as they were before it, with any change made since by "
+        r"a\.txt, out/b\.txt and started as they were before it, with any change made since by "
         r"anyone; add --force to do that\.\n",
         refused.stderr,
     )

@@ -71,6 +71,7 @@ class Checkpoint:
     unrecorded: tuple[str, ...] = ()
     """Paths the call changed that the snapshot left out (bigger than the size limit)."""
     before_tree: str | None = None
+    """A command's before-snapshot (a tree in the shadow repository)."""
     entry_names: tuple[str, ...] = ()
     last_time: float = 0.0
     actions: list[Action] = field(default_factory=list)
@@ -128,9 +129,9 @@ def _checkpoint(records: list[tuple[str, dict[str, Any]]]) -> Checkpoint:
     state: State = "active"
     before_tree = None
     for _, data in records:
+        before_tree = before_tree or data.get("before_tree")
         if data.get("state") == "pending":
             state = "running" if process_alive(data["pid"], data.get("started")) else "interrupted"
-            before_tree = data.get("before_tree")
         unrecorded += data.get("unrecorded", ())
         for raw in data.get("changes", ()):
             change = Change.from_json(raw)

@@ -131,8 +131,6 @@ class CheckpointStore:
             )
             others = self._touched_by_others(pending)
             changes = [c for c in changes if c.path not in left_out and c.path not in others]
-            if any(c.before is None for c in changes):
-                changes = self._with_created_dirs(pending.before.tree, changes)
         if not changes and not unrecorded:
             self.records.remove_entry(pending.name)
             return ()
@@ -161,21 +159,27 @@ class CheckpointStore:
                 touched.update(change["path"] for change in data.get("changes", ()))
         return touched
 
-    def _with_created_dirs(self, before_tree: str, changes: list[Change]) -> list[Change]:
-        """Created files with the directories the command made for them (not in the
-        before-snapshot), so an undo removes those again once empty."""
+    # -- history ------------------------------------------------------------------------
+
+    def with_created_dirs(
+        self, before_tree: str | None, changes: tuple[Change, ...]
+    ) -> tuple[Change, ...]:
+        """A command's ``changes``, each file it created with the directories it made for it
+        (not in its before-snapshot), so an undo removes those again once empty."""
+        created = [c for c in changes if c.before is None and not c.dirs]
+        if before_tree is None or not created:
+            return changes
         listed = self.git.run_lines("ls-tree", "-r", "-d", "-z", "--name-only", before_tree)
         existed = {os.fsdecode(p) for p in listed}
         result = []
         for change in changes:
-            if change.before is None:
-                parents = Path(change.path).parents
-                dirs = tuple(str(p) for p in parents if str(p) != "." and str(p) not in existed)
-                change = Change(change.path, None, change.after, dirs)
+            if change in created:
+                parents = (str(p) for p in Path(change.path).parents if str(p) != ".")
+                change = Change(
+                    change.path, None, change.after, tuple(p for p in parents if p not in existed)
+                )
             result.append(change)
-        return result
-
-    # -- history ------------------------------------------------------------------------
+        return tuple(result)
 
     def history(self) -> list[Checkpoint]:
         """Every checkpoint of this workspace, newest first."""

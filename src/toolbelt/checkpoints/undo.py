@@ -82,7 +82,8 @@ def undo(
         if target.state == "interrupted":
             changes = _interrupted_changes(store, target, force=force, hint=hint)
             return _revert(store, target, history, changes, "undo", force=True, hint=hint)
-        return _revert(store, target, history, target.changes, "undo", force=force, hint=hint)
+        changes = store.with_created_dirs(target.before_tree, target.changes)
+        return _revert(store, target, history, changes, "undo", force=force, hint=hint)
 
 
 def redo(
@@ -233,7 +234,8 @@ def _interrupted_changes(
     if target.before_tree is None:
         return ()
     now = take_snapshot(store.git, store.settings.max_file_bytes)
-    changes = tuple(changes_between(store.git, target.before_tree, now.tree))
+    found = tuple(changes_between(store.git, target.before_tree, now.tree))
+    changes = store.with_created_dirs(target.before_tree, found)
     if changes and not force:
         raise UndoError(
             f"{label(target)} did not finish (its process ended before the after-snapshot), so "
