@@ -119,7 +119,8 @@ def test_a_command_killed_half_way_is_interrupted_and_undone_when_forced(tmp_pat
     tag = f"{os.getpid()}.{time.monotonic_ns() % 1000}"
     command = json.dumps(
         {
-            "command": f"echo after >> a.txt && mkdir out && echo new > out/b.txt && touch started && sleep {tag}9"
+            "command": "echo after >> a.txt && mkdir out && echo new > out/b.txt"
+            f" && touch started && sleep {tag}9"
         }
     )
     process = subprocess.Popen(
