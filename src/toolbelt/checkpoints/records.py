@@ -64,7 +64,8 @@ class Records:
 
 
 def record(kind: str, **fields: Any) -> dict[str, Any]:
-    """A record's common fields: version, kind, time, and the writing process."""
+    """A record's common fields: version, kind, time (``fields`` may give another), and the
+    writing process."""
     pid = os.getpid()
     return {
         "v": VERSION,

@@ -42,6 +42,8 @@ class PendingSnapshot:
     call: CallInfo
     before: Snapshot
     summary: str
+    time: float
+    """When the command started (the checkpoint's time)."""
 
 
 class CheckpointStore:
@@ -117,7 +119,8 @@ class CheckpointStore:
             before_tree=before.tree,
             summary=summary[:500],
         )
-        return PendingSnapshot(self.records.write_entry(entry), call, before, summary[:500])
+        name = self.records.write_entry(entry)
+        return PendingSnapshot(name, call, before, summary[:500], entry["time"])
 
     def finish_snapshot(self, pending: PendingSnapshot) -> tuple[Change, ...]:
         """Snapshot after the command, record what it changed (or drop the record when it
@@ -140,6 +143,7 @@ class CheckpointStore:
             call=pending.call.call_id,
             tool=pending.call.tool,
             state="done",
+            time=pending.time,
             before_tree=pending.before.tree,
             after_tree=after.tree,
             summary=pending.summary,
