@@ -261,7 +261,13 @@ def _add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
         ("undo", "put a call's files back as they were before it (default: the newest change)"),
         ("redo", "put back what an undo reverted (default: the call undone last)"),
     ):
-        command = sub.add_parser(name, help=what, description=f"{what[0].upper()}{what[1:]}.")
+        command = sub.add_parser(
+            name,
+            help=what,
+            description=f"{what[0].upper()}{what[1:]}, from whichever process made it.",
+            epilog="exit status: 0 done, 1 nothing to do or refused (the message names each "
+            "file changed since), 2 invalid usage.",
+        )
         command.add_argument(
             "call_id", nargs="?", metavar="CALL_ID", help="from `toolbelt checkpoints`"
         )
