@@ -4,7 +4,8 @@
   and off (two runtimes, interleaved), so the difference is what recording costs an edit —
   reading the before-image, storing it (once per content) and the record, both fsynced (goal
   ≤ 2 ms at p50); and ``record_before_write``'s own time, beside one small write + fsync on
-  the same disk in the same rounds (the journal's floor is one or two of them);
+  the same disk in the same rounds (the journal's floor is one or two of them); and the edit
+  of a 7.5 MB file on and off (its before-image is hard-linked, not copied);
 - snapshot: an incremental snapshot of a 10,000-file workspace (100 directories, a git
   repository) after a command changed one file (goal ≤ 50 ms at p50), beside two peers in the
   same rounds: the user's own ``git status --porcelain`` there (the scan every git user waits
@@ -65,7 +66,7 @@ def runtime(root: Path, *, enabled: bool) -> Runtime:
     )
 
 
-def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case, Case]:
+def edit_cost(rounds: int = 100) -> tuple[Case, ...]:
     loop = asyncio.new_event_loop()
     runtimes = {}
     for enabled in (True, False):
@@ -73,15 +74,18 @@ def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case, Case]:
         lines = [f"line {i}: some ordinary source text of a typical width\n" for i in range(200)]
         lines[100] = "MARKER = 0\n"
         (root / "app.py").write_text("".join(lines))
+        big = [f"value_{i} = compute({i}, factor=3)  # filler line\n" for i in range(150_000)]
+        big[75_000] = "MARKER = 0\n"
+        (root / "big.py").write_text("".join(big))  # 7.5 MB, as in the files benchmark
         runtimes[enabled] = runtime(root, enabled=enabled)
         loop.run_until_complete(runtimes[enabled].open())
-    counters = {True: 0, False: 0}
+    counters = {(on, path): 0 for on in (True, False) for path in ("app.py", "big.py")}
 
-    def edit(*, enabled: bool) -> None:
-        n = counters[enabled]
-        counters[enabled] += 1
+    def edit(*, enabled: bool, path: str = "app.py") -> None:
+        n = counters[enabled, path]
+        counters[enabled, path] += 1
         arguments = {
-            "path": "app.py",
+            "path": path,
             "old_string": f"MARKER = {n}",
             "new_string": f"MARKER = {n + 1}",
         }
@@ -105,6 +109,8 @@ def edit_cost(rounds: int = 200) -> tuple[Case, Case, Case, Case]:
         Case("edit_file, checkpoints off", lambda: edit(enabled=False)),
         Case("record_before_write alone", lambda: store.record_file(call, target, data + b"x")),
         Case("peer: one write + fsync on this disk", one_fsync),
+        Case("edit_file of a 7.5 MB file, on", lambda: edit(enabled=True, path="big.py")),
+        Case("edit_file of a 7.5 MB file, off", lambda: edit(enabled=False, path="big.py")),
     )
     interleave(cases, rounds, warmup=3)
     for rt in runtimes.values():
@@ -193,9 +199,12 @@ def snapshot_cost(rounds: int = 25) -> tuple[float, list[Case]]:
 
 def main() -> None:
     fresh(WORK / "state")
-    on, off, journal, fsync = edit_cost()
+    on, off, journal, fsync, big_on, big_off = edit_cost()
     first, (incremental, status, naive, bracket, bash_on, bash_off) = snapshot_cost()
     added = statistics.median(a - b for a, b in zip(on.samples, off.samples, strict=True))
+    big_added = statistics.median(
+        a - b for a, b in zip(big_on.samples, big_off.samples, strict=True)
+    )
     rows = [
         [on.name, fmt_time(on.median), fmt_time(on.percentile(0.9))],
         [off.name, fmt_time(off.median), fmt_time(off.percentile(0.9))],
@@ -206,6 +215,9 @@ def main() -> None:
         ],
         [journal.name, fmt_time(journal.median), fmt_time(journal.percentile(0.9))],
         [fsync.name, fmt_time(fsync.median), fmt_time(fsync.percentile(0.9))],
+        [big_on.name, fmt_time(big_on.median), fmt_time(big_on.percentile(0.9))],
+        [big_off.name, fmt_time(big_off.median), fmt_time(big_off.percentile(0.9))],
+        ["added to the big edit (hard-linked before-image)", fmt_time(big_added), ""],
         [
             f"**{incremental.name}**",
             f"**{fmt_time(incremental.median)}**",

@@ -18,6 +18,7 @@ import pytest
 
 from tests.checkpoints.helpers import TOOLBELT, toolbelt
 from tests.support.processes import alive
+from toolbelt.checkpoints.states import BIG_FILE
 from toolbelt.checkpoints.store import CheckpointStore
 from toolbelt.checkpoints.undo import undo
 
@@ -39,8 +40,11 @@ main(sys.argv[2:])
 
 
 @pytest.mark.parametrize("moment", ["before-rename", "after-rename"])
-def test_undo_after_a_sigkill_in_the_middle_of_a_write(tmp_path: Path, moment: str) -> None:
-    original = b"line one\r\nline two\r\n"
+@pytest.mark.parametrize("size", ["small", "big"])
+def test_undo_after_a_sigkill_in_the_middle_of_a_write(
+    tmp_path: Path, moment: str, size: str
+) -> None:
+    original = b"line one\r\nline two\r\n" * (1 if size == "small" else BIG_FILE // 10)
     (tmp_path / "a.txt").write_bytes(original)
     arguments = json.dumps({"path": "a.txt", "content": "replaced\n"})
     killed = subprocess.run(

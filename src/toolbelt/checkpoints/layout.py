@@ -13,6 +13,8 @@ when unset), private to the user (0700), holding
   ``.git/index`` is never read or written;
 - ``entries/`` and ``actions/`` — one small JSON file per recorded change and per undo or
   redo (``records``);
+- ``raw/`` — big files' before-images, hard links to the old files (copies where the
+  workspace is on another file system);
 - ``lock`` — serialises snapshots and undo/redo between processes (``flock``).
 
 The skeleton is built in a temporary directory and renamed into place, so two processes
@@ -106,6 +108,11 @@ class Layout:
     def actions(self) -> Path:
         return self.base / "actions"
 
+    @property
+    def raw(self) -> Path:
+        """Big files' before-images: hard links to their old inodes (``states.BIG_FILE``)."""
+        return self.base / "raw"
+
     def exists(self) -> bool:
         """Whether anything was ever recorded for this workspace."""
         return (self.shadow / "HEAD").is_file()
@@ -115,7 +122,7 @@ class Layout:
         if self.base in _ready:
             return
         os.makedirs(self.base.parent.parent, exist_ok=True)  # $XDG_STATE_HOME/toolbelt
-        for directory in (self.base.parent, self.base, self.entries, self.actions):
+        for directory in (self.base.parent, self.base, self.entries, self.actions, self.raw):
             with contextlib.suppress(FileExistsError):
                 os.mkdir(directory, 0o700)
         if not self.exists():

@@ -14,10 +14,11 @@ import contextlib
 import os
 import secrets
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from toolbelt.checkpoints.layout import Layout
-from toolbelt.checkpoints.objects import read_loose_blob
+from toolbelt.checkpoints.objects import blob_id, read_loose_blob
 from toolbelt.checkpoints.shadow_git import ShadowGit
 from toolbelt.checkpoints.states import FileState, current_umask
 from toolbelt.files.atomic import atomic_write
@@ -39,10 +40,22 @@ class Restorer:
         the file lies outside it)."""
         return Path(path) if os.path.isabs(path) else self.layout.root / path
 
-    def content(self, oid: str) -> bytes:
-        """The bytes of blob ``oid`` (loose, or packed by a prune)."""
-        data = read_loose_blob(self.layout.objects, oid)
-        return data if data is not None else self.git.run("cat-file", "blob", oid)
+    def content(self, state: FileState) -> bytes:
+        """The bytes ``state`` names: a big file's kept inode, or a blob (loose, or packed by
+        a prune)."""
+        if state.raw is not None:
+            return (self.layout.raw / state.raw).read_bytes()
+        data = read_loose_blob(self.layout.objects, state.oid)
+        return data if data is not None else self.git.run("cat-file", "blob", state.oid)
+
+    def resolved(self, state: FileState | None) -> FileState | None:
+        """``state`` with its content id, computed from its raw copy if it has none yet."""
+        if state is None or state.oid or state.raw is None:
+            return state
+        try:
+            return replace(state, oid=blob_id(self.content(state)))
+        except FileNotFoundError:
+            return replace(state, oid="missing")
 
     def put(self, path: str, state: FileState | None, *, dirs: tuple[str, ...] = ()) -> None:
         """Make ``path`` hold ``state`` (None: remove it, then the empty ``dirs`` the call
@@ -54,7 +67,7 @@ class Restorer:
                 with contextlib.suppress(OSError):  # not empty: something else lives there
                     os.rmdir(self.absolute(directory))
             return
-        data = self.content(state.oid)
+        data = self.content(state)
         dir_fd = self.guard.open_dir_for_write(target, create_parents=True)
         try:
             if state.kind == "link":

@@ -16,12 +16,13 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolbelt.checkpoints.history import Checkpoint, build_history
 from toolbelt.checkpoints.shadow_git import GitFailed, ShadowGit
+from toolbelt.checkpoints.states import FileState
 from toolbelt.checkpoints.store import CheckpointStore
 
 __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
@@ -29,6 +30,7 @@ __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
 INTERVAL = 3600.0
 """Seconds between two prunes of one workspace."""
 _GRACE = "1.hour.ago"
+_GRACE_SECONDS = 3600.0
 _LOOSE_LIMIT = 2000
 
 
@@ -82,8 +84,11 @@ def _collect(store: CheckpointStore, git: ShadowGit) -> None:
     """Point the keep ref at everything the remaining records need, then let git drop the
     rest (what was recorded after this read is younger than the grace period)."""
     kept = build_history(store.records.entries(), store.records.actions())
+    states = list(_states(kept))
+    _sweep_raw(store.layout.raw, {s.raw for s in states if s.raw})
+    oids = {s.oid for s in states if len(s.oid) == 40}  # not a raw copy's, nor a fingerprint
     lines = [f"040000 tree {tree}\t{tree}".encode() for tree in _trees(store)]
-    lines += [f"100644 blob {oid}\t{oid}".encode() for oid in _blobs(kept)]
+    lines += [f"100644 blob {oid}\t{oid}".encode() for oid in oids]
     try:
         tree = git.run("mktree", "-z", "--missing", stdin=b"".join(line + b"\0" for line in lines))
         git.run("update-ref", "refs/toolbelt/keep", tree.decode().strip())
@@ -102,15 +107,26 @@ def _trees(store: CheckpointStore) -> set[str]:
     return trees
 
 
-def _blobs(kept: Iterable[Checkpoint]) -> set[str]:
-    oids: set[str] = set()
+def _states(kept: Iterable[Checkpoint]) -> Iterator[FileState]:
+    """Every file state the remaining checkpoints (and their undos) need."""
     for checkpoint in kept:
         for change in checkpoint.changes:
-            oids.update(s.oid for s in (change.before, change.after) if s is not None)
+            yield from (s for s in (change.before, change.after) if s is not None)
         for action in checkpoint.actions:
             for _, found, put in action.images:
-                oids.update(s.oid for s in (found, put) if s is not None)
-    return {oid for oid in oids if oid}
+                yield from (s for s in (found, put) if s is not None)
+
+
+def _sweep_raw(raw: Path, needed: set[str | None]) -> None:
+    """Remove the big before-images nothing needs, unless linked in the last hour (a record
+    being written now may need it: a link's ctime is when it was made)."""
+    cutoff = time.time() - _GRACE_SECONDS
+    with contextlib.suppress(OSError), os.scandir(raw) as entries:
+        for entry in entries:
+            if entry.name not in needed:
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_ctime < cutoff:
+                        os.unlink(entry.path)
 
 
 def _loose_objects(objects: Path) -> int:

@@ -9,20 +9,43 @@ file's current bits when they agree on it, else uses the umask's default.
 
 Whether a file "is still as the call left it" compares content and kind (file or link), not
 mode bits: a ``chmod`` since the call does not block its undo.
+
+A big file (``BIG_FILE`` and more) is recorded without hashing or copying it on the edit's
+path: its before-image is the old file itself, hard-linked into the store (``raw``: the
+tool's atomic write puts a new file in its place, so nothing writes the old one again), its
+content id computed only if an undo asks; what the call writes is fingerprinted by size and
+CRC-32 (``crc32:SIZE:CRC``), a thousand times cheaper than SHA-1 over megabytes and enough to
+tell whether someone changed the file since.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import zlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolbelt.checkpoints.objects import blob_id
 
-__all__ = ["Change", "FileState", "current_umask", "describe_state", "read_current", "same"]
+__all__ = [
+    "BIG_FILE",
+    "Change",
+    "FileState",
+    "current_umask",
+    "describe_state",
+    "fingerprint",
+    "holds",
+    "read_current",
+    "same",
+]
 
 Kind = Literal["file", "link", "directory", "special"]
+
+BIG_FILE = 1024 * 1024
+"""Bytes from which a file's before-image is linked, not copied, and its new content
+fingerprinted, not hashed."""
+_CRC = "crc32:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,19 +58,27 @@ class FileState:
     kind: Kind = "file"
     exact: bool = True
     """``mode`` is the file's own; False: git's 644/755, only the executable bit is known."""
+    raw: str | None = None
+    """The name of the store's hard link to the file's old inode (a big file's before-image;
+    ``oid`` is then empty until an undo computes it)."""
 
     def same_content(self, other: FileState | None) -> bool:
         return other is not None and self.kind == other.kind and self.oid == other.oid
 
     def as_json(self) -> dict[str, Any]:
-        return {"oid": self.oid, "mode": self.mode, "kind": self.kind, "exact": self.exact}
+        data = {"oid": self.oid, "mode": self.mode, "kind": self.kind, "exact": self.exact}
+        return data if self.raw is None else {**data, "raw": self.raw}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> FileState | None:
         if data is None:
             return None
         return cls(
-            data["oid"], int(data["mode"]), data.get("kind", "file"), data.get("exact", True)
+            data["oid"],
+            int(data["mode"]),
+            data.get("kind", "file"),
+            data.get("exact", True),
+            data.get("raw"),
         )
 
     @classmethod
@@ -63,6 +94,27 @@ class FileState:
 def same(a: FileState | None, b: FileState | None) -> bool:
     """Whether two states hold the same thing (both absent counts)."""
     return a is None if b is None else b.same_content(a)
+
+
+def fingerprint(data: bytes) -> str:
+    """What a file tool's record names new content by: its git blob id, or for a big file
+    its size and CRC-32 (see the module)."""
+    if len(data) >= BIG_FILE:
+        return f"{_CRC}{len(data)}:{zlib.crc32(data):08x}"
+    return blob_id(data)
+
+
+def holds(current: FileState | None, data: bytes | None, expected: FileState | None) -> bool:
+    """Whether what a path holds now (``current``, with its bytes) is ``expected`` — by
+    content id, or by the fingerprint ``expected`` was recorded with. A state known only by
+    its raw copy is compared by the caller, who can read that copy."""
+    if expected is None or current is None:
+        return expected is None and current is None
+    if current.kind != expected.kind:
+        return False
+    if expected.oid.startswith(_CRC):
+        return data is not None and fingerprint(data) == expected.oid
+    return current.oid == expected.oid
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,19 +8,31 @@ in a worker thread (``Checkpoints``).
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
+import shutil
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolbelt.checkpoints.history import Checkpoint, build_history
 from toolbelt.checkpoints.layout import Layout
-from toolbelt.checkpoints.objects import blob_id, write_blob
+from toolbelt.checkpoints.objects import write_blob
 from toolbelt.checkpoints.records import Records, name_time_ns, record
 from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.checkpoints.shadow_git import ShadowGit
 from toolbelt.checkpoints.snapshots import Snapshot, changes_between, take_snapshot
-from toolbelt.checkpoints.states import Change, FileState, current_umask, read_current
+from toolbelt.checkpoints.states import (
+    BIG_FILE,
+    Change,
+    FileState,
+    current_umask,
+    fingerprint,
+    read_current,
+)
 
 __all__ = ["CallInfo", "CheckpointStore", "PendingSnapshot"]
 
@@ -71,15 +83,17 @@ class CheckpointStore:
         """Record ``path``'s before-image durably, and what the call is about to put there
         (``after``; None: it will be removed); returns the record's name."""
         self.layout.ensure()
-        before, data = read_current(path)
-        if before is not None and before.kind not in ("file", "link"):
-            raise IsADirectoryError(f"{path} is {before.kind}, not a file")
-        if data is not None and before is not None:
-            write_blob(self.layout.objects, data, before.oid)
+        before = self._keep_big(path)
+        if before is None:
+            before, data = read_current(path)
+            if before is not None and before.kind not in ("file", "link"):
+                raise IsADirectoryError(f"{path} is {before.kind}, not a file")
+            if data is not None and before is not None:
+                write_blob(self.layout.objects, data, before.oid)
         after_state = None
         if after is not None:
             mode = before.mode if before is not None and before.kind == "file" else _default_mode()
-            after_state = FileState(blob_id(after), mode)
+            after_state = FileState(fingerprint(after), mode)
         change = Change(self.relative(path), before, after_state, self._missing_dirs(path))
         entry = record(
             "file",
@@ -90,8 +104,43 @@ class CheckpointStore:
         )
         return self.records.write_entry(entry)
 
+    def _keep_big(self, path: Path) -> FileState | None:
+        """A big file's before-image, kept by hard-linking its inode into ``raw/`` (a copy
+        when the workspace is on another file system); None for anything else. The link is
+        durable with the record written after it (one journal commit)."""
+        try:
+            info = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size < BIG_FILE or info.st_nlink != 1:
+            return None  # a second name could change the inode behind the store's back
+        name = f"{time.time_ns()}-{secrets.token_hex(4)}"
+        target = self.layout.raw / name
+        try:
+            os.link(path, target, follow_symlinks=False)
+            same = os.lstat(target).st_ino == info.st_ino
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+                raise
+            shutil.copyfile(path, target, follow_symlinks=False)
+            with open(target, "rb") as copied:
+                os.fsync(copied.fileno())
+                same = os.fstat(copied.fileno()).st_size == info.st_size
+        if not same:  # replaced while it was linked or copied: take the slow path
+            os.unlink(target)
+            return None
+        return FileState("", stat.S_IMODE(info.st_mode), "file", raw=name)
+
     def withdraw(self, name: str) -> None:
-        """Forget a record whose change did not happen (the write failed)."""
+        """Forget a record whose change did not happen (the write failed), with the big
+        before-image it kept."""
+        for entry_name, data in self.records.entries(since_ns=name_time_ns(name)):
+            if entry_name != name:
+                continue
+            for change in data.get("changes", ()):
+                raw = (change.get("before") or {}).get("raw")
+                if raw:
+                    (self.layout.raw / raw).unlink(missing_ok=True)
         self.records.remove_entry(name)
 
     def _missing_dirs(self, path: Path) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from toolbelt.checkpoints.history import Checkpoint
 from toolbelt.checkpoints.restore import Restorer
 from toolbelt.checkpoints.shadow_git import GitFailed
 from toolbelt.checkpoints.snapshots import changes_between, take_snapshot
-from toolbelt.checkpoints.states import Change, FileState, read_current, same
+from toolbelt.checkpoints.states import Change, FileState, holds, read_current
 from toolbelt.checkpoints.store import CheckpointStore
 from toolbelt.checkpoints.wording import how_changed, label, listed_paths
 from toolbelt.core.errors import ToolbeltError
@@ -131,9 +131,9 @@ def _revert(
     conflicts: list[str] = []
     for change in changes:
         current, data = read_current(restorer.absolute(change.path))
-        if same(current, change.after):
+        if holds(current, data, restorer.resolved(change.after)):
             todo.append((change, current, data))
-        elif same(current, change.before):  # never changed (its writer was killed first)
+        elif holds(current, data, restorer.resolved(change.before)):  # its writer was killed
             already.append(change.path)
             images.append({"path": change.path, "state": _json(current), "put": _json(current)})
         else:
