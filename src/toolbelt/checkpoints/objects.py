@@ -1,13 +1,14 @@
 """File contents in the shadow repository's object store, written without starting git.
 
 A file tool's before-image must be recorded on every edit, so it is written here as a git
-loose object directly (a big file's is hard-linked instead: ``states.BIG_FILE``): ``zlib("blob <size>\\0" + bytes)`` at ``objects/ab/cdef…``, named by
-the SHA-1 of what it compresses — the same name ``git hash-object`` gives, so command
+loose object directly — ``zlib("blob <size>\\0" + bytes)`` at ``objects/ab/cdef…``, named by
+the SHA-1 of what it compresses, the same name ``git hash-object`` gives — so command
 snapshots (which git writes) and the journal share one content-addressed store: a content is
-stored once, however many edits and snapshots hold it. An object that is already there is
-only touched (its mtime renewed), which is what keeps ``git prune``'s grace period from
-removing it under a new reference. A new one goes to a temp file, is fsynced and renamed:
-a crash leaves the object whole or absent.
+stored once, however many edits and snapshots hold it (a big file's before-image is
+hard-linked instead: ``states.BIG_FILE``). An object that is already there is only touched
+(its mtime renewed), which is what keeps ``git prune``'s grace period from removing it under
+a new reference. A new one goes to a temp file, is fsynced and renamed: a crash leaves the
+object whole or absent.
 
 Reading goes the other way; an object git has since packed (``git gc`` when pruning) is read
 with ``git cat-file`` (``shadow_git``).

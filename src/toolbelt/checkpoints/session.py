@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
@@ -24,6 +25,7 @@ from toolbelt.checkpoints.history import Checkpoint
 from toolbelt.checkpoints.retention import Pruner
 from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.checkpoints.shadow_git import GitFailed
+from toolbelt.checkpoints.states import BIG_FILE
 from toolbelt.checkpoints.store import CallInfo, CheckpointStore, PendingSnapshot
 from toolbelt.checkpoints.undo import UndoOutcome, redo, undo
 from toolbelt.checkpoints.wording import listed_paths
@@ -47,6 +49,7 @@ class Checkpoints:
         self._told: set[str] = set()
         self._watchers: builtins.list[threading.Thread] = []
         self._pruner = Pruner(self.store)
+        self._keeping: ThreadPoolExecutor | None = None
 
     @property
     def settings(self) -> CheckpointSettings:
@@ -99,8 +102,17 @@ class Checkpoints:
 
     def record_file(self, call: CallInfo, path: Path, after: bytes | None) -> str:
         name = self.store.record_file(call, path, after)
+        if after is not None and len(after) < BIG_FILE:
+            self._keeper().submit(self.store.store_content, after)
         self._pruner.maybe_start()
         return name
+
+    def _keeper(self) -> ThreadPoolExecutor:
+        """Stores what a call wrote, off the call's path: it is the next edit's before-image
+        (which then costs one fsync, not two); a content stored once is only touched again."""
+        if self._keeping is None:
+            self._keeping = ThreadPoolExecutor(1, thread_name_prefix="toolbelt-keep")
+        return self._keeping
 
     def withdraw(self, name: str) -> None:
         self.store.withdraw(name)
@@ -136,6 +148,8 @@ class Checkpoints:
                 await anyio.to_thread.run_sync(watcher.join, left)
         self._watchers.clear()
         await anyio.to_thread.run_sync(self._pruner.stop)
+        if self._keeping is not None:
+            self._keeping.shutdown(wait=False)
 
 
 def _notice(kind: str, checkpoint: Checkpoint, paths: builtins.list[str]) -> str:

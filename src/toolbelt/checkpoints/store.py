@@ -240,7 +240,8 @@ class CheckpointStore:
             return []
         return build_history(self.records.entries(), self.records.actions())
 
-    def store_content(self, data: bytes, oid: str) -> None:
+    def store_content(self, data: bytes, oid: str | None = None) -> None:
+        """Keep ``data`` in the object store (durably; once per content)."""
         write_blob(self.layout.objects, data, oid)
 
     def write_action(self, kind: str, checkpoint: Checkpoint, **fields: Any) -> str:
