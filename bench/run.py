@@ -27,6 +27,7 @@ BENCHMARKS = {
     "agent": "bench_agent",
     "textcalls": "bench_textcalls",
     "chat": "bench_chat",
+    "checkpoints": "bench_checkpoints",
 }
 
 

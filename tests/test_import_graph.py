@@ -47,6 +47,7 @@ LAYERS = (
     "sandbox",
     "shell",
     "files",
+    "checkpoints",
     "search",
     "providers",
     "web",

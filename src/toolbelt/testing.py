@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 
 from toolbelt.agent.scripted import ScriptedModel
+from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import Event, EventBus, StateEvent
@@ -126,6 +127,9 @@ class EventLog:
         ]
 
 
+_NO_CHECKPOINTS = CheckpointSettings(enabled=False)
+
+
 async def run_call(
     tool: Tool[Any],
     arguments: str | Mapping[str, Any] | None = None,
@@ -139,12 +143,14 @@ async def run_call(
     user: UserChannel | None = None,
 ) -> ToolCallResult:
     """Run one call of ``tool`` the way every door does (validation, hooks, policy, the user's
-    answer, the tool), in a session of its own that is closed afterwards."""
+    answer, the tool), in a session of its own that is closed afterwards. Without
+    ``settings``, no settings file is read and no checkpoint is recorded (a test's changes
+    do not belong in the user's undo history)."""
     runtime = Runtime(
         root,
         toolset=ToolRegistry([tool]),
         mode=mode,
-        settings=settings if settings is not None else Settings(),
+        settings=settings if settings is not None else Settings(checkpoints=_NO_CHECKPOINTS),
         requester=requester,
         user=user,
         options=RuntimeOptions(config=config, permission_timeout=permission_timeout),

@@ -133,6 +133,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolbelt.cli.trust_command import manage_trust
 
         return manage_trust(args.directory, remove=args.remove, show=args.list, force=args.force)
+    if args.command == "checkpoints":
+        from toolbelt.cli.checkpoints_command import list_checkpoints
+
+        return list_checkpoints(args.root, as_json=args.json)
+    if args.command in ("undo", "redo"):
+        from toolbelt.cli.checkpoints_command import undo_or_redo
+
+        return undo_or_redo(
+            args.call_id, root=args.root, force=args.force, redoing=args.command == "redo"
+        )
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -261,6 +271,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     skills.add_argument("--json", action="store_true", help="print JSON")
 
+    _add_checkpoint_commands(sub)
+
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")
     return parser
@@ -328,6 +340,40 @@ def _add_servers_commands(servers: argparse.ArgumentParser) -> None:
         help="the environment variable holding that client's secret (never the secret itself)",
     )
     add.add_argument("--callback-port", type=int, metavar="N", help="a fixed redirect port")
+
+
+def _add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    listing = sub.add_parser(
+        "checkpoints",
+        help="list the changes toolbelt's tools made in a workspace, newest first",
+        description="Every change a file tool or a command made in the workspace, from any "
+        "process: call id, session, tool, time, state and files (A created, M modified, "
+        "D deleted). `toolbelt undo CALL_ID` puts one back.",
+    )
+    listing.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    for name, what in (
+        ("undo", "put a call's files back as they were before it (default: the newest change)"),
+        ("redo", "put back what an undo reverted (default: the call undone last)"),
+    ):
+        command = sub.add_parser(
+            name,
+            help=what,
+            description=f"{what[0].upper()}{what[1:]}, from whichever process made it.",
+            epilog="exit status: 0 done, 1 nothing to do or refused (the message names each "
+            "file changed since), 2 invalid usage.",
+        )
+        command.add_argument(
+            "call_id", nargs="?", metavar="CALL_ID", help="from `toolbelt checkpoints`"
+        )
+        command.add_argument(
+            "--root", default=".", help="workspace root (default: current directory)"
+        )
+        command.add_argument(
+            "--force",
+            action="store_true",
+            help="overwrite files changed since by someone else (refused otherwise)",
+        )
 
 
 def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

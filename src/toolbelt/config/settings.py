@@ -8,10 +8,11 @@ that order: rule lists and hook lists are concatenated, and the last ``defaultMo
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted (a key
 neither toolbelt nor Claude Code knows, most likely a misspelling, is warned about with the
 closest known key: ``config.settings_keys``), but the ``permissions``, ``hooks``,
-``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction`` and
-``subagents`` sections and the ``editTool`` key are validated: a file that is not JSON, has the
-wrong shape or holds a malformed rule is a ``SettingsError`` naming the file and the line. A
-silently ignored deny rule is worse than refusing to start. Missing files are fine.
+``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction``,
+``subagents`` and ``checkpoints`` sections and the ``editTool`` key are validated: a file that
+is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError`` naming the
+file and the line. A silently ignored deny rule is worse than refusing to start. Missing files
+are fine.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import functools
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.files import ConfigFileError, read_config_text
 from toolbelt.config.launch_files import hooks_section_files
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
@@ -149,6 +151,18 @@ class _Subagents(BaseModel):
     max_parallel: int | None = Field(default=None, alias="maxParallel", ge=1, le=16)
 
 
+class _Checkpoints(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    enabled: bool | None = None
+    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
+    max_size_mb: float | None = Field(default=None, alias="maxSizeMB", gt=0)
+    max_file_size_mb: float | None = Field(default=None, alias="maxFileSizeMB", ge=0)
+
+    def given(self) -> bool:
+        return any(v is not None for v in self.model_dump().values())
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -161,6 +175,7 @@ class _SettingsFile(BaseModel):
     sessions: _Sessions = Field(default_factory=_Sessions)
     compaction: _Compaction = Field(default_factory=_Compaction)
     subagents: _Subagents = Field(default_factory=_Subagents)
+    checkpoints: _Checkpoints = Field(default_factory=_Checkpoints)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
     enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
     disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
@@ -235,6 +250,8 @@ class Settings:
     """``compaction.auto``: False leaves compaction to ``/compact``."""
     subagents_max_parallel: int = 4
     """``subagents.maxParallel``: how many ``task`` subagents run at once."""
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    """``checkpoints``: whether calls leave checkpoints, how long and how much is kept."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -316,6 +333,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
                 merged.sessions_max_age_days = parsed.sessions.max_age_days
             if parsed.sessions.max_total_mb is not None:
                 merged.sessions_max_total_mb = parsed.sessions.max_total_mb
+        merged.checkpoints = _merge_checkpoints(merged.checkpoints, parsed.checkpoints)
     return merged
 
 
@@ -352,6 +370,25 @@ def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
     merged.tool_search_search = section.search or merged.tool_search_search
 
 
+def _merge_checkpoints(current: CheckpointSettings, section: _Checkpoints) -> CheckpointSettings:
+    """The keys a file sets replace the ones before it (a workspace's own files count only
+    once it is trusted: keeping no history is not the repository's choice to make)."""
+    if not section.given():
+        return current
+    mb = 1024 * 1024
+    return replace(
+        current,
+        enabled=current.enabled if section.enabled is None else section.enabled,
+        max_age_days=section.max_age_days or current.max_age_days,
+        max_size_bytes=int(section.max_size_mb * mb)
+        if section.max_size_mb
+        else current.max_size_bytes,
+        max_file_bytes=current.max_file_bytes
+        if section.max_file_size_mb is None
+        else int(section.max_file_size_mb * mb),
+    )
+
+
 def _loosening(
     path: Path, raw: dict[str, Any], parsed: _SettingsFile, rules: dict[ListName, list[Rule]]
 ) -> list[str]:
@@ -366,6 +403,7 @@ def _loosening(
         _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
+        "checkpoint settings" if parsed.checkpoints.given() else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

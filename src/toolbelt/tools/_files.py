@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AnyStr
 
+from toolbelt.checkpoints.journal import before_write
 from toolbelt.config.factory import session_protections
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
@@ -150,14 +151,20 @@ def load_for_change(
 def save_text(
     ctx: ToolContext, resolved: ResolvedPath, data: bytes, *, mode: int | None = None
 ) -> bool:
-    """Write ``data`` atomically (creating parent directories); True if the file was created
-    (with ``mode`` when given)."""
+    """Write ``data`` atomically (creating parent directories), with ``mode`` when given; True
+    if the file was created. The file's before-image goes to the checkpoint journal first
+    (``checkpoints.journal``)."""
     guard = file_guard(ctx)
     parent = resolved.path.parent
-    dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
     digest = start_digest(data)
+    with before_write(ctx, resolved.path, data):  # undo's before-image, recorded first
+        dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
+        try:
+            created = atomic_write(dir_fd, resolved.path.name, data, mode=mode)
+        except BaseException:
+            os.close(dir_fd)
+            raise
     try:
-        created = atomic_write(dir_fd, resolved.path.name, data, mode=mode)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
     finally:
         os.close(dir_fd)
