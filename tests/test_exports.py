@@ -100,6 +100,7 @@ PUBLIC = [
 TESTING = [
     "EventLog",
     "NeverAnswers",
+    "NeverReplies",
     "ScriptedModel",
     "ScriptedRequester",
     "ScriptedUser",

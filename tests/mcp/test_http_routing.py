@@ -19,6 +19,7 @@ import pytest
 from tests.mcp.http_server import HttpServer, start
 from tests.support.mcp_requests import INITIALIZE
 from tests.support.processes import alive
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.anyio
 
@@ -95,12 +96,6 @@ def end_sleep(cmdline: str) -> None:
                 continue
 
 
-async def until(condition: Any) -> None:
-    with anyio.fail_after(10):
-        while not condition():
-            await anyio.sleep(0.02)
-
-
 async def test_one_client_closing_its_stream_cancels_only_its_own_call(
     server: HttpServer,
 ) -> None:
@@ -117,13 +112,13 @@ async def test_one_client_closing_its_stream_cancels_only_its_own_call(
     }
     async with httpx.AsyncClient(timeout=30) as a, httpx.AsyncClient(timeout=30) as b:
         async with a.stream("POST", server.url, json=call(f"sleep 5{mark}"), headers=headers):
-            await until(lambda: alive(f"sleep 5{mark}"))
+            await wait_until_async(lambda: alive(f"sleep 5{mark}"), "the call to start")
             async with b.stream(
                 "POST", server.url, json=call("echo done-B"), headers=headers
             ) as second:
                 assert second.status_code == 200
                 await a.aclose()  # A leaves while B's call is queued behind A's
-                await until(lambda: not alive(f"sleep 5{mark}"))
+                await wait_until_async(lambda: not alive(f"sleep 5{mark}"), "the call to end")
                 answers = [m async for m in events(second) if "result" in m]
     assert [(m["id"], m["result"]["content"][0]["text"]) for m in answers] == [(7, "done-B")]
 
@@ -149,14 +144,17 @@ async def test_a_cancel_notification_cancels_only_in_its_own_session(
         }
         async with http.stream("POST", server.url, json=second_call, headers=b) as second:
             async with http.stream("POST", server.url, json=first_call, headers=a):
-                await until(lambda: alive(f"sleep 6{mark}") and alive(f"sleep 7{mark}"))
+                await wait_until_async(
+                    lambda: alive(f"sleep 6{mark}") and alive(f"sleep 7{mark}"),
+                    "both calls to start",
+                )
                 cancel = {
                     "jsonrpc": "2.0",
                     "method": "notifications/cancelled",
                     "params": {"requestId": 7},
                 }
                 assert (await http.post(server.url, json=cancel, headers=a)).status_code == 202
-                await until(lambda: not alive(f"sleep 6{mark}"))
+                await wait_until_async(lambda: not alive(f"sleep 6{mark}"), "A's call to end")
                 assert alive(f"sleep 7{mark}")
             end_sleep(f"sleep 7{mark}")  # B's command goes on to its echo
             answers = [m async for m in events(second) if "result" in m]
