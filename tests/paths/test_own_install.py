@@ -73,7 +73,7 @@ def test_write_tools_ask_before_changing_toolbelts_own_installation(
     request: pytest.FixtureRequest, layout: str, mode: str
 ) -> None:
     ws, package = request.getfixturevalue(layout)
-    policy = package / "permissions" / "policy.py"
+    policy = package / "policy" / "policy.py"
     before = policy.read_text()
     edit = {
         "path": str(policy.relative_to(ws)),

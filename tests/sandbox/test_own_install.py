@@ -61,7 +61,7 @@ def test_a_sandboxed_command_cannot_rewrite_the_installed_launcher_or_rg(
     project: tuple[Path, Path, dict[str, str]],
 ) -> None:
     ws, site, env = project
-    seccomp = site / "toolbelt" / "shell" / "seccomp.py"
+    seccomp = site / "toolbelt" / "sandbox" / "seccomp.py"
     before = seccomp.read_text()
     target = seccomp.relative_to(ws)
     visible = call_bash(ws, env, f"echo 'import os' >> {target}")  # the analysis sees it
