@@ -21,6 +21,8 @@ from collections.abc import Generator, Iterator
 import pytest
 from hypothesis import settings
 
+from tests.support.homes import private_home
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
@@ -31,14 +33,6 @@ def anyio_backend() -> str:
     """Run ``@pytest.mark.anyio`` tests on asyncio, the loop toolbelt ships on."""
     return "asyncio"
 
-
-PRIVATE_DIRECTORIES = {
-    "HOME": "home",
-    "XDG_CONFIG_HOME": "config",
-    "XDG_STATE_HOME": "state",
-    "XDG_DATA_HOME": "data",
-    "XDG_CACHE_HOME": "cache",
-}
 
 _passed = pytest.StashKey[dict[str, bool]]()
 
@@ -64,10 +58,8 @@ def _private_home(
     settings, trust, tokens — reaches a test, and nothing a test writes reaches the user.
     Removed after a passing test, kept after a failing one (as ``tmp_path`` is)."""
     base = tmp_path_factory.mktemp("user")
-    for variable, name in PRIVATE_DIRECTORIES.items():
-        directory = base / name
-        directory.mkdir()
-        monkeypatch.setenv(variable, str(directory))
+    for variable, value in private_home(base).items():
+        monkeypatch.setenv(variable, value)
     yield
     if request.node.stash.get(_passed, {}).get("call", False):
         shutil.rmtree(base, ignore_errors=True)

@@ -34,13 +34,14 @@ def server(tmp_path: Path) -> Iterator[HttpServer]:
 async def test_two_modern_clients_in_one_process_each_get_every_answer(
     server: HttpServer,
 ) -> None:
-    """The issue's reproduction: two workers × 50 think calls, each bounded by 3 s."""
+    """The issue's reproduction: two workers × 50 think calls, each answered (a lost answer
+    never comes: the bound only ends the wait, generously for a loaded machine)."""
     done: list[int] = []
 
     async def worker(i: int) -> None:
         async with server.client() as client:
             for _ in range(50):
-                with anyio.fail_after(3):
+                with anyio.fail_after(30):
                     result = await client.call_tool("think", {"thought": "x"})
                 assert result.is_error is False
         done.append(i)
@@ -62,7 +63,7 @@ async def test_clients_of_both_eras_at_once_see_only_their_own_results(
         mode = "legacy" if i % 2 else "auto"
         async with server.client(mode=mode) as client:
             for _ in range(20):
-                with anyio.fail_after(5):
+                with anyio.fail_after(30):
                     result = await client.call_tool("read_file", {"path": f"c{i}.txt"})
                 seen.setdefault(i, set()).add(result.content[0].text)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
+from tests.support.homes import private_home
 from tests.support.mcp_requests import INITIALIZE
 from tests.support.processes import alive
 from tests.support.toolbelt_cli import TOOLBELT, toolbelt
@@ -22,9 +23,12 @@ from toolbelt.sandbox.landlock import abi_version
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[HttpServer]:
-    running = start(tmp_path, "--mode", "bypass")
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    """One server for the tests that only talk to it (each in sessions of its own)."""
+    base = tmp_path_factory.mktemp("http-server")
+    (base / "ws").mkdir()
+    running = start(base / "ws", "--mode", "bypass", env=private_home(base / "user"))
     yield running
     running.stop()
 

@@ -76,6 +76,7 @@ def test_a_reaped_anchors_pid_and_group_are_left_alone(
 
 
 @pytest.mark.anyio
+@pytest.mark.serial  # it sets the machine's next pid: another test's process would take it
 @pytest.mark.skipif(
     not os.access(NS_LAST_PID, os.W_OK), reason="arranging a pid needs root (ns_last_pid)"
 )
