@@ -14,13 +14,17 @@ command slower than the one before.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import shutil
 from collections.abc import Generator, Iterator
 
+import anyio
 import pytest
 from hypothesis import settings
 
+from tests.support.closing import close_all
 from tests.support.homes import private_home
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -45,6 +49,29 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(_passed, {})[report.when] = report.passed
     return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    """An async test ends by closing the sessions it left open, in its own event loop
+    (``tests/support/closing.py`` says why)."""
+    test = pyfuncitem.obj
+    if not inspect.iscoroutinefunction(test) or hasattr(test, "hypothesis"):
+        return (yield)
+
+    @functools.wraps(test)
+    async def closing(*args: object, **kwargs: object) -> None:
+        try:
+            await test(*args, **kwargs)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await close_all()
+
+    pyfuncitem.obj = closing
+    try:
+        return (yield)
+    finally:
+        pyfuncitem.obj = test
 
 
 @pytest.fixture(autouse=True)
