@@ -6,16 +6,13 @@ command cannot read them and read_file asks for them, while what builds read bes
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.sandbox.landlock import abi_version
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 CREDENTIALS = [
     ".config/gh/hosts.yml",
     ".npmrc",
@@ -48,13 +45,15 @@ def home(tmp_path: Path) -> Path:
 
 
 def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[int, str]:
-    out = subprocess.run(
-        [*TOOLBELT, "call", tool, json.dumps(args), "--root", str(home.parent / "ws"), *extra],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(home)},
+    out = toolbelt(
+        "call",
+        tool,
+        json.dumps(args),
+        "--root",
+        str(home.parent / "ws"),
+        *extra,
+        env={"HOME": str(home)},
         cwd=home.parent / "ws",
-        stdin=subprocess.DEVNULL,
         timeout=120,
     )
     return out.returncode, out.stdout + out.stderr

@@ -5,14 +5,12 @@ the way around it — reading one asks in every mode (bypass too), listings leav
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
+from tests.support.toolbelt_cli import toolbelt
+
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- SECRETKEY"
 
 
@@ -30,12 +28,14 @@ def home(tmp_path: Path) -> Path:
 
 
 def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[int, str]:
-    out = subprocess.run(
-        [*TOOLBELT, "call", tool, json.dumps(args), "--root", str(home.parent / "ws"), *extra],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(home), "COLUMNS": "200"},
-        timeout=60,
+    out = toolbelt(
+        "call",
+        tool,
+        json.dumps(args),
+        "--root",
+        str(home.parent / "ws"),
+        *extra,
+        env={"HOME": str(home), "COLUMNS": "200"},
     )
     return out.returncode, out.stdout + out.stderr
 

@@ -115,6 +115,7 @@ PUBLIC = [
 TESTING = [
     "EventLog",
     "NeverAnswers",
+    "NeverReplies",
     "ScriptedModel",
     "ScriptedRequester",
     "ScriptedUser",

@@ -9,7 +9,7 @@ person replaced by a script::
         requester = ScriptedRequester(Answer(Approval.DENY, "not today"))
         result = await run_call(DeployTool(), {"env": "prod"}, root=tmp_path, requester=requester)
         assert result.error_kind == "permission_denied"
-        assert [request.tool for request, _ in requester.asked] == ["deploy"]
+        assert requester.prompts == [("deploy", "deploy runs a command.")]
 
 An agent built on toolbelt is tested the same way with ``ScriptedModel``, a model client that
 plays back replies written in advance and keeps every request it was sent.
@@ -47,6 +47,7 @@ from toolbelt.runtime import Runtime, RuntimeOptions
 __all__ = [
     "EventLog",
     "NeverAnswers",
+    "NeverReplies",
     "ScriptedModel",
     "ScriptedRequester",
     "ScriptedUser",
@@ -66,6 +67,11 @@ class ScriptedRequester(PermissionRequester):
         self.answers = list(answers)
         self.asked: list[tuple[PermissionRequest, Ask]] = []
 
+    @property
+    def prompts(self) -> list[tuple[str, str]]:
+        """What a person would have read, in order: each question's tool and reason."""
+        return _prompts(self.asked)
+
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         self.asked.append((request, decision))
         if self.answers:
@@ -81,11 +87,20 @@ class NeverAnswers(PermissionRequester):
         self.asked: list[tuple[PermissionRequest, Ask]] = []
         self.asking = anyio.Event()
 
+    @property
+    def prompts(self) -> list[tuple[str, str]]:
+        """Each question's tool and reason, in order."""
+        return _prompts(self.asked)
+
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         self.asked.append((request, decision))
         self.asking.set()
         await anyio.sleep_forever()
         raise AssertionError("unreachable: sleep_forever returned")
+
+
+def _prompts(asked: list[tuple[PermissionRequest, Ask]]) -> list[tuple[str, str]]:
+    return [(request.tool, decision.reason) for request, decision in asked]
 
 
 class ScriptedUser(UserChannel):
@@ -106,6 +121,26 @@ class ScriptedUser(UserChannel):
             return UserAnswer("cancel")
         reply = self.replies.pop(0)
         return UserAnswer("accept", reply) if isinstance(reply, str) else reply
+
+    async def show(self, message: str) -> None:
+        self.shown.append(message)
+
+
+class NeverReplies(UserChannel):
+    """A person who sees a tool's question and never replies: the permission timeout or a
+    cancel must end the wait. ``asking`` is set once the first question arrives; what they are
+    shown is kept in ``shown``."""
+
+    def __init__(self) -> None:
+        self.questions: list[Question] = []
+        self.shown: list[str] = []
+        self.asking = anyio.Event()
+
+    async def ask(self, question: Question) -> UserAnswer:
+        self.questions.append(question)
+        self.asking.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable: sleep_forever returned")
 
     async def show(self, message: str) -> None:
         self.shown.append(message)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import httpx
 import pytest
 from tests.mcp.http_server import start
 from tests.support.mcp_requests import INITIALIZE
+from tests.support.toolbelt_cli import TOOLBELT
 
 pytestmark = pytest.mark.anyio
 
@@ -137,7 +137,7 @@ def test_stdio_answers_each_malformed_line_with_its_error_and_serves_the_next(
         lines += [line, json.dumps(ping(f"after-{number}"))]
     lines.append(json.dumps(think("last")))
     done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)],
+        [*TOOLBELT, "mcp", "--root", str(tmp_path)],
         input="".join(line + "\n" for line in lines).encode(),
         capture_output=True,
         timeout=60,

@@ -3,11 +3,11 @@ ended, at the next command, and when the session closes."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import wait_until
 from tests.tools.helpers import Harness
 from toolbelt.sandbox.landlock import abi_version
 
@@ -24,13 +24,6 @@ PLANT = (
 )
 
 
-def _wait_for(condition: object) -> None:
-    deadline = time.monotonic() + 10
-    while not callable(condition) or not condition():
-        assert time.monotonic() < deadline, "the job did not get there in 10 s"
-        time.sleep(0.01)
-
-
 def _planted_gone(root: Path) -> bool:
     names = (".toolbelt", ".mcp.json", "sub/.vscode")
     return not any((root / name).exists() for name in names)
@@ -40,7 +33,7 @@ async def _start(h: Harness, command: str) -> str:
     started = await h.call("bash", command=command, run_in_background=True)
     job_id = str((started.output.structured or {})["id"])
     (h.root / "go").touch()
-    _wait_for(lambda: (h.root / "planted").exists())
+    wait_until((h.root / "planted").exists, "the job to plant its files")
     return job_id
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tests.support.toolbelt_cli import TOOLBELT_ARGS, toolbelt
 
 from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
@@ -159,23 +159,16 @@ def test_expand_keeps_dollar_amounts_and_fills_missing_positions() -> None:
 
 
 def test_cli_lists_skills_and_reports_broken_ones(workspace: Path, home: Path) -> None:
-    env = {**os.environ, "HOME": str(home)}
-    env.pop("XDG_CONFIG_HOME", None)
-    command = [sys.executable, "-m", "toolbelt.cli.main", "skills", "--root", str(workspace)]
-    untrusted = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    env, unset = {"HOME": str(home)}, ["XDG_CONFIG_HOME"]
+    command = ["skills", "--root", str(workspace)]
+    untrusted = toolbelt(*command, env=env, unset=unset, check=True)
     assert untrusted.stdout == (
         "release-notes (user): Draft release notes for a tag.\n"
         f"    {home / '.config/toolbelt/skills/release'}\n"
         "The workspace is not trusted, so its .toolbelt/skills and .claude/skills were not read; "
         "trust it with `toolbelt trust` (or --trust-workspace for one run).\n"
     )
-    trusted = subprocess.run(
-        [*command, "--trust-workspace", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    trusted = toolbelt(*command, "--trust-workspace", "--json", env=env, unset=unset, check=True)
     listed = json.loads(trusted.stdout)
     assert [s["name"] for s in listed["skills"]] == ["lint-fix", "release-notes", "review"]
     assert listed["skipped"][0].startswith(
@@ -193,7 +186,7 @@ async def test_mcp_server_lists_and_runs_the_workspace_skills_of_its_root(
     env = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(workspace), "--trust-workspace"],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(workspace), "--trust-workspace"],
         cwd=str(tmp_path),  # not the workspace: the listing must follow --root
         env={**env, "HOME": str(home)},
     )

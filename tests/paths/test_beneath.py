@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.tools.helpers import Harness
 
+from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.core.permission import Answer, Approval, Ask, PermissionRequest
 from toolbelt.paths import beneath

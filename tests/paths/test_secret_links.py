@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
 from tests.agent.scripts import open_runtime
 from tests.tools.helpers import Harness
-
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.events import CallState
