@@ -41,3 +41,5 @@ def _private_home(
         directory = base / name
         directory.mkdir()
         monkeypatch.setenv(variable, str(directory))
+    # Edit results are checked word for word: the tests of diagnostics after edits turn them on.
+    monkeypatch.setenv("TOOLBELT_DIAGNOSTICS", "0")

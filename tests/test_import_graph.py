@@ -48,6 +48,7 @@ LAYERS = (
     "shell",
     "files",
     "search",
+    "lsp",
     "providers",
     "web",
     "hooks",

@@ -6,10 +6,10 @@
 that order: rule lists and hook lists are concatenated, and the last ``defaultMode`` wins.
 
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted, but the
-``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox`` and ``toolSearch``
-sections and the ``editTool`` key are validated: a file that is not JSON, has the wrong shape
-or holds a malformed rule is a ``SettingsError`` naming the file and the line. A silently
-ignored deny rule is worse than refusing to start. Missing files are fine.
+``permissions``, ``hooks``, ``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``
+and ``lsp`` sections and the ``editTool`` key are validated: a file that is not JSON, has
+the wrong shape or holds a malformed rule is a ``SettingsError`` naming the file and the
+line. A silently ignored deny rule is worse than refusing to start. Missing files are fine.
 """
 
 from __future__ import annotations
@@ -123,6 +123,27 @@ class _ToolSearch(BaseModel):
     search: Literal["toolbelt", "provider"] | None = None
 
 
+class _Lsp(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    diagnostics: bool | None = None
+    timeout_ms: int | None = Field(default=None, alias="timeoutMs", ge=100, le=60_000)
+    servers: dict[str, list[str] | Literal[False]] = {}
+
+    @field_validator("servers")
+    @classmethod
+    def _commands(
+        cls, value: dict[str, list[str] | Literal[False]]
+    ) -> dict[str, list[str] | Literal[False]]:
+        for language, command in value.items():
+            if command is not False and (not command or not command[0]):
+                raise ValueError(
+                    f"the server for {language!r} must be a command such as "
+                    '["pyright-langserver", "--stdio"], or false for none'
+                )
+        return value
+
+
 EditTool = Literal["auto", "apply_patch", "edit_file"]
 
 
@@ -135,6 +156,7 @@ class _SettingsFile(BaseModel):
     sandbox: _Sandbox = Field(default_factory=_Sandbox)
     tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
     edit_tool: EditTool | None = Field(default=None, alias="editTool")
+    lsp: _Lsp = Field(default_factory=_Lsp)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
 
 
@@ -187,6 +209,13 @@ class Settings:
     """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
     ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
     and OpenCode do, string replacement for the others (last file wins)."""
+    lsp_diagnostics: bool | None = None
+    """``lsp.diagnostics``: diagnostics after edits (None: on)."""
+    lsp_timeout: float | None = None
+    """``lsp.timeoutMs``, in seconds: the most an edit's result waits for diagnostics."""
+    lsp_servers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """``lsp.servers``: language → the server's command, None for none (a workspace's own
+    file may name commands only when it is trusted; it may always turn a server off)."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -232,6 +261,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.ask += rules["ask"]
             _merge_tool_search(merged, parsed.tool_search)
             merged.edit_tool = parsed.edit_tool or merged.edit_tool
+            _merge_lsp(merged, parsed.lsp, commands=False)
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -259,7 +289,22 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
         _merge_tool_search(merged, parsed.tool_search)
         merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
+        _merge_lsp(merged, parsed.lsp, commands=True)
     return merged
+
+
+def _merge_lsp(merged: Settings, section: _Lsp, *, commands: bool) -> None:
+    """``lsp``: without ``commands`` (an untrusted workspace's file) only what turns things
+    off or bounds them; a server command is a program the session would start."""
+    if section.diagnostics is not None and (commands or not section.diagnostics):
+        merged.lsp_diagnostics = section.diagnostics
+    if section.timeout_ms is not None:
+        merged.lsp_timeout = section.timeout_ms / 1000
+    for language, command in section.servers.items():
+        if command is False:
+            merged.lsp_servers[language] = None
+        elif commands:
+            merged.lsp_servers[language] = tuple(command)
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
@@ -288,6 +333,7 @@ def _loosening(
         _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
+        _count(sum(1 for c in parsed.lsp.servers.values() if c), "language server command"),
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []
