@@ -25,6 +25,7 @@ BENCHMARKS = {
     "toolsearch": "bench_toolsearch",
     "agent": "bench_agent",
     "textcalls": "bench_textcalls",
+    "code": "bench_code",
 }
 
 

@@ -12,9 +12,10 @@ needs the streams: the process is started by ``spawn`` and handed over (``attach
 pygls's ``start_io``.
 
 What toolbelt needs of a server is small: ``initialize`` (bounded), documents kept in step
-(open, then whole-text changes with increasing versions), the diagnostics it publishes
-(pushed, ``textDocument/publishDiagnostics``; the latest per document, with the version they
-were computed for where the server says), and a few read-only requests for the lsp tool.
+(open, then whole-text changes with increasing versions), their diagnostics — pulled
+(``textDocument/diagnostic``) where the server offers it, which answers for the exact text
+at once, else as pushed (``textDocument/publishDiagnostics``: the latest per document, with
+the version they were computed for where the server says) —, and a few read-only requests for the lsp tool.
 Server-to-client requests are answered: ``workspace/configuration`` with the spec's settings,
 progress and capability registrations with null. Everything waits with a deadline and gives
 up when the process ends; nothing here blocks past what the caller allows.
@@ -85,6 +86,8 @@ class ServerConnection:
         self.gone = asyncio.Event()
         """Set when the process has ended."""
         self._tasks: list[asyncio.Task[Any]] = []
+        self.registered: set[str] = set()
+        """Methods the server registered dynamically (``textDocument/diagnostic``)."""
         self.checking = asyncio.Lock()
         """Held while one document is changed and its diagnostics awaited: a server checking
         several at once publishes interim lists (pyright: an empty one for a file opened while
@@ -109,9 +112,17 @@ class ServerConnection:
         client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(published)
         client.feature(lsp.WORKSPACE_CONFIGURATION)(configuration)
 
-        for method in (lsp.WINDOW_WORK_DONE_PROGRESS_CREATE, lsp.CLIENT_REGISTER_CAPABILITY,
-                       lsp.CLIENT_UNREGISTER_CAPABILITY):  # fmt: skip
-            client.feature(method)(_null)
+        def register(params: lsp.RegistrationParams) -> None:
+            self.registered.update(r.method for r in params.registrations)
+            for event in self._changed.values():  # a push awaited may now be a pull
+                event.set()
+
+        client.feature(lsp.CLIENT_REGISTER_CAPABILITY)(register)
+        for method in (lsp.WINDOW_WORK_DONE_PROGRESS_CREATE, lsp.CLIENT_UNREGISTER_CAPABILITY,
+                       lsp.WORKSPACE_DIAGNOSTIC_REFRESH, lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+                       lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_CODE_LENS_REFRESH,
+                       lsp.WORKSPACE_INLINE_VALUE_REFRESH):  # fmt: skip
+            client.feature(method)(_null)  # unanswered, basedpyright exits
         for method in (lsp.WINDOW_LOG_MESSAGE, lsp.WINDOW_SHOW_MESSAGE, lsp.PROGRESS,
                        lsp.TELEMETRY_EVENT):  # fmt: skip
             client.feature(method)(_ignore)
@@ -218,6 +229,37 @@ class ServerConnection:
             return None  # a server without versions: the publish after the last change
         return published
 
+    @property
+    def pulls(self) -> bool:
+        """Whether the server answers ``textDocument/diagnostic`` (LSP 3.17's pull model)."""
+        provided = self.capabilities is not None and self.capabilities.diagnostic_provider
+        return bool(provided) or lsp.TEXT_DOCUMENT_DIAGNOSTIC in self.registered
+
+    async def diagnostics(self, path: Path) -> Published:
+        """The diagnostics for ``path``'s current text (unbounded: the caller bounds it).
+
+        Pulled where the server can: it checks the document when asked, where a pushing
+        server first waits for typing to pause (pyright: 250 ms) and may publish interim
+        lists; pushed otherwise."""
+        if not self.pulls:
+            return await self.wait_diagnostics(path)
+        uri = uri_of(path)
+        version = self.documents[uri][0]
+        known = self.published.get(uri)
+        if known is not None and known.version == version:
+            return known  # pulled for this very text already (the previous edit's result)
+        report = await self.request(
+            lambda: self._client.text_document_diagnostic_async(
+                lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
+            )
+        )
+        items = getattr(report, "items", None)
+        if items is None:  # "unchanged" needs a previous result id, which is never sent
+            return await self.wait_diagnostics(path)
+        published = Published(version, tuple(items))
+        self.published[uri] = published
+        return published
+
     async def wait_diagnostics(self, path: Path) -> Published:
         """The diagnostics for ``path``'s current version, once published (unbounded: the
         caller bounds it)."""
@@ -230,6 +272,8 @@ class ServerConnection:
                 raise ServerGone(f"{self.name} exited")
             event = self._changed.setdefault(uri, asyncio.Event())
             await event.wait()
+            if self.pulls:  # registered meanwhile: such a server no longer pushes
+                return await self.diagnostics(path)
             if self.current(path) is None:
                 event.clear()
 
@@ -296,6 +340,7 @@ _CAPABILITIES = lsp.ClientCapabilities(
         publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
             version_support=True, related_information=False
         ),
+        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),
         definition=lsp.DefinitionClientCapabilities(link_support=False),
         references=lsp.ReferenceClientCapabilities(),
         implementation=lsp.ImplementationClientCapabilities(link_support=False),

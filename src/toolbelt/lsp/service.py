@@ -124,10 +124,10 @@ class CodeDiagnostics:
             async with asyncio.timeout(LATE_LIMIT), connection.checking:
                 if change.before is not None:
                     connection.sync(change.path, change.before, language)
-                    published = await connection.wait_diagnostics(change.path)
+                    published = await connection.diagnostics(change.path)
                     baseline = from_lsp(published, change.before, connection.name)
                 connection.sync(change.path, change.after, language)
-                published = await connection.wait_diagnostics(change.path)
+                published = await connection.diagnostics(change.path)
         except ServerGone:
             return f"Note: {connection.name} exited while checking {change.label}."
         except TimeoutError:
