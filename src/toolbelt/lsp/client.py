@@ -15,10 +15,11 @@ What toolbelt needs of a server is small: ``initialize`` (bounded), documents ke
 (open, then whole-text changes with increasing versions), their diagnostics — pulled
 (``textDocument/diagnostic``) where the server offers it, which answers for the exact text
 at once, else as pushed (``textDocument/publishDiagnostics``: the latest per document, with
-the version they were computed for where the server says) —, and a few read-only requests for the lsp tool.
-Server-to-client requests are answered: ``workspace/configuration`` with the spec's settings,
-progress and capability registrations with null. Everything waits with a deadline and gives
-up when the process ends; nothing here blocks past what the caller allows.
+the version they were computed for where the server says) —, and a few read-only requests
+for the lsp tool. Server-to-client requests are answered: ``workspace/configuration`` with
+the spec's settings, registrations recorded, progress and refreshes with null. Everything
+waits with a deadline and gives up when the process ends; nothing here blocks past what the
+caller allows.
 """
 
 from __future__ import annotations
