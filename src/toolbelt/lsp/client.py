@@ -45,6 +45,9 @@ __all__ = ["Published", "ServerConnection", "ServerGone", "path_of", "uri_of"]
 
 T = TypeVar("T")
 
+SETTLE_LIMIT = 10.0
+"""Seconds a question about a just-opened file waits for the server to have loaded it."""
+
 logging.getLogger("pygls").setLevel(logging.CRITICAL)  # its warnings would reach the terminal
 
 
@@ -260,6 +263,17 @@ class ServerConnection:
         published = Published(version, tuple(items))
         self.published[uri] = published
         return published
+
+    async def settle(self, path: Path, *, limit: float = SETTLE_LIMIT) -> None:
+        """Wait (at most ``limit`` seconds) until a pushing server has published ``path``'s
+        diagnostics: typescript-language-server answers questions about a file it just
+        opened before its project has loaded (references in one file only), and publishes
+        once it has. A pulling server answers for the loaded state anyway."""
+        if self.pulls or self.current(path) is not None:
+            return
+        with contextlib.suppress(TimeoutError, ServerGone):
+            async with asyncio.timeout(limit):
+                await self.wait_diagnostics(path)
 
     async def wait_diagnostics(self, path: Path) -> Published:
         """The diagnostics for ``path``'s current version, once published (unbounded: the

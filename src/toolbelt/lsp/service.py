@@ -26,11 +26,12 @@ from toolbelt.lsp.checkers import checker_for, run_checker
 from toolbelt.lsp.client import Published, ServerConnection, ServerGone
 from toolbelt.lsp.diagnostics import Diagnostic, Outcome, compare, render
 from toolbelt.lsp.languages import language_of
+from toolbelt.lsp.queries import utf16_to_column
 from toolbelt.lsp.servers import LanguageServers
 from toolbelt.lsp.settings import LspSettings
 from toolbelt.sandbox.sandbox import Sandbox
 
-__all__ = ["ChangedFile", "CodeDiagnostics", "from_lsp", "utf16_to_column"]
+__all__ = ["ChangedFile", "CodeDiagnostics", "from_lsp"]
 
 T = TypeVar("T")
 
@@ -234,13 +235,3 @@ def from_lsp(published: Published, text: str, source: str) -> list[Diagnostic]:
             )
         )
     return found
-
-
-def utf16_to_column(line: str, units: int) -> int:
-    """The character index in ``line`` that ``units`` UTF-16 code units reach."""
-    count = 0
-    for index, char in enumerate(line):
-        if count >= units:
-            return index
-        count += 2 if ord(char) > 0xFFFF else 1
-    return len(line)

@@ -1,0 +1,216 @@
+"""The read-only questions the lsp tool asks a server, answered in toolbelt's terms.
+
+Positions go in as a 1-based line and either a 1-based character column or a symbol's name
+on that line, and are sent in UTF-16 code units as LSP counts them; locations come back as
+real paths with 1-based lines and character columns. ``Location`` and ``LocationLink``
+answers are folded into one shape; hierarchical and flat document symbols too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from toolbelt.core.errors import ToolError
+from toolbelt.lsp.client import ServerConnection, path_of, uri_of
+
+__all__ = [
+    "Place",
+    "Symbol",
+    "column_to_utf16",
+    "find_position",
+    "locations",
+    "symbols_of",
+    "utf16_to_column",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A point in a file: real path, 1-based line and character column."""
+
+    path: Path
+    line: int
+    column: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A definition in a file: name, kind, where it starts and ends, what it holds."""
+
+    name: str
+    kind: str
+    detail: str
+    line: int
+    end_line: int
+    column: int
+    children: tuple[Symbol, ...] = ()
+    container: str = ""
+    path: Path | None = None
+
+
+def utf16_to_column(line: str, units: int) -> int:
+    """The character index in ``line`` that ``units`` UTF-16 code units reach."""
+    count = 0
+    for index, char in enumerate(line):
+        if count >= units:
+            return index
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+def column_to_utf16(line: str, column: int) -> int:
+    """UTF-16 code units before the character index ``column`` of ``line``."""
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in line[:column])
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def find_position(
+    text: str, line: int, character: int | None, symbol: str | None, *, shown: str
+) -> lsp.Position:
+    """The position the arguments name: ``character`` (1-based) on ``line``, or the first
+    whole-word occurrence of ``symbol`` on it, or its first identifier."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        raise ToolError(f"{shown} has {len(lines)} lines; line {line} is not one of them.")
+    content = lines[line - 1]
+    if character is not None:
+        if not 1 <= character <= len(content) + 1:
+            raise ToolError(
+                f"Line {line} of {shown} has {len(content)} characters; character {character} "
+                "is past its end (characters count from 1)."
+            )
+        column = character - 1
+    elif symbol is not None:
+        found = re.search(rf"(?<!\w){re.escape(symbol)}(?!\w)", content)
+        if found is None:
+            raise ToolError(
+                f"{symbol!r} is not on line {line} of {shown}, which reads: {content.strip()!r}. "
+                "Give the line where it appears, or its character column."
+            )
+        column = found.start()
+    else:
+        first = _WORD.search(content)
+        if first is None:
+            raise ToolError(
+                f"Line {line} of {shown} holds no identifier; give `symbol` or `character`."
+            )
+        column = first.start()
+    return lsp.Position(line - 1, column_to_utf16(content, column))
+
+
+def locations(answer: Any, lines_of: Any) -> list[Place]:
+    """``Location | LocationLink | list of them | None`` as places (``lines_of(path)`` gives
+    a file's lines, to turn UTF-16 columns into characters)."""
+    if answer is None:
+        return []
+    items = answer if isinstance(answer, Sequence) else [answer]
+    places = []
+    for item in items:
+        if isinstance(item, lsp.LocationLink):
+            uri, span = item.target_uri, item.target_selection_range
+        elif isinstance(item, lsp.Location):
+            uri, span = item.uri, item.range
+        else:
+            continue
+        path = path_of(uri)
+        lines = lines_of(path)
+        text = lines[span.start.line] if span.start.line < len(lines) else ""
+        column = utf16_to_column(text, span.start.character) + 1
+        places.append(Place(path, span.start.line + 1, column, span.end.line + 1))
+    return sorted(set(places), key=lambda p: (str(p.path), p.line, p.column))
+
+
+def symbols_of(answer: Any, path: Path) -> list[Symbol]:
+    """``textDocument/documentSymbol``'s answer, hierarchical or flat, as symbols."""
+    if not answer:
+        return []
+    found = []
+    for item in answer:
+        if isinstance(item, lsp.DocumentSymbol):
+            found.append(_document_symbol(item))
+        elif isinstance(item, lsp.SymbolInformation):
+            span = item.location.range
+            found.append(
+                Symbol(
+                    item.name,
+                    _kind(item.kind),
+                    "",
+                    span.start.line + 1,
+                    span.end.line + 1,
+                    span.start.character + 1,
+                    container=item.container_name or "",
+                    path=path_of(item.location.uri),
+                )
+            )
+    return found
+
+
+def workspace_symbols(answer: Any) -> list[Symbol]:
+    """``workspace/symbol``'s answer as symbols with their paths."""
+    found = []
+    for item in answer or ():
+        location = item.location
+        if not isinstance(location, lsp.Location):
+            continue
+        span = location.range
+        found.append(
+            Symbol(
+                item.name,
+                _kind(item.kind),
+                "",
+                span.start.line + 1,
+                span.end.line + 1,
+                span.start.character + 1,
+                container=getattr(item, "container_name", None) or "",
+                path=path_of(location.uri),
+            )
+        )
+    return found
+
+
+def _document_symbol(item: lsp.DocumentSymbol) -> Symbol:
+    span = item.range
+    return Symbol(
+        item.name,
+        _kind(item.kind),
+        item.detail or "",
+        span.start.line + 1,
+        span.end.line + 1,
+        item.selection_range.start.character + 1,
+        tuple(_document_symbol(child) for child in item.children or ()),
+    )
+
+
+def _kind(kind: lsp.SymbolKind | int) -> str:
+    try:
+        return lsp.SymbolKind(kind).name.lower()
+    except ValueError:
+        return "symbol"
+
+
+def hover_text(answer: lsp.Hover | None) -> str:
+    """A hover's contents as plain text."""
+    if answer is None:
+        return ""
+    contents = answer.contents
+    parts = contents if isinstance(contents, list) else [contents]
+    texts = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        else:
+            texts.append(getattr(part, "value", str(part)))
+    return "\n\n".join(t.strip() for t in texts if t.strip())
+
+
+def document(connection: ServerConnection, path: Path) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri_of(path))
