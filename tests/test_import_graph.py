@@ -48,6 +48,7 @@ LAYERS = (
     "shell",
     "files",
     "search",
+    "outline",
     "lsp",
     "providers",
     "web",

@@ -23,8 +23,10 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.guard import protections_of
 from toolbelt.tools._code import code_diagnostics
+from toolbelt.tools._code_map import repo_map_result
 from toolbelt.tools._code_text import FileLines, place_lines, read_source
 from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._outline import outline_result
 
 __all__ = ["LspInput", "LspTool"]
 
@@ -40,10 +42,12 @@ DESCRIPTION = """\
 Ask the language server about code (read-only). Operations: `definition`, `references`, \
 `implementations` and `hover` take `path`, a 1-based `line` and either `symbol` (the name as \
 it appears on that line) or `character` (1-based column); `symbols` lists a file's classes, \
-functions and methods with their line ranges (`path` a file), or with `symbol` searches the \
-workspace for definitions by name (`path` "."); `diagnostics` lists a file's current errors \
-and warnings. Answers give `path:line:column: text`. Prefer this to grep when you need where \
-a name is really defined or used (it follows imports and ignores same-named strangers)."""
+functions and methods with their line ranges (`path` a file); with `path` a directory it maps \
+the most used definitions there (ranked by how many files use them, `max_tokens` long), or \
+with `symbol` searches the workspace for definitions by name; `diagnostics` lists a file's \
+current errors and warnings. Answers give `path:line:column: text`. Prefer this to grep \
+when you need where a name is really defined or used (it follows imports and ignores \
+same-named strangers)."""
 
 
 class LspInput(ToolInput):
@@ -55,6 +59,9 @@ class LspInput(ToolInput):
     character: int | None = Field(default=None, ge=1, description="1-based column on the line.")
     symbol: str | None = Field(
         default=None, description="The symbol's name: on `line`, or searched for by `symbols`."
+    )
+    max_tokens: int = Field(
+        default=2048, ge=256, le=32_768, description="Size of a directory's symbol map."
     )
 
 
@@ -97,6 +104,8 @@ class LspTool(Tool[LspInput]):
         if args.operation in POSITIONED and args.line is None:
             raise ToolError(f"{args.operation} needs `line` (and `symbol` or `character`).")
         workspace_search = await anyio.to_thread.run_sync(resolved.path.is_dir)
+        if workspace_search and args.operation == "symbols" and not args.symbol:
+            return await repo_map_result(ctx, resolved.path, args.max_tokens)
         if workspace_search and not (args.operation == "symbols" and args.symbol):
             raise ToolError(
                 f"{shown} is a directory: {args.operation} asks about a file (a workspace "
@@ -107,6 +116,9 @@ class LspTool(Tool[LspInput]):
             raise ToolError(f"No language server knows {shown}'s kind of file.")
         servers = code_diagnostics(ctx.session).servers
         connection = await servers.ready(language, time.monotonic() + START_WAIT)
+        if connection is None and args.operation == "symbols" and not workspace_search:
+            data = (await anyio.to_thread.run_sync(read_source, ctx, resolved)).encode()
+            return outline_result(resolved.path, data, shown, over_budget=None)
         if connection is None:
             missing = servers.discovery(language).skipped or (
                 f"no language server for {language} is installed or it could not start"
