@@ -55,7 +55,11 @@ class ChangedFile:
 @dataclass
 class _Pending:
     change: ChangedFile
-    work: asyncio.Task[Outcome | str]
+    work: asyncio.Task[dict[Path, Outcome | str]]
+
+
+def _language(change: ChangedFile) -> str:
+    return language_of(change.path) or ""
 
 
 class CodeDiagnostics:
@@ -81,11 +85,30 @@ class CodeDiagnostics:
         deadline = (time.monotonic() if started is None else started) + self.settings.timeout
         for change in changes:
             superseded = self._pending.pop(change.path, None)
-            if superseded is not None:
-                superseded.work.cancel()
+            if superseded is not None and not any(
+                p.work is superseded.work for p in self._pending.values()
+            ):
+                superseded.work.cancel()  # every file it was checking changed again
         late = self._late()
         known = [c for c in changes if language_of(c.path) is not None]
-        results = await asyncio.gather(*(self._one(c, deadline) for c in known))
+        # a server not up yet leaves the checker time of its own (it starts meanwhile)
+        ready_by = deadline - self.settings.timeout * CHECKER_SHARE
+        languages = sorted({language_of(c.path) or "" for c in known})
+        ready = await asyncio.gather(*(self.servers.ready(lang, ready_by) for lang in languages))
+        connections = dict(zip(languages, ready, strict=True))
+        groups: dict[ServerConnection, list[ChangedFile]] = {}
+        checked: list[Awaitable[Outcome | str | None]] = []
+        for change in known:
+            language = language_of(change.path) or ""
+            connection = connections[language]
+            if connection is None:
+                checked.append(self._with_checker(change, language, deadline))
+            else:
+                groups.setdefault(connection, []).append(change)
+        by_server = [self._server_group(c, group, deadline) for c, group in groups.items()]
+        results: list[Outcome | str | None] = []
+        for found in await asyncio.gather(*by_server, *checked):
+            results += found if isinstance(found, list) else [found]
         lines = render([r for r in results if isinstance(r, Outcome)])
         lines += [r for r in results if isinstance(r, str)]
         lines += [f"Note: {note}." for note in self.servers.notes()]
@@ -96,49 +119,63 @@ class CodeDiagnostics:
                 lines.append(f"Note: {skipped}.")
         return late + lines
 
-    async def _one(self, change: ChangedFile, deadline: float) -> Outcome | str | None:
-        language = language_of(change.path)
-        assert language is not None
-        # a server not up yet leaves the checker time of its own (it starts meanwhile)
-        reserve = self.settings.timeout * CHECKER_SHARE
-        connection = await self.servers.ready(language, deadline - reserve)
-        if connection is None:
-            return await self._with_checker(change, language, deadline)
-        work = asyncio.create_task(self._with_server(connection, change, language))
+    async def _server_group(
+        self, connection: ServerConnection, changes: list[ChangedFile], deadline: float
+    ) -> list[Outcome | str | None]:
+        """The outcomes for ``changes`` from one server, or notes that they are pending."""
+        work = asyncio.create_task(self._with_server(connection, changes))
         done = await _bounded(asyncio.shield(work), deadline)
         if done is not None:
-            return done
-        self._pending[change.path] = _Pending(change, work)
+            return [done[change.path] for change in changes]
         self.servers.timed_out(connection)
-        return (
+        for change in changes:
+            self._pending[change.path] = _Pending(change, work)
+        return [
             f"Diagnostics for {change.label} did not arrive within {self.settings.timeout:g} s "
             f"({connection.name} is still checking); they will be reported with the next result."
-        )
+            for change in changes
+        ]
 
     async def _with_server(
-        self, connection: ServerConnection, change: ChangedFile, language: str
-    ) -> Outcome | str:
-        """The file's diagnostics before and after, however long the server takes (up to
-        ``LATE_LIMIT``: the edit's result waits only until its own deadline)."""
-        baseline: list[Diagnostic] | None = None
+        self, connection: ServerConnection, changes: list[ChangedFile]
+    ) -> dict[Path, Outcome | str]:
+        """The files' diagnostics before and after, however long the server takes (up to
+        ``LATE_LIMIT``: the edit's result waits only until its own deadline). Every file is
+        first given its old text and checked, then its new: a file's problems before the edit
+        are judged with the other files as they were too (a renamed function's callers)."""
+        baselines: dict[Path, list[Diagnostic]] = {}
+        found: dict[Path, Outcome | str] = {}
         try:
             async with asyncio.timeout(LATE_LIMIT), connection.checking:
-                if change.before is not None:
-                    connection.sync(change.path, change.before, language)
+                for change in changes:
+                    if change.before is not None:
+                        connection.sync(change.path, change.before, _language(change))
+                for change in changes:
+                    if change.before is not None:
+                        published = await connection.diagnostics(change.path)
+                        baselines[change.path] = from_lsp(published, change.before, connection.name)
+                for change in changes:
+                    connection.sync(change.path, change.after, _language(change))
+                for change in changes:
                     published = await connection.diagnostics(change.path)
-                    baseline = from_lsp(published, change.before, connection.name)
-                connection.sync(change.path, change.after, language)
-                published = await connection.diagnostics(change.path)
+                    after = from_lsp(published, change.after, connection.name)
+                    found[change.path] = compare(
+                        baselines.get(change.path),
+                        after,
+                        change.before,
+                        change.after,
+                        label=change.label,
+                        source=connection.name,
+                    )
         except ServerGone:
-            return f"Note: {connection.name} exited while checking {change.label}."
+            note = f"Note: {connection.name} exited while checking " + "{}."
+            return {c.path: found.get(c.path) or note.format(c.label) for c in changes}
         except TimeoutError:
             self.servers.timed_out(connection)
-            return f"Note: {connection.name} gave no diagnostics for {change.label}."
+            note = f"Note: {connection.name} gave no diagnostics for " + "{}."
+            return {c.path: found.get(c.path) or note.format(c.label) for c in changes}
         self.servers.answered(connection)
-        after = from_lsp(published, change.after, connection.name)
-        return compare(
-            baseline, after, change.before, change.after, label=change.label, source=connection.name
-        )
+        return found
 
     def _late(self) -> list[str]:
         """What pending checks have finished since (each reported once)."""
@@ -150,7 +187,9 @@ class CodeDiagnostics:
             del self._pending[path]
             if pending.work.cancelled() or pending.work.exception() is not None:
                 continue
-            result = pending.work.result()
+            result = pending.work.result().get(path)
+            if result is None:
+                continue
             if isinstance(result, Outcome):
                 outcomes.append(result)
             else:
