@@ -89,6 +89,8 @@ async def test_definition_references_implementations_hover(h: Harness) -> None:
         "pkg/shapes.py:6:9: def area(self) -> float: ...\n"
         "pkg/shapes.py:13:9: def area(self) -> float:"
     )
+    by_name = await ask(h, operation="references", path="pkg/shapes.py", symbol="Square.area")
+    assert by_name.splitlines()[0] == "References of area (pkg/shapes.py:13): 1 in 1 file:"
     hover = await ask(h, operation="hover", path="pkg/shapes.py", line=17, symbol="total_area")
     assert "def total_area(shapes: list[Shape]) -> float" in hover
 
@@ -117,7 +119,10 @@ async def test_symbols_of_a_file_a_workspace_search_and_diagnostics(h: Harness) 
 async def test_refusals_say_what_to_give_instead(h: Harness) -> None:
     missing = await h.call("lsp", operation="definition", path="pkg/main.py")
     assert missing.is_error
-    assert missing.text == "definition needs `line` (and `symbol` or `character`)."
+    assert missing.text == (
+        "definition needs `symbol` (a definition's name, Class.method for a method) or `line` "
+        "(and `symbol` or `character` on it)."
+    )
     wrong = await h.call("lsp", operation="definition", path="pkg/main.py", line=6, symbol="nope")
     assert wrong.is_error
     assert wrong.text == (

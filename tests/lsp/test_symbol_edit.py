@@ -127,3 +127,34 @@ async def test_a_refused_permission_writes_nothing(tmp_path: Path) -> None:
     assert result.is_error
     assert h.requester.approval is Approval.DENY
     assert (tmp_path / "pkg" / "shapes.py").read_text() == SHAPES
+
+
+@pytest.mark.skipif(not BASEDPYRIGHT.exists(), reason="basedpyright is not installed")
+async def test_insert_after_and_a_safe_delete_only_of_what_nothing_uses(tmp_path: Path) -> None:
+    project(tmp_path)
+    h = Harness(tmp_path)
+    h.session.provide(LspSettings, LspSettings(diagnostics=False))
+    try:
+        inserted = await h.call(
+            "symbol_edit",
+            operation="insert_after",
+            path="pkg/shapes.py",
+            symbol="total_area",
+            body="\n\ndef unused() -> int:\n    return 1",
+        )
+        used = await h.call(
+            "symbol_edit", operation="safe_delete", path="pkg/shapes.py", symbol="total_area"
+        )
+        deleted = await h.call(
+            "symbol_edit", operation="safe_delete", path="pkg/shapes.py", symbol="unused"
+        )
+    finally:
+        await h.session.aclose()
+    assert not inserted.is_error, inserted.text
+    assert used.is_error
+    assert used.text == (
+        "total_area is still used (pkg/main.py:1, pkg/main.py:7), so it was not deleted; change "
+        "those uses first, or remove it with replace_body if that is what you mean."
+    )
+    assert not deleted.is_error, deleted.text
+    assert (tmp_path / "pkg" / "shapes.py").read_text() == SHAPES

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.core.errors import ToolError
+from toolbelt.outline.outline import Definition
 
-__all__ = ["definition_rewrite", "workspace_edit_rewrites"]
+__all__ = ["definition_rewrite", "locate_definition", "name_line", "workspace_edit_rewrites"]
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -77,24 +78,24 @@ def workspace_edit_rewrites(edit: Any) -> list[tuple[str, Callable[[str], str]]]
     return [(str(path_of(uri)), rewrite(edits)) for uri, edits in by_uri.items()]
 
 
-def definition_rewrite(
-    path: Path, data: bytes, symbol: str, line: int | None, new_text: str, *, shown: str
-) -> Callable[[str], str]:
-    """The rewrite replacing the definition ``symbol`` (``Class.method``; ``line`` picks
-    among same-named ones) of ``path`` with ``new_text``."""
+def locate_definition(
+    path: Path, data: bytes, symbol: str, line: int | None, *, shown: str
+) -> Definition:
+    """The definition ``symbol`` of ``path`` (a name path: ``Class.method`` or
+    ``Class/method``; ``line`` picks among same-named ones), found with tree-sitter."""
     from toolbelt.outline.grammars import grammar_for
-    from toolbelt.outline.outline import Definition, outline
+    from toolbelt.outline.outline import outline
 
     grammar = grammar_for(path)
     if grammar is None:
         raise ToolError(f"{shown} is not a source file toolbelt can find definitions in.")
-    wanted = symbol.split(".")
+    wanted = tuple(re.split(r"[./]", symbol))
     found: list[Definition] = []
 
     def walk(items: Sequence[Definition], trail: tuple[str, ...]) -> None:
         for item in items:
             here = (*trail, item.name)
-            if here[-len(wanted) :] == tuple(wanted) and (line is None or item.line == line):
+            if here[-len(wanted) :] == wanted and (line is None or item.line == line):
                 found.append(item)
             walk(item.children, here)
 
@@ -111,7 +112,33 @@ def definition_rewrite(
             f"{shown} defines {symbol!r} {len(found)} times (lines {lines}); give `line`, "
             "the line its definition starts on."
         )
-    target = found[0]
+    return found[0]
+
+
+def name_line(path: Path, text: str, symbol: str, line: int | None, *, shown: str) -> int:
+    """The line where the definition ``symbol`` says its name (past its decorators)."""
+    name = re.split(r"[./]", symbol)[-1]
+    start = locate_definition(path, text.encode(), symbol, line, shown=shown).line
+    for offset, content in enumerate(text.splitlines()[start - 1 : start + 20]):
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", content):
+            return start + offset
+    return start
+
+
+def definition_rewrite(
+    path: Path,
+    data: bytes,
+    symbol: str,
+    line: int | None,
+    new_text: str,
+    *,
+    shown: str,
+    where: str = "replace",
+) -> Callable[[str], str]:
+    """The rewrite putting ``new_text`` in place of the definition ``symbol`` of ``path``
+    (``where``: ``replace``), before it (``before``: above its decorators), after it
+    (``after``), or removing it (``delete``, with the blank lines that followed it)."""
+    target = locate_definition(path, data, symbol, line, shown=shown)
 
     def rewrite(text: str) -> str:
         starts = [0, *(m.end() for m in _BREAK.finditer(text))]
@@ -120,9 +147,34 @@ def definition_rewrite(
             raise ToolError(f"{shown} changed while the edit was planned; try again.")
         breaks = _BREAK.search(text)
         newline = breaks.group(0) if breaks else "\n"
+        while where in ("before", "delete") and first > 0 and _decorator(text, starts, first - 1):
+            first -= 1
         after = _BREAK.search(text, starts[last])
         end = after.start() if after is not None else len(text)
         lines = new_text.rstrip("\r\n").replace("\r\n", "\n").split("\n")
-        return text[: starts[first]] + newline.join(lines) + text[end:]
+        block = newline.join(lines)
+        if where == "replace":
+            return text[: starts[first]] + block + text[end:]
+        if where == "before":
+            return text[: starts[first]] + block + newline + text[starts[first] :]
+        if where == "after":
+            return text[:end] + newline + block + text[end:]
+        stop = last + 1
+        while stop < len(starts) and not _line(text, starts, stop).strip():
+            stop += 1
+        if stop >= len(starts):  # it ended the file: the blank lines before it go instead
+            while first > 0 and not _line(text, starts, first - 1).strip():
+                first -= 1
+            return text[: starts[first]]
+        return text[: starts[first]] + text[starts[stop] :]
 
     return rewrite
+
+
+def _line(text: str, starts: list[int], index: int) -> str:
+    end = starts[index + 1] if index + 1 < len(starts) else len(text)
+    return text[starts[index] : end]
+
+
+def _decorator(text: str, starts: list[int], index: int) -> bool:
+    return _line(text, starts, index).lstrip().startswith("@")

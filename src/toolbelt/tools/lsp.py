@@ -9,6 +9,7 @@ call may not show (read-denied, ``.env``, outside the workspace) is counted, not
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -40,8 +41,9 @@ ANSWER_WAIT = 60.0
 
 DESCRIPTION = """\
 Ask the language server about code (read-only). Operations: `definition`, `references`, \
-`implementations` and `hover` take `path`, a 1-based `line` and either `symbol` (the name as \
-it appears on that line) or `character` (1-based column); `symbols` lists a file's classes, \
+`implementations` and `hover` take `path` and `symbol` — a definition's name there \
+(`Class.method` for a method), or with a 1-based `line` the name as it appears on that line \
+(or `character`, a 1-based column); `symbols` lists a file's classes, \
 functions and methods with their line ranges (`path` a file); with `path` a directory it maps \
 the most used definitions there (ranked by how many files use them, `max_tokens` long), or \
 with `symbol` searches the workspace for definitions by name; `diagnostics` lists a file's \
@@ -101,8 +103,11 @@ class LspTool(Tool[LspInput]):
 
         resolved = resolve(ctx, args.path)
         shown = file_guard(ctx).display(resolved.path)
-        if args.operation in POSITIONED and args.line is None:
-            raise ToolError(f"{args.operation} needs `line` (and `symbol` or `character`).")
+        if args.operation in POSITIONED and args.line is None and not args.symbol:
+            raise ToolError(
+                f"{args.operation} needs `symbol` (a definition's name, Class.method for a "
+                "method) or `line` (and `symbol` or `character` on it)."
+            )
         workspace_search = await anyio.to_thread.run_sync(resolved.path.is_dir)
         if workspace_search and args.operation == "symbols" and not args.symbol:
             return await repo_map_result(ctx, resolved.path, args.max_tokens)
@@ -128,6 +133,13 @@ class LspTool(Tool[LspInput]):
         if not workspace_search:
             text = await anyio.to_thread.run_sync(read_source, ctx, resolved)
             lines.seed(resolved.path, text)
+        if args.operation in POSITIONED and args.line is None and args.symbol:
+            from toolbelt.tools._symbol_edits import name_line
+
+            line = name_line(resolved.path, text, args.symbol, None, shown=shown)
+            args = args.model_copy(
+                update={"line": line, "symbol": re.split(r"[./]", args.symbol)[-1]}
+            )
         with anyio.fail_after(ANSWER_WAIT):
             async with connection.checking:
                 if not workspace_search:

@@ -10,6 +10,7 @@ with tree-sitter, so it needs no server.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,25 +37,30 @@ __all__ = ["SymbolEditInput", "SymbolEditTool"]
 START_WAIT = 60.0
 
 DESCRIPTION = """\
-Change code by symbol. `rename`: rename the symbol named `symbol` on `line` of `path` (or at \
-`character`) to `new_name` everywhere it is used, across files, through the language server \
-(imports and references follow; same-named other things and strings do not). \
-`replace_body`: replace the whole definition (its `def`/`class`/`function` line to its last \
-line; decorators above stay) of `symbol` in `path` — `Class.method` for a method; `line` picks \
-among same-named ones — with `body`, the complete new definition indented as in the file. \
-All files change or none; the result shows each file's diff."""
+Change code by symbol. `symbol` names a definition in `path`: `Class.method` for a method \
+(`line`, where its definition starts, picks among same-named ones), or for `rename` any use \
+of a name on `line` (or at `character`). `rename`: rename it to `new_name` everywhere it is \
+used, across files, through the language server (imports and references follow; same-named \
+other things and strings do not). `replace_body`: replace the whole definition (its \
+`def`/`class`/`function` line to its last line; decorators above stay) with `body`, the \
+complete new definition indented as in the file. `insert_before` / `insert_after`: put `body` \
+before the definition (above its decorators) or after its last line. `safe_delete`: remove \
+the definition, only if nothing else uses it (the language server finds the uses). All files \
+change or none; the result shows each file's diff."""
 
 
 class SymbolEditInput(ToolInput):
     """Arguments of `symbol_edit`."""
 
-    operation: Literal["rename", "replace_body"] = Field(description="What to do.")
+    operation: Literal["rename", "replace_body", "insert_before", "insert_after", "safe_delete"] = (
+        Field(description="What to do.")
+    )
     path: str = Field(description="The file where the symbol is (defined, for replace_body).")
     symbol: str = Field(description="The symbol's name (Class.method for replace_body).")
     line: int | None = Field(default=None, ge=1, description="1-based line of the symbol.")
     character: int | None = Field(default=None, ge=1, description="1-based column (rename).")
     new_name: str | None = Field(default=None, description="The new name (rename).")
-    body: str | None = Field(default=None, description="The new definition (replace_body).")
+    body: str | None = Field(default=None, description="The new definition, or the code to insert.")
 
 
 class SymbolEditOutput(BaseModel):
@@ -111,16 +117,29 @@ async def _plan(args: SymbolEditInput, ctx: ToolContext) -> PatchPlan:
     resolved = resolve(ctx, args.path)
     shown = file_guard(ctx).display(resolved.path)
     text = await anyio.to_thread.run_sync(read_source, ctx, resolved)
-    if args.operation == "replace_body":
+    if args.operation in ("replace_body", "insert_before", "insert_after"):
         if args.body is None:
-            raise ToolError("replace_body needs `body`: the symbol's complete new definition.")
+            raise ToolError(f"{args.operation} needs `body`: the code to put in.")
+        where = {"replace_body": "replace", "insert_before": "before", "insert_after": "after"}
         rewrite = definition_rewrite(
-            resolved.path, text.encode(), args.symbol, args.line, args.body, shown=shown
+            resolved.path,
+            text.encode(),
+            args.symbol,
+            args.line,
+            args.body,
+            shown=shown,
+            where=where[args.operation],
+        )
+        rewrites = [(str(resolved.path), rewrite)]
+    elif args.operation == "safe_delete":
+        await _refuse_if_used(args, ctx, resolved.path, text, shown)
+        rewrite = definition_rewrite(
+            resolved.path, text.encode(), args.symbol, args.line, "", shown=shown, where="delete"
         )
         rewrites = [(str(resolved.path), rewrite)]
     else:
-        if not args.new_name or args.line is None:
-            raise ToolError("rename needs `line` (where the symbol is) and `new_name`.")
+        if not args.new_name:
+            raise ToolError("rename needs `new_name`.")
         rewrites = await _rename(args, ctx, resolved.path, text, shown)
     plan = await anyio.to_thread.run_sync(plan_rewrites, ctx, rewrites)
     if not plan.changes:
@@ -134,36 +153,92 @@ async def _rename(
     from lsprotocol import types as lsp
 
     from toolbelt.lsp.languages import language_of
-    from toolbelt.lsp.queries import find_position
     from toolbelt.tools._symbol_edits import workspace_edit_rewrites
 
-    assert args.line is not None
     assert args.new_name is not None
+    connection, position = await _server_at(args, ctx, path, text, shown, "Renaming")
+    params = lsp.RenameParams(lsp.TextDocumentIdentifier(path.as_uri()), position, args.new_name)
+    with anyio.fail_after(START_WAIT):
+        async with connection.checking:
+            connection.sync(path, text, language_of(path) or "")
+            await connection.settle(path)
+            edit = await connection.request(
+                lambda: connection.client.text_document_rename_async(params)
+            )
+    if edit is None:
+        raise ToolError(f"The server cannot rename {args.symbol!r} in {shown}.")
+    return workspace_edit_rewrites(edit)
+
+
+async def _server_at(
+    args: SymbolEditInput, ctx: ToolContext, path: Path, text: str, shown: str, doing: str
+) -> tuple[Any, Any]:
+    """The server for ``path`` and the position of ``args.symbol`` in it: on ``line`` (or at
+    ``character``), else at the name of its definition, found with tree-sitter."""
+    from toolbelt.lsp.languages import language_of
+    from toolbelt.lsp.queries import find_position
+    from toolbelt.tools._symbol_edits import name_line
+
     language = language_of(path)
     servers = code_diagnostics(ctx.session).servers
     connection = None
     if language is not None:
         connection = await servers.ready(language, time.monotonic() + START_WAIT)
     if connection is None:
-        raise ToolError(f"Renaming needs a language server for {shown}, and none is available.")
-    position = find_position(text, args.line, args.character, args.symbol, shown=shown)
-    params = lsp.RenameParams(lsp.TextDocumentIdentifier(path.as_uri()), position, args.new_name)
+        raise ToolError(f"{doing} needs a language server for {shown}, and none is available.")
+    name = re.split(r"[./]", args.symbol)[-1]
+    line = args.line
+    if line is None or args.operation == "safe_delete":
+        line = name_line(path, text, args.symbol, args.line, shown=shown)
+    position = find_position(text, line, args.character, name, shown=shown)
+    return connection, position
+
+
+async def _refuse_if_used(
+    args: SymbolEditInput, ctx: ToolContext, path: Path, text: str, shown: str
+) -> None:
+    """A ``ToolError`` naming the uses of the definition outside itself, if any."""
+    from lsprotocol import types as lsp
+
+    from toolbelt.lsp.languages import language_of
+    from toolbelt.lsp.queries import locations
+    from toolbelt.tools._symbol_edits import locate_definition
+
+    target = locate_definition(path, text.encode(), args.symbol, args.line, shown=shown)
+    connection, position = await _server_at(args, ctx, path, text, shown, "A safe delete")
+    params = lsp.ReferenceParams(
+        lsp.ReferenceContext(include_declaration=False),
+        lsp.TextDocumentIdentifier(path.as_uri()),
+        position,
+    )
     with anyio.fail_after(START_WAIT):
         async with connection.checking:
-            connection.sync(path, text, language or "")
+            connection.sync(path, text, language_of(path) or "")
             await connection.settle(path)
-            edit = await connection.request(
-                lambda: connection.client.text_document_rename_async(params)
+            answer = await connection.request(
+                lambda: connection.client.text_document_references_async(params)
             )
-    if edit is None:
-        raise ToolError(f"The server cannot rename {args.symbol!r} at {shown}:{args.line}.")
-    return workspace_edit_rewrites(edit)
+    lines = text.splitlines()
+    uses = [
+        place
+        for place in locations(answer, lambda p: lines if p == path else [])
+        if place.path != path or not target.line <= place.line <= target.end_line
+    ]
+    if uses:
+        guard = file_guard(ctx)
+        named = ", ".join(f"{guard.display(u.path)}:{u.line}" for u in uses[:10])
+        more = f" and {len(uses) - 10} more" if len(uses) > 10 else ""
+        raise ToolError(
+            f"{args.symbol} is still used ({named}{more}), so it was not deleted; change "
+            "those uses first, or remove it with replace_body if that is what you mean."
+        )
 
 
 def _commit(ctx: ToolContext, args: SymbolEditInput, plan: PatchPlan) -> EditReport:
     commit(ctx, plan.changes)
     files, lines = [], []
-    verb = "Renamed" if args.operation == "rename" else "Replaced"
+    verb = {"rename": "Renamed", "replace_body": "Replaced", "insert_before": "Inserted before",
+            "insert_after": "Inserted after", "safe_delete": "Deleted"}[args.operation]  # fmt: skip
     what = f"{args.symbol} to {args.new_name}" if args.operation == "rename" else args.symbol
     lines.append(f"{verb} {what} in {len(plan.changes)} file{'s' * (len(plan.changes) != 1)}:")
     for change in plan.changes:
