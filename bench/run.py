@@ -26,6 +26,7 @@ BENCHMARKS = {
     "agent": "bench_agent",
     "textcalls": "bench_textcalls",
     "code": "bench_code",
+    "serena": "bench_serena",
 }
 
 

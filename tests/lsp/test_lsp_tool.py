@@ -98,17 +98,22 @@ async def test_definition_references_implementations_hover(h: Harness) -> None:
 @needs_basedpyright
 async def test_symbols_of_a_file_a_workspace_search_and_diagnostics(h: Harness) -> None:
     assert await ask(h, operation="symbols", path="pkg/shapes.py") == (
-        "Symbols in pkg/shapes.py (basedpyright):\n"
-        "class Shape (lines 4-6)\n"
-        "  method area (lines 5-6)\n"
-        "class Square (lines 9-14)\n"
-        "  method __init__ (lines 10-11)\n"
-        "  method area (lines 13-14)\n"
-        "  variable side (lines 11-11)\n"
-        "function total_area (lines 17-18)"
+        "Outline of pkg/shapes.py (18 lines):\n"
+        "class Shape(ABC)  (lines 4-6)\n"
+        "  def area(self) -> float  (lines 6-6)\n"
+        "class Square(Shape)  (lines 9-14)\n"
+        "  def __init__(self, side: float) -> None  (lines 10-11)\n"
+        "  def area(self) -> float  (lines 13-14)\n"
+        "def total_area(shapes: list[Shape]) -> float  (lines 17-18)"
     )
-    found = await ask(h, operation="symbols", path=".", symbol="Square")
-    assert "pkg/shapes.py:9:7: class Square: class Square(Shape):" in found.splitlines()
+    assert await ask(h, operation="symbols", path=".", symbol="Square.area") == (
+        "Definitions named 'Square.area': 1 in 1 file:\n"
+        "pkg/shapes.py:13: def area(self) -> float  (lines 13-14, in Square)"
+    )
+    assert await ask(h, operation="symbols", path=".", symbol="total") == (
+        "Definitions with names containing 'total': 1 in 1 file:\n"
+        "pkg/shapes.py:17: def total_area(shapes: list[Shape]) -> float  (lines 17-18)"
+    )
     assert await ask(h, operation="diagnostics", path="pkg/main.py") == (
         "1 diagnostics in pkg/main.py (basedpyright), errors first:\n"
         '  pkg/main.py:5:19: error [reportUndefinedVariable] "Shape" is not defined'

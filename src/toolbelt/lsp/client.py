@@ -166,10 +166,8 @@ class ServerConnection:
         )
         self.capabilities = result.capabilities
         self._client.initialized(lsp.InitializedParams())
-        if self.found.spec.settings:
-            self._client.workspace_did_change_configuration(
-                lsp.DidChangeConfigurationParams(settings=dict(self.found.spec.settings))
-            )
+        # no didChangeConfiguration: the servers ask (workspace/configuration), and pyright
+        # told its settings changed starts its analysis over
 
     async def _watch_exit(self) -> None:
         assert self._process is not None

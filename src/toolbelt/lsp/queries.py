@@ -154,29 +154,6 @@ def symbols_of(answer: Any, path: Path) -> list[Symbol]:
     return found
 
 
-def workspace_symbols(answer: Any) -> list[Symbol]:
-    """``workspace/symbol``'s answer as symbols with their paths."""
-    found = []
-    for item in answer or ():
-        location = item.location
-        if not isinstance(location, lsp.Location):
-            continue
-        span = location.range
-        found.append(
-            Symbol(
-                item.name,
-                _kind(item.kind),
-                "",
-                span.start.line + 1,
-                span.end.line + 1,
-                span.start.character + 1,
-                container=getattr(item, "container_name", None) or "",
-                path=path_of(location.uri),
-            )
-        )
-    return found
-
-
 def _document_symbol(item: lsp.DocumentSymbol) -> Symbol:
     span = item.range
     return Symbol(

@@ -25,9 +25,10 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.guard import protections_of
 from toolbelt.tools._code import code_diagnostics
 from toolbelt.tools._code_map import repo_map_result
+from toolbelt.tools._code_search import find_definitions
 from toolbelt.tools._code_text import FileLines, place_lines, read_source
 from toolbelt.tools._files import file_guard, resolve
-from toolbelt.tools._outline import outline_result
+from toolbelt.tools._outline import can_outline, outline_result
 
 __all__ = ["LspInput", "LspTool"]
 
@@ -56,7 +57,7 @@ class LspInput(ToolInput):
     """Arguments of `lsp`."""
 
     operation: Operation = Field(description="What to ask.")
-    path: str = Field(description="The file asked about ('.' for a workspace symbol search).")
+    path: str = Field(description="The file asked about (a directory for `symbols`).")
     line: int | None = Field(default=None, ge=1, description="1-based line of the symbol.")
     character: int | None = Field(default=None, ge=1, description="1-based column on the line.")
     symbol: str | None = Field(
@@ -108,31 +109,34 @@ class LspTool(Tool[LspInput]):
                 f"{args.operation} needs `symbol` (a definition's name, Class.method for a "
                 "method) or `line` (and `symbol` or `character` on it)."
             )
-        workspace_search = await anyio.to_thread.run_sync(resolved.path.is_dir)
-        if workspace_search and args.operation == "symbols" and not args.symbol:
+        if await anyio.to_thread.run_sync(resolved.path.is_dir):
+            if args.operation != "symbols":
+                raise ToolError(
+                    f"{shown} is a directory: {args.operation} asks about a file (`symbols` "
+                    "maps a directory, or with `symbol` finds definitions by name in it)."
+                )
+            if args.symbol:
+                return await find_definitions(ctx, resolved.path, args.symbol)
             return await repo_map_result(ctx, resolved.path, args.max_tokens)
-        if workspace_search and not (args.operation == "symbols" and args.symbol):
-            raise ToolError(
-                f"{shown} is a directory: {args.operation} asks about a file (a workspace "
-                "search is `symbols` with `symbol` and path '.')."
-            )
-        language = language_of(resolved.path) if not workspace_search else "python"
+        if args.operation == "symbols" and can_outline(resolved.path):  # structure: no server
+            data = (await anyio.to_thread.run_sync(read_source, ctx, resolved)).encode()
+            outlined = outline_result(resolved.path, data, shown, over_budget=None)
+            definitions = (outlined.structured or {}).get("definitions", [])
+            structured = {"operation": "symbols", "server": "tree-sitter", "places": definitions}
+            return ToolOutput.text(outlined.text_content, structured)
+        language = language_of(resolved.path)
         if language is None:
             raise ToolError(f"No language server knows {shown}'s kind of file.")
         servers = code_diagnostics(ctx.session).servers
         connection = await servers.ready(language, time.monotonic() + START_WAIT)
-        if connection is None and args.operation == "symbols" and not workspace_search:
-            data = (await anyio.to_thread.run_sync(read_source, ctx, resolved)).encode()
-            return outline_result(resolved.path, data, shown, over_budget=None)
         if connection is None:
             missing = servers.discovery(language).skipped or (
                 f"no language server for {language} is installed or it could not start"
             )
             raise ToolError(f"The lsp tool cannot answer for {shown}: {missing}.")
-        lines, text = FileLines(ctx), ""
-        if not workspace_search:
-            text = await anyio.to_thread.run_sync(read_source, ctx, resolved)
-            lines.seed(resolved.path, text)
+        lines = FileLines(ctx)
+        text = await anyio.to_thread.run_sync(read_source, ctx, resolved)
+        lines.seed(resolved.path, text)
         if args.operation in POSITIONED and args.line is None and args.symbol:
             from toolbelt.tools._symbol_edits import name_line
 
@@ -142,10 +146,9 @@ class LspTool(Tool[LspInput]):
             )
         with anyio.fail_after(ANSWER_WAIT):
             async with connection.checking:
-                if not workspace_search:
-                    connection.sync(resolved.path, text, language)
-                    await connection.settle(resolved.path)
-                answer = await _ask(connection, args, resolved.path, text, shown, workspace_search)
+                connection.sync(resolved.path, text, language)
+                await connection.settle(resolved.path)
+                answer = await _ask(connection, args, resolved.path, text, shown)
         said, places = await anyio.to_thread.run_sync(
             _render, args, answer, lines, shown, connection.name
         )
@@ -158,9 +161,7 @@ class LspTool(Tool[LspInput]):
         return ToolOutput.text(said, structured)
 
 
-async def _ask(
-    connection: Any, args: LspInput, path: Path, text: str, shown: str, workspace: bool
-) -> Any:
+async def _ask(connection: Any, args: LspInput, path: Path, text: str, shown: str) -> Any:
     from lsprotocol import types as lsp
 
     from toolbelt.lsp import queries
@@ -170,10 +171,6 @@ async def _ask(
     if args.operation == "diagnostics":
         return await connection.diagnostics(path)
     if args.operation == "symbols":
-        if args.symbol and workspace:
-            return await connection.request(
-                lambda: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=args.symbol))
-            )
         return await connection.request(
             lambda: client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc))
         )
@@ -214,14 +211,6 @@ def _render(
         body = [f"  {d.shown(shown)}" for d in shown_items]
         return "\n".join([head, *body, *more]), [d.as_dict(shown) for d in shown_items]
     if args.operation == "symbols":
-        if args.symbol and lines.first is None:
-            symbols = queries.workspace_symbols(answer)
-            return place_lines(
-                [(s.path, s.line, s.column, f"{s.kind} {s.name}") for s in symbols if s.path],
-                lines,
-                f"Definitions matching {args.symbol!r}",
-                none=f"No definitions matching {args.symbol!r} ({server}).",
-            )
         return lines.outline(queries.symbols_of(answer, lines.first or Path(shown)), shown, server)
     places = queries.locations(answer, lines.lines)
     label = {"definition": "Definition", "references": "References",
