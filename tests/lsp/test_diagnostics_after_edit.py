@@ -178,7 +178,7 @@ async def test_diagnostics_off_say_nothing(tmp_path: Path) -> None:
 async def test_a_hung_or_crashing_server_never_holds_the_edit(tmp_path: Path, mode: str) -> None:
     token = f"fake-{mode}-{tmp_path.name}"
     (tmp_path / "calc.py").write_text(CALC)
-    h = harness(tmp_path, LspSettings(timeout=6, servers={"python": fake(mode, token)}))
+    h = harness(tmp_path, LspSettings(timeout=20, servers={"python": fake(mode, token)}))
     try:
         await h.call("read_file", path="calc.py")
         first = await edit(h, "calc.py", "return a + b", "return a + b + undefined_two")

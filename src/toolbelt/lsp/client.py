@@ -308,10 +308,14 @@ class ServerConnection:
                     await self._until_gone(self._client.shutdown_async(None))
                     self._client.exit(None)
         self._client._stop_event.set()
+        for task in self._tasks:
+            if task is not self._tasks[-1]:  # the exit watcher sees the process end
+                task.cancel()
+        with contextlib.suppress(BaseException):
+            await self._tasks[0]  # the reader: stdout is end_process's to drain
         await end_process(self._process, grace=0.5)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
         self._process = None

@@ -90,5 +90,9 @@ async def end_process(server: ServerProcess, *, grace: float = 1.0) -> None:
         )
         with contextlib.suppress(ProcessLookupError):
             await server.process.wait()
+        for stream in (server.process.stdout, server.process.stderr):
+            if stream is not None:  # read to the end: the pipes close with their transport
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(stream.read(), 1.0)
         forget(server.anchor)
         server.anchor.close()
