@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +37,7 @@ from lsprotocol import types as lsp
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
+from toolbelt.lsp.capabilities import CAPABILITIES, section
 from toolbelt.lsp.discovery import FoundServer
 from toolbelt.lsp.spawn import ServerProcess, end_process, spawn_process
 from toolbelt.sandbox.sandbox import Sandbox
@@ -111,7 +112,7 @@ class ServerConnection:
             self._changed.setdefault(uri, asyncio.Event()).set()
 
         def configuration(params: lsp.ConfigurationParams) -> list[Any]:
-            return [_section(spec.settings, item.section) for item in params.items]
+            return [section(spec.settings, item.section) for item in params.items]
 
         client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(published)
         client.feature(lsp.WORKSPACE_CONFIGURATION)(configuration)
@@ -159,7 +160,7 @@ class ServerConnection:
                     root_uri=root_uri,
                     root_path=str(self.root),
                     workspace_folders=[lsp.WorkspaceFolder(root_uri, self.root.name)],
-                    capabilities=_CAPABILITIES,
+                    capabilities=CAPABILITIES,
                     initialization_options=dict(self.found.spec.init_options) or None,
                 )
             )
@@ -329,51 +330,8 @@ def _ignore(params: Any) -> None:
     return None
 
 
-def _section(settings: Mapping[str, Any], section: str | None) -> Any:
-    """The value at the dotted ``section`` of ``settings`` (None where there is none)."""
-    if not section:
-        return dict(settings)
-    value: Any = settings
-    for part in section.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
 def _same_uri(uri: str) -> str:
     """``uri`` spelled as ``uri_of`` spells it (servers may percent-encode differently)."""
     if uri.startswith("file:"):
         return uri_of(path_of(uri))
     return uri
-
-
-_CAPABILITIES = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(
-        position_encodings=[lsp.PositionEncodingKind.Utf16],
-    ),
-    text_document=lsp.TextDocumentClientCapabilities(
-        synchronization=lsp.TextDocumentSyncClientCapabilities(did_save=False),
-        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
-            version_support=True, related_information=False
-        ),
-        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),
-        definition=lsp.DefinitionClientCapabilities(link_support=False),
-        references=lsp.ReferenceClientCapabilities(),
-        implementation=lsp.ImplementationClientCapabilities(link_support=False),
-        hover=lsp.HoverClientCapabilities(
-            content_format=[lsp.MarkupKind.PlainText, lsp.MarkupKind.Markdown]
-        ),
-        document_symbol=lsp.DocumentSymbolClientCapabilities(
-            hierarchical_document_symbol_support=True
-        ),
-        rename=lsp.RenameClientCapabilities(prepare_support=True),
-    ),
-    workspace=lsp.WorkspaceClientCapabilities(
-        configuration=True,
-        workspace_folders=True,
-        workspace_edit=lsp.WorkspaceEditClientCapabilities(document_changes=True),
-        symbol=lsp.WorkspaceSymbolClientCapabilities(),
-    ),
-    window=lsp.WindowClientCapabilities(work_done_progress=False),
-)

@@ -3,7 +3,7 @@
 Positions go in as a 1-based line and either a 1-based character column or a symbol's name
 on that line, and are sent in UTF-16 code units as LSP counts them; locations come back as
 real paths with 1-based lines and character columns. ``Location`` and ``LocationLink``
-answers are folded into one shape; hierarchical and flat document symbols too.
+answers are folded into one shape.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from toolbelt.core.errors import ToolError
-from toolbelt.lsp.client import ServerConnection, path_of, uri_of
+from toolbelt.lsp.client import path_of
 
 __all__ = [
     "Place",
-    "Symbol",
     "column_to_utf16",
     "find_position",
+    "hover_text",
     "locations",
-    "symbols_of",
     "utf16_to_column",
 ]
 
@@ -38,21 +37,6 @@ class Place:
     line: int
     column: int
     end_line: int
-
-
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """A definition in a file: name, kind, where it starts and ends, what it holds."""
-
-    name: str
-    kind: str
-    detail: str
-    line: int
-    end_line: int
-    column: int
-    children: tuple[Symbol, ...] = ()
-    container: str = ""
-    path: Path | None = None
 
 
 def utf16_to_column(line: str, units: int) -> int:
@@ -129,51 +113,6 @@ def locations(answer: Any, lines_of: Any) -> list[Place]:
     return sorted(set(places), key=lambda p: (str(p.path), p.line, p.column))
 
 
-def symbols_of(answer: Any, path: Path) -> list[Symbol]:
-    """``textDocument/documentSymbol``'s answer, hierarchical or flat, as symbols."""
-    if not answer:
-        return []
-    found = []
-    for item in answer:
-        if isinstance(item, lsp.DocumentSymbol):
-            found.append(_document_symbol(item))
-        elif isinstance(item, lsp.SymbolInformation):
-            span = item.location.range
-            found.append(
-                Symbol(
-                    item.name,
-                    _kind(item.kind),
-                    "",
-                    span.start.line + 1,
-                    span.end.line + 1,
-                    span.start.character + 1,
-                    container=item.container_name or "",
-                    path=path_of(item.location.uri),
-                )
-            )
-    return found
-
-
-def _document_symbol(item: lsp.DocumentSymbol) -> Symbol:
-    span = item.range
-    return Symbol(
-        item.name,
-        _kind(item.kind),
-        item.detail or "",
-        span.start.line + 1,
-        span.end.line + 1,
-        item.selection_range.start.character + 1,
-        tuple(_document_symbol(child) for child in item.children or ()),
-    )
-
-
-def _kind(kind: lsp.SymbolKind | int) -> str:
-    try:
-        return lsp.SymbolKind(kind).name.lower()
-    except ValueError:
-        return "symbol"
-
-
 def hover_text(answer: lsp.Hover | None) -> str:
     """A hover's contents as plain text."""
     if answer is None:
@@ -187,7 +126,3 @@ def hover_text(answer: lsp.Hover | None) -> str:
         else:
             texts.append(getattr(part, "value", str(part)))
     return "\n\n".join(t.strip() for t in texts if t.strip())
-
-
-def document(connection: ServerConnection, path: Path) -> lsp.TextDocumentIdentifier:
-    return lsp.TextDocumentIdentifier(uri_of(path))

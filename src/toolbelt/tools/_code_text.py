@@ -1,4 +1,4 @@
-"""What the code tools (lsp, symbol_edit) show of files: places with their lines, outlines.
+"""What the code tools (lsp, symbol_edit) show of files: places with their lines.
 
 A place is shown as ``path:line:column: the line's text``; the text only where this call may
 show the file's content (``ToolContext.may_quote``), and places in files a listing would hide
@@ -71,33 +71,6 @@ class FileLines:
 
     def shown(self, path: Path) -> str:
         return file_guard(self.ctx).display(path)
-
-    def outline(
-        self, symbols: Sequence[Any], shown: str, server: str
-    ) -> tuple[str, list[dict[str, Any]]]:
-        """A file's symbols, nested, each with its kind, detail and line range."""
-        if not symbols:
-            return f"No symbols in {shown} ({server}).", []
-        rows: list[str] = []
-        places: list[dict[str, Any]] = []
-
-        def walk(items: Sequence[Any], depth: int, parent: str = "") -> None:
-            for item in items:
-                if item.kind == "variable" and parent in ("function", "method"):
-                    continue  # parameters and locals: not part of the outline
-                detail = f" {item.detail}" if item.detail and item.kind != "variable" else ""
-                rows.append(
-                    f"{'  ' * depth}{item.kind} {item.name}{detail} "
-                    f"(lines {item.line}-{item.end_line})"
-                )
-                places.append(
-                    {"name": item.name, "kind": item.kind, "line": item.line,
-                     "end_line": item.end_line, "depth": depth}
-                )  # fmt: skip
-                walk(item.children, depth + 1, item.kind)
-
-        walk(symbols, 0)
-        return "\n".join([f"Symbols in {shown} ({server}):", *rows]), places
 
 
 def place_lines(

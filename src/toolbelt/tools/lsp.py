@@ -125,7 +125,7 @@ class LspTool(Tool[LspInput]):
             structured = {"operation": "symbols", "server": "tree-sitter", "places": definitions}
             return ToolOutput.text(outlined.text_content, structured)
         language = language_of(resolved.path)
-        if language is None:
+        if language is None or args.operation == "symbols":
             raise ToolError(f"No language server knows {shown}'s kind of file.")
         servers = code_diagnostics(ctx.session).servers
         connection = await servers.ready(language, time.monotonic() + START_WAIT)
@@ -170,10 +170,6 @@ async def _ask(connection: Any, args: LspInput, path: Path, text: str, shown: st
     doc = lsp.TextDocumentIdentifier(path.as_uri())
     if args.operation == "diagnostics":
         return await connection.diagnostics(path)
-    if args.operation == "symbols":
-        return await connection.request(
-            lambda: client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc))
-        )
     assert args.line is not None
     position = queries.find_position(text, args.line, args.character, args.symbol, shown=shown)
     if args.operation == "definition":
@@ -210,8 +206,6 @@ def _render(
         more = [f"… and {len(found) - 50} more."] if len(found) > 50 else []
         body = [f"  {d.shown(shown)}" for d in shown_items]
         return "\n".join([head, *body, *more]), [d.as_dict(shown) for d in shown_items]
-    if args.operation == "symbols":
-        return lines.outline(queries.symbols_of(answer, lines.first or Path(shown)), shown, server)
     places = queries.locations(answer, lines.lines)
     label = {"definition": "Definition", "references": "References",
              "implementations": "Implementations"}[args.operation]  # fmt: skip
