@@ -199,7 +199,18 @@ async def test_a_hung_or_crashing_server_never_holds_the_edit(tmp_path: Path, mo
                 "New diagnostics in calc.py (ruff): 1 error",
                 "  calc.py:5:20: error [F821] Undefined name `undefined_three`",
             ]
-            assert any("will be restarted after" in line for line in lines), lines
+            assert "Note: fake_lsp.py exited; it will be restarted after 1 s." in lines, lines
+            # once the back-off has passed, the next edit starts it again; it crashes again,
+            # and the back-off doubles
+            service = h.session.peek(CodeDiagnostics)
+            assert service is not None
+            slot = service.servers._slots["fake_lsp.py"]
+            await until(lambda: time.monotonic() >= slot.retry_at and slot.starting is None)
+            third = await edit(h, "calc.py", "undefined_three", "undefined_four")
+            await until(lambda: slot.starting is None)
+            fourth = await edit(h, "calc.py", "undefined_four", "undefined_five")
+            said = diagnostics_part(third) + diagnostics_part(fourth)
+            assert any("it will be restarted after 2 s" in line for line in said), said
     finally:
         await h.session.aclose()
     assert running(token) == []
