@@ -284,3 +284,29 @@ async def test_a_workspace_server_starts_only_in_a_trusted_workspace(tmp_path: P
                 "`toolbelt trust` to use it)." in lines
             ), lines
         assert os.access(server, os.X_OK)
+
+
+@needs_ruff
+async def test_a_notebook_edit_reports_the_new_problem_by_cell(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("import os\nx = 1", id="first"),
+        nbformat.v4.new_markdown_cell("notes", id="notes"),
+        nbformat.v4.new_code_cell("print(x)", id="last"),
+    ]
+    (tmp_path / "nb.ipynb").write_text(nbformat.writes(notebook))
+    h = harness(tmp_path, LspSettings(timeout=60))
+    try:
+        await h.call("read_file", path="nb.ipynb")
+        result = await h.call(
+            "notebook_edit", path="nb.ipynb", cell_id="last", new_source="print(x)\nprint(y)"
+        )
+    finally:
+        await h.session.aclose()
+    assert not result.is_error, result.text
+    assert diagnostics_part(result.text) == [
+        "New diagnostics in nb.ipynb (ruff): 1 error",
+        "  nb.ipynb:cell 3:2:7: error [F821] Undefined name `y`",
+    ]

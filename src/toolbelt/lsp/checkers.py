@@ -57,7 +57,8 @@ async def run_checker(
         out, err = await started.process.communicate(text.encode("utf-8", "surrogateescape"))
     finally:
         await end_process(started, grace=0.2)
-    return _parse(checker.name, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    said = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    return _parse(checker.name, *said, source=text)
 
 
 _NODE_LINE = re.compile(r"^\[stdin\]:(\d+)$", re.MULTILINE)
@@ -66,9 +67,11 @@ _BASH = re.compile(r"line (\d+): (.*)$", re.MULTILINE)
 _GOFMT = re.compile(r"^<standard input>:(\d+):(\d+): (.*)$", re.MULTILINE)
 
 
-def _parse(name: str, out: str, err: str) -> list[Diagnostic]:
+def _parse(name: str, out: str, err: str, *, source: str) -> list[Diagnostic]:
     if name == "ruff":
-        return [_ruff(entry) for entry in json.loads(out or "[]")]
+        entries = json.loads(out or "[]")
+        cells = _cells(source) if any(e.get("cell") for e in entries) else []
+        return [_ruff(entry, cells) for entry in entries]
     if name == "node":
         line, error = _NODE_LINE.search(err), _NODE_ERROR.search(err)
         if error is None:
@@ -86,12 +89,29 @@ def _parse(name: str, out: str, err: str) -> list[Diagnostic]:
     ]
 
 
-def _ruff(entry: dict[str, object]) -> Diagnostic:
+def _ruff(entry: dict[str, object], cells: list[list[str]]) -> Diagnostic:
     location = entry.get("location")
     row = column = 1
     if isinstance(location, dict):
         row, column = int(location.get("row", 1)), int(location.get("column", 1))
-    code = entry.get("code")
-    return Diagnostic(
-        row, column, 1, str(code) if code else "syntax-error", str(entry.get("message", "")), "ruff"
-    )
+    code = str(entry.get("code") or "syntax-error")
+    message = str(entry.get("message", ""))
+    cell = entry.get("cell")
+    if not isinstance(cell, int):
+        return Diagnostic(row, column, 1, code, message, "ruff")
+    lines = cells[cell - 1] if 0 < cell <= len(cells) else []
+    text = lines[row - 1] if 0 < row <= len(lines) else ""
+    return Diagnostic(row, column, 1, code, message, "ruff", cell=cell, text=text)
+
+
+def _cells(notebook: str) -> list[list[str]]:
+    """Each cell's lines, in order (ruff numbers all cells, markdown ones too)."""
+    try:
+        cells = json.loads(notebook).get("cells", [])
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for cell in cells:
+        source = cell.get("source", "") if isinstance(cell, dict) else ""
+        found.append(("".join(source) if isinstance(source, list) else str(source)).splitlines())
+    return found

@@ -46,6 +46,8 @@ __all__ = ["Published", "ServerConnection", "ServerGone", "path_of", "uri_of"]
 
 T = TypeVar("T")
 
+QUIET = 0.3
+"""Seconds without a publish after which a version-less server's list is taken as final."""
 SETTLE_LIMIT = 10.0
 """Seconds a question about a just-opened file waits for the server to have loaded it."""
 
@@ -280,6 +282,8 @@ class ServerConnection:
         uri = uri_of(path)
         while True:
             found = self.current(path)
+            if found is not None and found.version is None:
+                return await self._quiet(uri, found)
             if found is not None:
                 return found
             if self.gone.is_set():
@@ -290,6 +294,20 @@ class ServerConnection:
                 return await self.diagnostics(path)
             if self.current(path) is None:
                 event.clear()
+
+    async def _quiet(self, uri: str, found: Published) -> Published:
+        """The last of a version-less server's publishes, once it has published nothing more
+        for ``QUIET`` seconds: such a list cannot be told from one about the text before
+        (typescript-language-server publishes a file's list again as its project loads)."""
+        event = self._changed.setdefault(uri, asyncio.Event())
+        while True:
+            event.clear()
+            try:
+                async with asyncio.timeout(QUIET):
+                    await event.wait()
+            except TimeoutError:
+                event.set()  # the list stands for the current text (``current``)
+                return self.published.get(uri, found)
 
     async def request(self, call: Callable[[], Awaitable[T]]) -> T:
         """A request's answer, or ``ServerGone`` if the process ends first."""

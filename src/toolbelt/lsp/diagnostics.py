@@ -33,6 +33,10 @@ class Diagnostic:
     code: str
     message: str
     source: str
+    cell: int | None = None
+    """The notebook cell (1-based, as ruff counts) ``line`` is in, for a notebook."""
+    text: str | None = None
+    """The line's text where it is not the file's own line ``line`` (a notebook's cell)."""
 
     @property
     def severity_name(self) -> str:
@@ -41,13 +45,15 @@ class Diagnostic:
     def shown(self, label: str) -> str:
         code = f" [{self.code}]" if self.code else ""
         message = " ".join(self.message.split())
-        return f"{label}:{self.line}:{self.column}: {self.severity_name}{code} {message}"
+        where = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{label}:{where}{self.line}:{self.column}: {self.severity_name}{code} {message}"
 
     def as_dict(self, label: str) -> dict[str, object]:
         return {
             "path": label,
             "line": self.line,
             "column": self.column,
+            "cell": self.cell,
             "severity": self.severity_name,
             "code": self.code,
             "message": self.message,
@@ -69,8 +75,10 @@ class Outcome:
 
 def _key(diagnostic: Diagnostic, lines: Sequence[str]) -> tuple[object, ...]:
     at = diagnostic.line - 1
-    text = lines[at].strip() if 0 <= at < len(lines) else ""
-    return (diagnostic.severity, diagnostic.code, diagnostic.message, text)
+    text = lines[at] if 0 <= at < len(lines) else ""
+    if diagnostic.text is not None:
+        text = diagnostic.text
+    return (diagnostic.severity, diagnostic.code, diagnostic.message, text.strip())
 
 
 def _relevant(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

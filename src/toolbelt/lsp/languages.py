@@ -33,8 +33,9 @@ LANGUAGES: Mapping[str, str] = {
     ".rs": "rust",
     ".sh": "shellscript",
     ".bash": "shellscript",
+    ".ipynb": "python-notebook",
 }
-"""File suffix → LSP language id."""
+"""File suffix → LSP language id (``python-notebook``: no server; ruff checks notebooks)."""
 
 _PYRIGHT_SETTINGS: Mapping[str, Any] = {
     "python": {"analysis": {"typeCheckingMode": "standard", "diagnosticMode": "openFilesOnly"}},
@@ -104,6 +105,8 @@ _RUFF = (
 CHECKERS: Mapping[str, Checker] = {
     # The fatal set (syntax errors, undefined names): what breaks when the code runs.
     "python": Checker("ruff", "ruff", (*_RUFF, "--stdin-filename", "{path}", "-")),
+    # ruff reads a notebook's JSON (the .ipynb name says so), reporting cell and row
+    "python-notebook": Checker("ruff", "ruff", (*_RUFF, "--stdin-filename", "{path}", "-")),
     "javascript": Checker("node", "node", ("--check", "-")),
     "shellscript": Checker("bash", "bash", ("-n",)),
     "go": Checker("gofmt", "gofmt", ("-e",)),
