@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,6 +35,7 @@ from toolbelt.sandbox.confine import launcher_argv
 from toolbelt.sandbox.created import CreatedWatch
 from toolbelt.sandbox.landlock import abi_version
 from toolbelt.sandbox.profiles import (
+    DEVICES,
     GIT_CODE,
     Grants,
     readonly_grants,
@@ -46,7 +47,11 @@ from toolbelt.sandbox.quarantine import quarantine
 __all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
-Profile = Literal["workspace", "readonly", "git"]
+Profile = Literal["workspace", "readonly", "git", "analysis"]
+"""``analysis`` is for programs that read the workspace to report on it (language servers,
+checkers): the workspace profile's reads, writes only to the session's private temporary
+directory, never the network — they need to write nothing of the workspace, so nothing they
+do can plant a protected entry in it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +151,13 @@ class Sandbox:
                 protections=self.protections,
                 readable=(self._state_dir, *linked_git_dirs(self._roots)),
                 extra_secrets=self.settings.secrets,
+            )
+        if profile == "analysis":
+            grants = workspace_grants(
+                self._roots, protections=self.protections, extra_secrets=self.settings.secrets
+            )
+            return replace(
+                grants, write=(str(self._temp_dir), *DEVICES), protected=(), roots=(), entries=()
             )
         return workspace_grants(
             self._roots,
@@ -276,7 +288,7 @@ class Sandbox:
             return list(argv)
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         grants = self.grants(profile)
-        ports = () if profile == "readonly" else self.settings.ports
+        ports = () if profile in ("readonly", "analysis") else self.settings.ports
         network = ports != ()
         if self.backend == "landlock":
             spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
@@ -284,7 +296,7 @@ class Sandbox:
         from toolbelt.sandbox.bwrap import bwrap_argv
 
         inner: dict[str, object] = {"seccomp_network": network}
-        if abi_version() >= 1 and (profile == "readonly" or ports):
+        if abi_version() >= 1 and (profile in ("readonly", "analysis") or ports):
             # bwrap's own mounts already keep protected entries read-only: grant roots whole
             rules = _landlock_spec(grants, ports)
             rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)

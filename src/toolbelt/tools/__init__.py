@@ -29,6 +29,8 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "multi_edit": ("multi_edit", "MultiEditTool"),
     "notebook_edit": ("notebook_edit", "NotebookEditTool"),
     "apply_patch": ("apply_patch", "ApplyPatchTool"),
+    "lsp": ("lsp", "LspTool"),
+    "symbol_edit": ("symbol_edit", "SymbolEditTool"),
     "glob": ("glob", "GlobTool"),
     "grep": ("grep", "GrepTool"),
     "ls": ("ls", "LsTool"),
