@@ -352,3 +352,66 @@ async def test_write_refuses_a_directory_moved_while_it_was_opened(
     assert "changed while it was being opened" in result.text
     assert not (root / "src-old" / "new.txt").exists()
     assert not (outside / "new.txt").exists()
+
+
+def swap_after_decision(
+    monkeypatch: pytest.MonkeyPatch, tool: str, when: Callable[[], None]
+) -> list[str]:
+    """Run ``when`` once, right after the policy has decided on the next call of ``tool``:
+    what the run then opens must be what the decision was made on."""
+    from toolbelt.policy.policy import ToolbeltPolicy
+
+    real = ToolbeltPolicy.decide
+    fired: list[str] = []
+
+    def decide(self: ToolbeltPolicy, request: PermissionRequest) -> object:
+        decision = real(self, request)
+        if not fired and request.tool == tool and request.call_id:
+            fired.append(request.tool)
+            when()
+        return decision
+
+    monkeypatch.setattr(ToolbeltPolicy, "decide", decide)
+    return fired
+
+
+def dir_to_symlink(root: Path, outside: Path) -> Callable[[], None]:
+    def swap() -> None:
+        (root / "src").rename(root / "src-old")
+        (root / "src").symlink_to(outside)
+
+    return swap
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "swap"),
+    [
+        ("read_file", {"path": "src/a.txt"}, leaf_to_symlink),
+        ("grep", {"pattern": "T", "path": "src/a.txt", "output_mode": "content"}, leaf_to_symlink),
+        ("grep", {"pattern": "T", "path": "src", "output_mode": "content"}, dir_to_symlink),
+        ("ls", {"path": "src"}, dir_to_symlink),
+        ("glob", {"pattern": "*", "path": "src"}, dir_to_symlink),
+        ("edit_file", {"path": "src/a.txt", "old_string": "harmless", "new_string": "x"},
+         leaf_to_symlink),
+    ],
+)  # fmt: skip
+async def test_a_path_swapped_between_the_decision_and_the_run_is_not_followed(
+    space: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tool: str,
+    arguments: dict[str, str],
+    swap: Callable[[Path, Path], Callable[[], None]],
+) -> None:
+    """The decision was made on ``src/a.txt`` (or ``src/``) inside the workspace, read
+    without asking; a symlink to a secret outside put at that name before the run must not be
+    followed by a second lookup of the name: every byte comes from what was decided on."""
+    root, outside = space
+    h = Harness(root, mode="bypass")
+    await h.call("read_file", path="src/a.txt")  # read before, so an edit may match
+    fired = swap_after_decision(monkeypatch, tool, swap(root, outside))
+    result = await h.call(tool, **arguments)
+    assert fired == [tool]
+    assert SECRET not in result.text and "secret.txt" not in result.text
+    if tool != "edit_file":
+        assert result.state is CallState.ERROR, result.text
+    assert (outside / "secret.txt").read_text() == SECRET + "\n"

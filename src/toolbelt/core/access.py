@@ -49,10 +49,11 @@ class AccessKind(StrEnum):
     """Asks the person at the keyboard something."""
 
 
-SandboxProfile = Literal["workspace", "readonly", "git", "unconfined"]
+SandboxProfile = Literal["workspace", "readonly", "create", "git", "unconfined"]
 """Where a command runs: the sandbox's workspace profile (writes inside the workspace only),
-its read-only profile, its git profile (``.git/`` writable but what makes git run programs),
-or outside the sandbox, which the user approved."""
+its read-only profile, its create profile (new files only; with the read-only one, where
+commands that run without a prompt run), its git profile (``.git/`` writable but what makes
+git run programs), or outside the sandbox, which the user approved."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +81,14 @@ class CommandAccess:
     dangerous: tuple[str, ...] = ()
     """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
     sandboxed: bool = False
-    """The command runs in an OS sandbox with the network off: whatever it is, it can write
-    only inside the workspace (protected paths excepted), so it needs no prompt for that."""
+    """The command may run without a prompt on the sandbox's strength ("the fewer-prompts
+    rule"): it runs in the create profile, where what would have needed a prompt is
+    impossible — it can create files in the workspace but not change or delete any that
+    exist, reads only the system, toolchains and the workspace minus its secrets, and has no
+    network."""
+    asks_because: str = ""
+    """Why the command cannot run without a prompt on the sandbox's strength, worded to follow
+    "runs a command" (`` that the sandbox cannot make safe: …``); "" to say nothing more."""
     outside_sandbox: str | None = None
     """The model asks to run the command unconfined, for this reason: always asks the user,
     and the answer is never remembered."""

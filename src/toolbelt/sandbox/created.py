@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolbelt.paths.protected import protected_entry_reason
+from toolbelt.paths.protected import protected_entry_reason, secret_file_name
 from toolbelt.paths.startup_files import VIRTUALENV_MADE
 from toolbelt.sandbox.quarantine import Identity, identity
 
@@ -65,6 +65,9 @@ class _Listing:
     identity: Identity
     subdirs: frozenset[str]
     protected: dict[str, _Stamp]
+    linked: frozenset[str] = frozenset()
+    """Regular files with other hard links (``st_nlink > 1``): each may be another name of a
+    secret (``Sandbox.secret_files``)."""
 
 
 class CreatedWatch:
@@ -74,6 +77,11 @@ class CreatedWatch:
         self._roots = tuple(str(root) for root in roots)
         self._dirs: dict[str, _Listing] = {}
         self._before: frozenset[_Stamp] = frozenset()
+
+    @property
+    def walked(self) -> bool:
+        """Whether the roots were walked at least once."""
+        return bool(self._dirs)
 
     def baseline(self) -> None:
         """Accept the workspace as it is now (run before each confined command)."""
@@ -94,6 +102,24 @@ class CreatedWatch:
             for directory, listing in self._dirs.items()
             if directory not in roots
             for name in listing.protected
+        )
+
+    def secret_names(self) -> list[Path]:
+        """The entries the last walk found, at any depth, whose names make them secrets
+        (``.env``, ``.env.local``…), directories aside."""
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            for name in listing.protected
+            if secret_file_name(name) and not os.path.isdir(os.path.join(directory, name))
+        )
+
+    def linked(self) -> list[Path]:
+        """The regular files with other hard links the last walk found (sorted)."""
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            for name in listing.linked
         )
 
     def forget(self, path: Path) -> None:
@@ -183,6 +209,7 @@ class CreatedWatch:
 def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
+    linked: list[str] = []
     try:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
@@ -193,9 +220,20 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                     protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
+                elif entry.is_file(follow_symlinks=False) and _has_links(entry):
+                    linked.append(entry.name)
     except OSError:
         return None
-    return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected)
+    return _Listing(
+        ctime, time.time_ns(), own, frozenset(subdirs), protected, frozenset(linked)
+    )
+
+
+def _has_links(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_nlink > 1
+    except OSError:
+        return False
 
 
 def _stamp(stat: os.stat_result) -> _Stamp:

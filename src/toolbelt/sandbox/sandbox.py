@@ -37,6 +37,7 @@ from toolbelt.sandbox.landlock import abi_version
 from toolbelt.sandbox.profiles import (
     GIT_CODE,
     Grants,
+    create_grants,
     readonly_grants,
     virtualenv_sites,
     workspace_grants,
@@ -46,7 +47,9 @@ from toolbelt.sandbox.quarantine import quarantine
 __all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
-Profile = Literal["workspace", "readonly", "git"]
+Profile = Literal["workspace", "readonly", "create", "git"]
+QUIET: tuple[Profile, ...] = ("readonly", "create")
+"""The profiles of commands that run without a prompt: the quiet view, no network."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,50 +140,96 @@ class Sandbox:
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         return {**env, "TMPDIR": str(self._temp_dir)}
 
+    @property
+    def creates(self) -> bool:
+        """Whether the create profile can be enforced here: Landlock rules truncation from
+        ABI 3 on (with bubblewrap too, inside its namespaces); without it a command that
+        could empty an existing file gets no allowance."""
+        return self.backend is not None and abi_version() >= 3
+
     def grants(self, profile: Profile) -> Grants:
         """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+        if not self._watch.walked and not self._jobs:
+            self._watch.baseline()  # the first look at the roots: what is hidden comes from it
+        twins = self.secret_twins()
+        readable = (self._state_dir / "exports.sh", *linked_git_dirs(self._roots))
+        secrets = (*self.settings.secrets, *twins)
         if profile == "readonly":
             return readonly_grants(
                 self._roots,
                 home=self._home,
                 protections=self.protections,
-                readable=(self._state_dir, *linked_git_dirs(self._roots)),
-                extra_secrets=self.settings.secrets,
+                readable=readable,
+                extra_secrets=secrets,
+                workspace_secrets=self.secret_files(),
+            )
+        if profile == "create":
+            return create_grants(
+                self._roots,
+                home=self._home,
+                protections=self.protections,
+                readable=readable,
+                writable=(self._temp_dir,),
+                extra_secrets=secrets,
+                workspace_secrets=self.secret_files(),
+                nested=self._watch.nested(),
             )
         return workspace_grants(
             self._roots,
             protections=self.protections,
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
-            extra_secrets=self.settings.secrets,
+            extra_secrets=secrets,
             git=profile == "git",
             nested=self._watch.nested(),
         )
 
+    def secret_files(self) -> tuple[Path, ...]:
+        """What the quiet view hides in the roots: every file whose name makes it a secret
+        (``.env``, ``.env.*``, at any depth; for a symlink so named, the file it leads to
+        inside the roots), as the last walk of the roots found them."""
+        found: list[Path] = []
+        for path in self._watch.secret_names():
+            if path.is_symlink():
+                real = Path(os.path.realpath(path))
+                if real.is_file() and any(is_beneath(real, root) for root in self._roots):
+                    found.append(real)
+            else:
+                found.append(path)
+        return tuple(dict.fromkeys(found))
+
+    def secret_twins(self) -> tuple[Path, ...]:
+        """The files of the roots that are another hard link of a secret (``ln .env
+        notes.txt``, ``ln ~/.ssh/id_rsa key.txt`` made outside the sandbox): hidden in every
+        profile, as the secret is."""
+        return tuple(p for p in self._watch.linked() if self.protections.secret_twin(p))
+
     def layout(self, profile: Profile) -> object:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
         protected entries at any depth (``nested``: the watch is brought up to date first,
-        unless confined jobs run, whose creations it must not accept), and under Landlock the
+        unless confined jobs run, whose creations it must not accept), the hard links to
+        secrets, for the quiet profiles the secret files they hide, and under Landlock the
         entries of the roots, granted one by one. A shell whose layout changed is restarted,
         so a directory created by write_file is writable in it, and a ``sub/.envrc`` it
         created is mounted read-only. With mounts, the protected names and the virtualenvs'
         ``site-packages`` (by ctime, which a command cannot set back as it can the mtime: a
         ``.pth`` an approved ``pip install`` added between commands is mounted read-only for
         the next one, see ``virtualenv_startup_files``)."""
-        if self.backend is None or profile == "readonly":
+        if self.backend is None:
             return None
         if not self._jobs:
             self._watch.baseline()
         nested = tuple(self._watch.nested())
+        hidden = (self.secret_twins(), self.secret_files() if profile in QUIET else ())
         if self.backend != "landlock" or namespaces_work():  # roots granted whole
             listings = [_entries(root) for root in self._roots]
-            return nested, tuple(
+            return nested, hidden, tuple(
                 (
                     frozenset(n for n in names if self.protections.entry_reason(root, n)),
                     tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                 )
                 for root, names in zip(self._roots, listings, strict=True)
             )
-        return nested, tuple(_entries(root) for root in self._roots)
+        return nested, hidden, tuple(_entries(root) for root in self._roots)
 
     def protected_names(self) -> frozenset[Path]:
         """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in
@@ -276,7 +325,7 @@ class Sandbox:
             return list(argv)
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         grants = self.grants(profile)
-        ports = () if profile == "readonly" else self.settings.ports
+        ports = () if profile in QUIET else self.settings.ports
         network = ports != ()
         if self.backend == "landlock":
             spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
@@ -284,10 +333,11 @@ class Sandbox:
         from toolbelt.sandbox.bwrap import bwrap_argv
 
         inner: dict[str, object] = {"seccomp_network": network}
-        if abi_version() >= 1 and (profile == "readonly" or ports):
-            # bwrap's own mounts already keep protected entries read-only: grant roots whole
+        if abi_version() >= 1 and (profile in QUIET or ports):
+            # bwrap's own mounts already keep protected entries read-only and cover the
+            # secrets: grant the roots whole
             rules = _landlock_spec(grants, ports)
-            rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
+            rules.update(mount=False)
             inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
 
@@ -358,6 +408,7 @@ def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, o
         "hidden": grants.hidden,
         "roots": grants.roots,
         "entries": grants.entries,
+        "root_access": grants.root_access,
         "protected": grants.protected,
         "connect_ports": None if ports is None else list(ports),
         "scoped": True,
