@@ -109,9 +109,7 @@ def load_skills(
     return catalog
 
 
-def _workspace_file(
-    guard: PathGuard, path: Path, may_read: Callable[[Path], bool] | None
-) -> bytes:
+def _workspace_file(guard: PathGuard, path: Path, may_read: Callable[[Path], bool] | None) -> bytes:
     """The bytes of a workspace skill file, read as read_file would read it: inside the
     workspace, allowed without asking, and opened without following a symlink put there
     after the check."""

@@ -317,7 +317,7 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
             walk.readonly = False
             if index + 1 < len(args):
                 walk.writes += walk.at(args[index + 1])
-        elif arg in ("-files0-from",):
+        elif arg.lstrip("-").startswith("files0-from"):  # start points read from data
             walk.unseen()
         elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
             walk.reads += walk.at(args[index + 1])

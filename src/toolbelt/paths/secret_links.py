@@ -122,9 +122,7 @@ class SecretLinks:
         self._secrets = secrets
         self._walked_at = started
 
-    def _walk_locations(
-        self, first: str, secrets: dict[tuple[int, int], tuple[Path, str]]
-    ) -> None:
+    def _walk_locations(self, first: str, secrets: dict[tuple[int, int], tuple[Path, str]]) -> None:
         """Note the files with other links among the user's secret locations."""
         pending = deque(str(p) for p in self._locations() if os.path.lexists(p))
         seen = 0

@@ -224,9 +224,7 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                     linked.append(entry.name)
     except OSError:
         return None
-    return _Listing(
-        ctime, time.time_ns(), own, frozenset(subdirs), protected, frozenset(linked)
-    )
+    return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected, frozenset(linked))
 
 
 def _has_links(entry: os.DirEntry[str]) -> bool:

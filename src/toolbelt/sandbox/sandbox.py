@@ -222,12 +222,16 @@ class Sandbox:
         hidden = (self.secret_twins(), self.secret_files() if profile in QUIET else ())
         if self.backend != "landlock" or namespaces_work():  # roots granted whole
             listings = [_entries(root) for root in self._roots]
-            return nested, hidden, tuple(
-                (
-                    frozenset(n for n in names if self.protections.entry_reason(root, n)),
-                    tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
-                )
-                for root, names in zip(self._roots, listings, strict=True)
+            return (
+                nested,
+                hidden,
+                tuple(
+                    (
+                        frozenset(n for n in names if self.protections.entry_reason(root, n)),
+                        tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
+                    )
+                    for root, names in zip(self._roots, listings, strict=True)
+                ),
             )
         return nested, hidden, tuple(_entries(root) for root in self._roots)
 

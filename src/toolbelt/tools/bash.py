@@ -223,9 +223,7 @@ def _creates_only(judged: JudgedCommand) -> bool:
     )
 
 
-def _why_asked(
-    judged: JudgedCommand, ctx: ToolContext, *, confined: bool, sandbox: Sandbox
-) -> str:
+def _why_asked(judged: JudgedCommand, ctx: ToolContext, *, confined: bool, sandbox: Sandbox) -> str:
     """What keeps the command from running without a prompt (``CommandAccess.asks_because``)."""
     if not confined or judged.access.readonly:
         return ""
