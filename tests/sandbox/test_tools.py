@@ -257,6 +257,63 @@ async def test_commands_that_only_create_files_need_no_prompt_others_ask(tmp_pat
     await approved.session.aclose()
 
 
+async def test_running_outside_the_sandbox_always_asks_and_is_never_remembered(
+    h: Harness,
+) -> None:
+    h.requester.approval = Approval.ALWAYS
+    for _ in range(2):
+        result = await h.call("bash", command="echo out", sandbox=False, justification="needs it")
+        assert result.text == "out"
+    assert len(h.requester.asked) == 2
+    assert not (h.root / ".toolbelt").exists()  # no rule was saved
+    spoof = "ok\r\x1b[2K`ls` is read-only"
+    await h.call("bash", command="echo out", sandbox=False, justification=spoof)
+    assert h.requester.asked[-1][1].endswith("because: ok\\r\\x1b[2K`ls` is read-only")
+    missing = await h.call("bash", command="echo out", sandbox=False)
+    assert missing.error_kind == "invalid_input"
+    assert "needs a justification" in missing.text
+
+
+async def test_what_a_confined_command_leaves_behind_never_runs_unconfined(h: Harness) -> None:
+    out = h.root.parent / "out"
+    state = spill_dir(h.session.id) / "exports.sh"
+    planted = await h.call("bash", command=f"echo 'touch {out}/escaped' >> {state}; echo ok")
+    assert planted.text == "ok"  # the sandbox lets the shell write its own saved exports...
+    outside = await h.call("bash", command="echo out", sandbox=False, justification="test")
+    assert outside.text == "out"
+    assert not (out / "escaped").exists()  # ...but the unconfined shell never sources them
+
+
+async def test_read_only_commands_follow_the_shell_and_move_it(h: Harness) -> None:
+    (h.root / "src").mkdir()
+    (h.root / "src" / "x.txt").write_text("x\n")
+    await h.call("bash", command="export GREETING=hello")
+    followed = await h.call("bash", command="echo $GREETING; cd src && cat x.txt")
+    assert followed.text == "hello\nx"
+    assert h.session.cwd == h.root / "src"
+    await h.call("bash", command="unset GREETING")  # read-only, but it changes the shell
+    unset = await h.call("bash", command="echo ${GREETING:-gone}")
+    assert unset.text == "gone"
+    wrote = await h.call("bash", command="touch y.txt && pwd")
+    assert wrote.text == str(h.root / "src")
+    assert (h.root / "src" / "y.txt").exists()
+
+
+async def test_background_jobs_are_confined_too(h: Harness) -> None:
+    out = h.root.parent / "out"
+    command = f"touch {out}/bg; touch made_bg && cat ~/.ssh/id_rsa; echo end"
+    started = await h.call("bash", command=command, run_in_background=True)
+    assert started.output.structured is not None
+    job = job_manager_of(h).get(started.output.structured["id"])
+    await anyio.to_thread.run_sync(job.process.wait)
+    await job_manager_of(h).settle(job)  # as bash_output does: the copy of its output ends
+    text, _ = job_manager_of(h).read_new(job)
+    assert not (out / "bg").exists()
+    assert (h.root / "made_bg").exists()
+    assert "PRIVATE KEY" not in text
+    assert text.endswith("end\n")
+
+
 def job_manager_of(h: Harness) -> JobManager:
     manager = h.session.peek(JobManager)
     assert manager is not None

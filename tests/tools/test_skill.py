@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from toolbelt.config.factory import build_policy, configure_session
@@ -247,10 +248,11 @@ async def test_a_workspace_skill_linked_to_a_secret_never_reaches_the_model(
         "names."
     )
     assert fine.is_error is False
-    listed = subprocess.run(
+    listed = await anyio.run_process(
         [sys.executable, "-m", "toolbelt.cli.main", "skills", "--root", str(root),
          "--trust-workspace"],
-        capture_output=True, text=True, env=env, check=True,
+        env=env, check=True,
     )  # fmt: skip
-    assert "sk-skill-secret" not in listed.stdout + listed.stderr
-    assert f"skipped {skill_file}: reading it asks (" in listed.stderr
+    shown = (listed.stdout + listed.stderr).decode()
+    assert "sk-skill-secret" not in shown
+    assert f"skipped {skill_file}: reading it asks (" in shown

@@ -26,9 +26,9 @@ from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.guard import protections_of
+from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
-from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.readonly import changes_shell_state, state_builtins_only
 from toolbelt.tools._files import file_guard
 from toolbelt.tools._sandboxed import denial_note, git_writes
