@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import Harness
 
-from toolbelt.core.events import CallState
 from toolbelt.core.programs import find_rg
 from toolbelt.search import budget as budget_module
 from toolbelt.search.budget import SearchBudget
