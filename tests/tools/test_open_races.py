@@ -415,3 +415,49 @@ async def test_a_path_swapped_between_the_decision_and_the_run_is_not_followed(
     if tool != "edit_file":
         assert result.state is CallState.ERROR, result.text
     assert (outside / "secret.txt").read_text() == SECRET + "\n"
+
+
+async def test_three_hundred_reads_over_mcp_while_the_file_is_swapped_never_show_the_secret(
+    space: tuple[Path, Path],
+) -> None:
+    """The outside corpus's case: one process swaps ``src/a.txt`` between a regular file and a
+    symlink to a secret outside as fast as it can, while 300 read_file calls go through the
+    MCP door; every byte returned must come from the file the decision was made on."""
+    import sys
+    import threading
+
+    from mcp.client.stdio import stdio_client
+
+    from mcp import ClientSession, StdioServerParameters
+
+    root, outside = space
+    leaf, regular, link = root / "src" / "a.txt", root / "src" / ".a.reg", root / "src" / ".a.lnk"
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            regular.write_text("harmless\n")
+            os.replace(regular, leaf)
+            os.symlink(outside / "secret.txt", link)
+            os.replace(link, leaf)
+
+    env = {**os.environ, "HOME": str(root.parent)}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+        env=env,
+    )
+    swapper = threading.Thread(target=swap, daemon=True)
+    texts: list[str] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        swapper.start()
+        try:
+            for _ in range(300):
+                result = await client.call_tool("read_file", {"path": "src/a.txt"})
+                texts += [getattr(block, "text", "") for block in result.content]
+        finally:
+            stop.set()
+            swapper.join(5)
+    assert [text for text in texts if SECRET in text] == []
+    assert any("harmless" in text for text in texts)  # the race was really run
