@@ -67,7 +67,9 @@ class _Listing:
     protected: dict[str, _Stamp]
     linked: frozenset[str] = frozenset()
     """Regular files with other hard links (``st_nlink > 1``): each may be another name of a
-    secret (``Sandbox.secret_files``)."""
+    secret (``Sandbox.secret_twins``)."""
+    secrets: frozenset[str] = frozenset()
+    """The entries, directories aside, whose names make them secrets (``.env``…)."""
 
 
 class CreatedWatch:
@@ -110,8 +112,7 @@ class CreatedWatch:
         return sorted(
             Path(directory, name)
             for directory, listing in self._dirs.items()
-            for name in listing.protected
-            if secret_file_name(name) and not os.path.isdir(os.path.join(directory, name))
+            for name in listing.secrets
         )
 
     def linked(self) -> list[Path]:
@@ -210,6 +211,7 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
     linked: list[str] = []
+    secrets: list[str] = []
     try:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
@@ -218,6 +220,8 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                     directory, entry.name
                 ):
                     protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
+                    if secret_file_name(entry.name) and not entry.is_dir(follow_symlinks=False):
+                        secrets.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
                 elif entry.is_file(follow_symlinks=False) and _has_links(entry):

@@ -218,9 +218,12 @@ class Sandbox:
             return None
         if not self._jobs:
             self._watch.baseline()
-        nested = tuple(self._watch.nested())
         hidden = (self.secret_twins(), self.secret_files() if profile in QUIET else ())
-        if self.backend != "landlock" or namespaces_work():  # roots granted whole
+        mounts = self.backend != "landlock" or namespaces_work()  # roots granted whole
+        if profile == "readonly":  # it writes nothing: only what it must not read matters
+            return hidden if mounts else (hidden, tuple(_entries(root) for root in self._roots))
+        nested = tuple(self._watch.nested())
+        if mounts:
             listings = [_entries(root) for root in self._roots]
             return (
                 nested,
