@@ -228,7 +228,15 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                     linked.append(entry.name)
     except OSError:
         return None
-    return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected, frozenset(linked))
+    return _Listing(
+        ctime,
+        time.time_ns(),
+        own,
+        frozenset(subdirs),
+        protected,
+        frozenset(linked),
+        frozenset(secrets),
+    )
 
 
 def _has_links(entry: os.DirEntry[str]) -> bool:
