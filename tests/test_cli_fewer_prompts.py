@@ -203,3 +203,25 @@ def test_a_hard_link_to_a_home_secret_asks_for_the_file_tools_and_commands(
         assert f"it is a hard link of {home / '.ssh' / 'id_rsa'}" in out, out
     code, out = call(ws, sandbox, '{"pattern": "SSHKEY"}', tool="grep")
     assert "SSHKEY" not in out
+
+
+def test_a_command_approved_at_a_prompt_runs_as_the_person_approved_it(
+    ws: Path, sandbox: str
+) -> None:
+    """``cat .env`` is read-only but asks (the file is a secret): approved, it runs in the
+    workspace profile, where ``.env`` is there to read — not in the read-only one, where it
+    is hidden. A hard link to ``.env`` likewise; one to a home secret stays hidden."""
+    home = ws.parent / "home"
+    os.link(ws / ".env", ws / "lib" / "settings.txt")
+    os.link(home / ".ssh" / "id_rsa", ws / "lib" / "key.txt")
+    code, out = call(ws, sandbox, "cat .env", "--yes")
+    assert (code, out) == (0, SECRET + "\n")
+    code, out = call(ws, sandbox, "cp .env backup.txt && cat backup.txt lib/settings.txt", "--yes")
+    assert (code, out) == (0, f"{SECRET}\n{SECRET}\n")
+    code, out = call(ws, sandbox, "cat lib/key.txt", "--yes")
+    assert "SSHKEY" not in out
+
+
+def test_mkdir_p_of_a_directory_that_exists_changes_nothing(ws: Path, sandbox: str) -> None:
+    code, out = call(ws, sandbox, "mkdir -p src lib/new && echo x > src/made.txt && ls src")
+    assert (code, out.split()) == (0, ["app.py", "made.txt"])

@@ -85,6 +85,9 @@ class ShellAnalysis:
     """Every effect but its reads is one of ``write_targets``: only programs the analysis
     models run (read-only ones and ``FILE_CREATORS``), no variable that changes what runs is
     set, no file name comes from data, nothing is dangerous. Read-only implies it."""
+    made_dirs: tuple[str, ...] = ()
+    """Those of ``write_targets`` that ``mkdir`` makes: one that exists as a directory is not
+    changed by it."""
     read_targets: tuple[str, ...] = ()
     """Files read-only programs read and directories globs list, as written (after any ``cd``
     in the command); the tool resolves them against its cwd (expanding globs) so reads outside
@@ -134,6 +137,7 @@ def analyze_command(command: str) -> ShellAnalysis:
         dangerous,
         tuple(dict.fromkeys(walk.writes)),
         walk.effects_seen and parse_ok and not dangerous,
+        tuple(dict.fromkeys(walk.made_dirs)),
         tuple(dict.fromkeys(walk.reads)),
         tuple(dict.fromkeys(walk.git_dirs)),
         tuple(dict.fromkeys(walk.runs)),
@@ -280,6 +284,8 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
     walk.writes += [p for w in effects.writes for p in walk.at(w)]
+    if program == "mkdir":
+        walk.made_dirs += [p for w in effects.writes for p in walk.at(w)]
     known = program in READONLY_PROGRAMS or program in FILE_CREATORS
     walk.unseen(not known or effects.unseen)
     if not effects.readonly or effects.writes:

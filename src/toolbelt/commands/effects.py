@@ -76,6 +76,8 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
     shaping = FILE_CREATORS.get(program)
     if shaping is not None and any(o.name not in shaping for o in parsed.options):
         effects.unseen = True  # `cp -l` links, `cp --remove-destination` deletes …
+    if program == "sort" and effects.writes:  # -o opens, then truncates: not a creation
+        effects.unseen = True
     if program == "patch" and not effects.writes:
         effects.dangerous.append("patch writes the files its input names")
     if program in ("uniq", "xxd") and len(parsed.operands) > 1:  # the second is the output

@@ -42,6 +42,8 @@ class Walk:
     commands: list[Any] = field(default_factory=list)
     dangerous: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    made_dirs: list[str] = field(default_factory=list)
+    """The writes that are directories ``mkdir`` makes (an existing one is left as it is)."""
     reads: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)

@@ -9,7 +9,7 @@ it runs in — is a ``CommandAccess`` of its own, filled by the command analysis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -95,6 +95,11 @@ class CommandAccess:
     profile: SandboxProfile = "workspace"
     """The sandbox profile the command runs in once approved; the executor hands the approved
     access to the run (``ToolContext.access``), which runs it in the shell of this profile."""
+    prompted_profile: SandboxProfile | None = None
+    """The profile it runs in instead when the person approved it at a prompt (None: the
+    same): a command judged safe to run unasked in a narrow profile (read-only, create) that
+    asked for another reason — ``cat .env`` — runs as the person approved it, in the
+    workspace profile, not where ``.env`` is hidden."""
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -126,6 +131,14 @@ class Access:
     def __post_init__(self) -> None:
         if isinstance(self.command, str):  # a tool that gives just the command's text
             object.__setattr__(self, "command", CommandAccess(self.command))
+
+    def approved_at_prompt(self) -> Access:
+        """This access as it runs once the person approved it at a prompt (a command's
+        ``prompted_profile``)."""
+        command = self.command
+        if command is None or command.prompted_profile is None:
+            return self
+        return replace(self, command=replace(command, profile=command.prompted_profile))
 
     @classmethod
     def none(cls) -> Access:

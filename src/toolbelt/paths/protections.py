@@ -156,11 +156,11 @@ class Protections:
         the configuration's secret directories and the paths given as ``hidden``."""
         return self._hidden
 
-    def secret_twin(self, path: Path) -> bool:
-        """Whether the file ``path`` (one with other hard links) is surely another name of a
-        secret file — of the workspace or of the user's secret locations: the sandbox hides
-        it as it hides the secret."""
-        return self._links.twin(path, sure=True) is not None
+    def secret_twin(self, path: Path) -> Path | None:
+        """The secret file — of the workspace or of the user's secret locations — that the
+        file ``path`` (one with other hard links) surely is another name of, or None: the
+        sandbox hides it as it hides the secret."""
+        return self._links.secret_of(path)
 
     def installation_inside_roots(self) -> list[Path]:
         """The places of toolbelt's installation inside a root (outermost only), which the

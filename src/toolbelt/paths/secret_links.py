@@ -22,8 +22,8 @@ see is treated as a secret: the analysis cannot be sure, so it asks.
 The user's secret locations outside the workspace (``~/.ssh``, ``~/.aws``…) are walked too,
 up to ``_HOME_LIMIT`` entries: ``ln ~/.ssh/id_rsa notes.txt`` (same file system, a key the
 user owns) puts the key in the workspace under a name no check by name would stop. The
-sandbox asks ``twin(…, sure=True)`` for every file with other links its walk of the roots
-meets, and hides those that are secrets from commands (``sandbox.Sandbox``).
+sandbox asks ``secret_of`` for every file with other links its walk of the roots meets, and
+hides those that are secrets from commands (``sandbox.Sandbox``).
 """
 
 from __future__ import annotations
@@ -72,24 +72,19 @@ class SecretLinks:
         self._complete = True
         self._secrets: dict[tuple[int, int], tuple[Path, str]] = {}
 
-    def twin(self, path: Path, *, sure: bool = False) -> Protection | None:
-        """The secret protection ``path`` has as another name of a secret file, or None;
-        with ``sure``, None also where a walk cut short cannot tell."""
+    def twin(self, path: Path) -> Protection | None:
+        """The secret protection ``path`` has as another name of a secret file, or None."""
         try:
             info = os.stat(path)
         except (OSError, ValueError):
             return None
         if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
             return None
-        with self._lock:
-            if self._walked_at is None or info.st_ctime_ns >= self._walked_at - _TICK:
-                self._walk()
-            found = self._secrets.get((info.st_dev, info.st_ino))
-            complete = self._complete
+        found, complete = self._look_up(info)
         if found is not None:
             secret, reason = found
             return Protection("secret", f"it is a hard link of {secret}, and {reason}", path)
-        if not complete and not sure:
+        if not complete:
             return Protection(
                 "secret",
                 f"it has {info.st_nlink} hard links and the workspace is too large to check "
@@ -97,6 +92,26 @@ class SecretLinks:
                 path,
             )
         return None
+
+    def secret_of(self, path: Path) -> Path | None:
+        """The secret file ``path`` is another hard link of, when a walk found it; None when
+        it is none, or a walk cut short cannot tell."""
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+            return None
+        found, _ = self._look_up(info)
+        return None if found is None else found[0]
+
+    def _look_up(self, info: os.stat_result) -> tuple[tuple[Path, str] | None, bool]:
+        """The secret with ``info``'s identity (walking again if its links changed since the
+        last walk), and whether that walk was complete."""
+        with self._lock:
+            if self._walked_at is None or info.st_ctime_ns >= self._walked_at - _TICK:
+                self._walk()
+            return self._secrets.get((info.st_dev, info.st_ino)), self._complete
 
     def _walk(self) -> None:
         started = time.time_ns()

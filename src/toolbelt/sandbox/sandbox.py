@@ -154,6 +154,7 @@ class Sandbox:
         twins = self.secret_twins()
         readable = (self._state_dir / "exports.sh", *linked_git_dirs(self._roots))
         secrets = (*self.settings.secrets, *twins)
+        home_twins = self.secret_twins(of_home_only=True)
         if profile == "readonly":
             return readonly_grants(
                 self._roots,
@@ -178,7 +179,7 @@ class Sandbox:
             self._roots,
             protections=self.protections,
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
-            extra_secrets=secrets,
+            extra_secrets=(*self.settings.secrets, *home_twins),
             git=profile == "git",
             nested=self._watch.nested(),
         )
@@ -197,11 +198,20 @@ class Sandbox:
                 found.append(path)
         return tuple(dict.fromkeys(found))
 
-    def secret_twins(self) -> tuple[Path, ...]:
+    def secret_twins(self, *, of_home_only: bool = False) -> tuple[Path, ...]:
         """The files of the roots that are another hard link of a secret (``ln .env
-        notes.txt``, ``ln ~/.ssh/id_rsa key.txt`` made outside the sandbox): hidden in every
-        profile, as the secret is."""
-        return tuple(p for p in self._watch.linked() if self.protections.secret_twin(p))
+        notes.txt``, ``ln ~/.ssh/id_rsa key.txt`` made outside the sandbox), hidden where the
+        secret is: a twin of one of the user's secrets (``of_home_only``) in every profile, a
+        twin of the workspace's ``.env`` in the quiet ones."""
+        found = []
+        for path in self._watch.linked():
+            secret = self.protections.secret_twin(path)
+            if secret is None:
+                continue
+            if of_home_only and any(is_beneath(secret, root) for root in self._roots):
+                continue
+            found.append(path)
+        return tuple(found)
 
     def layout(self, profile: Profile) -> object:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
@@ -218,7 +228,8 @@ class Sandbox:
             return None
         if not self._jobs:
             self._watch.baseline()
-        hidden = (self.secret_twins(), self.secret_files() if profile in QUIET else ())
+        quiet = profile in QUIET
+        hidden = (self.secret_twins(of_home_only=not quiet), self.secret_files() if quiet else ())
         mounts = self.backend != "landlock" or namespaces_work()  # roots granted whole
         if profile == "readonly":  # it writes nothing: only what it must not read matters
             return hidden if mounts else (hidden, tuple(_entries(root) for root in self._roots))

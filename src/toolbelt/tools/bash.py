@@ -145,6 +145,8 @@ class BashTool(Tool[BashInput]):
                 asks_because=_why_asked(judged, ctx, confined=confined, sandbox=sandbox),
                 outside_sandbox=outside,
                 profile=profile,
+                # asked for another reason and approved: as the person approved it
+                prompted_profile="workspace" if profile in ("readonly", "create") else None,
             ),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
@@ -215,10 +217,12 @@ def _creates_only(judged: JudgedCommand) -> bool:
     """Whether every effect of the command is a file it creates: the analysis sees all it
     does (``effects_seen``), nothing is dangerous, each write is a path inside the workspace
     that does not exist yet and is not protected, and every read is inside."""
+    made = judged.analysis.made_dirs  # `mkdir -p build` leaves an existing build/ as it is
     return (
         judged.analysis.effects_seen
         and not judged.access.dangerous
-        and all(w.inside and not w.exists and w.protection is None for w in judged.written)
+        and all(w.inside and w.protection is None for w in judged.written)
+        and all(not w.exists or (w.raw in made and w.path.is_dir()) for w in judged.written)
         and all(r.inside for r in judged.read)
     )
 
@@ -232,7 +236,10 @@ def _why_asked(judged: JudgedCommand, ctx: ToolContext, *, confined: bool, sandb
             " whose reads, writes and deletions toolbelt cannot see (a program or option it "
             "does not model), so the sandbox cannot make it safe to run unasked"
         )
-    existing = next((w for w in judged.written if w.exists), None)
+    made = judged.analysis.made_dirs
+    existing = next(
+        (w for w in judged.written if w.exists and not (w.raw in made and w.path.is_dir())), None
+    )
     if existing is not None:
         return (
             f" that changes {file_guard(ctx).display(existing.path)}, which exists (a command "
