@@ -54,6 +54,7 @@ def ws(tmp_path: Path) -> Path:
 
 def call(ws: Path, sandbox: str, command: str, *extra: str, tool: str = "bash") -> tuple[int, str]:
     args = {"command": command} if tool == "bash" else json.loads(command)
+    tool = tool.removesuffix("-json")  # "bash-json": the arguments are given whole
     out = subprocess.run(
         [*TOOLBELT, "call", tool, json.dumps(args), "--root", str(ws), "--sandbox", sandbox,
          *extra],
@@ -225,3 +226,16 @@ def test_a_command_approved_at_a_prompt_runs_as_the_person_approved_it(
 def test_mkdir_p_of_a_directory_that_exists_changes_nothing(ws: Path, sandbox: str) -> None:
     code, out = call(ws, sandbox, "mkdir -p src lib/new && echo x > src/made.txt && ls src")
     assert (code, out.split()) == (0, ["app.py", "made.txt"])
+
+
+def test_a_fifo_in_the_workspace_does_not_hold_a_command_that_runs_unasked(
+    ws: Path, sandbox: str
+) -> None:
+    """An unpacked archive may hold a FIFO: ``cat`` of it, named or found, would wait for a
+    writer until the command's timeout. The quiet profiles cover it: it reads as nothing."""
+    os.mkfifo(ws / "lib" / "pipe")
+    for command in ("cat lib/pipe; echo end", "find . -type p -exec cat {} +; echo end"):
+        args = {"command": command, "timeout_ms": 20_000}
+        code, out = call(ws, sandbox, json.dumps(args), tool="bash-json")
+        assert "timed out" not in out, (command, out)
+        assert out.rstrip().endswith("end"), (command, out)

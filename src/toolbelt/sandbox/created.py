@@ -70,6 +70,8 @@ class _Listing:
     secret (``Sandbox.secret_twins``)."""
     secrets: frozenset[str] = frozenset()
     """The entries, directories aside, whose names make them secrets (``.env``…)."""
+    special: frozenset[str] = frozenset()
+    """FIFOs, sockets and devices: opening one can wait forever (``Sandbox.quiet_hidden``)."""
 
 
 class CreatedWatch:
@@ -113,6 +115,14 @@ class CreatedWatch:
             Path(directory, name)
             for directory, listing in self._dirs.items()
             for name in listing.secrets
+        )
+
+    def special(self) -> list[Path]:
+        """The FIFOs, sockets and devices the last walk found (sorted)."""
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            for name in listing.special
         )
 
     def linked(self) -> list[Path]:
@@ -212,6 +222,7 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
     protected: dict[str, _Stamp] = {}
     linked: list[str] = []
     secrets: list[str] = []
+    special: list[str] = []
     try:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
@@ -224,8 +235,11 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                         secrets.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
-                elif entry.is_file(follow_symlinks=False) and _has_links(entry):
-                    linked.append(entry.name)
+                elif entry.is_file(follow_symlinks=False):
+                    if _has_links(entry):
+                        linked.append(entry.name)
+                elif not entry.is_symlink():
+                    special.append(entry.name)
     except OSError:
         return None
     return _Listing(
@@ -236,6 +250,7 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
         protected,
         frozenset(linked),
         frozenset(secrets),
+        frozenset(special),
     )
 
 

@@ -187,8 +187,10 @@ class Sandbox:
     def secret_files(self) -> tuple[Path, ...]:
         """What the quiet view hides in the roots: every file whose name makes it a secret
         (``.env``, ``.env.*``, at any depth; for a symlink so named, the file it leads to
-        inside the roots), as the last walk of the roots found them."""
-        found: list[Path] = []
+        inside the roots), and every FIFO, socket and device (an unpacked archive's FIFO
+        would hold ``find . -exec cat {} +`` until its timeout; covered, it reads as
+        empty), as the last walk of the roots found them."""
+        found: list[Path] = list(self._watch.special())
         for path in self._watch.secret_names():
             if path.is_symlink():
                 real = Path(os.path.realpath(path))
