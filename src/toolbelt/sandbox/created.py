@@ -42,7 +42,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolbelt.paths.protected import protected_entry_reason, secret_file_name
@@ -65,9 +65,9 @@ class _Listing:
     identity: Identity
     subdirs: frozenset[str]
     protected: dict[str, _Stamp]
-    linked: frozenset[str] = frozenset()
-    """Regular files with other hard links (``st_nlink > 1``): each may be another name of a
-    secret (``Sandbox.secret_twins``)."""
+    linked: dict[str, _Stamp] = field(default_factory=dict)
+    """Regular files with other hard links (``st_nlink > 1``), with their stamp: each may be
+    another name of a secret (``Sandbox.secret_twins``, which answers once per stamp)."""
     secrets: frozenset[str] = frozenset()
     """The entries, directories aside, whose names make them secrets (``.env``…)."""
     special: frozenset[str] = frozenset()
@@ -125,12 +125,13 @@ class CreatedWatch:
             for name in listing.special
         )
 
-    def linked(self) -> list[Path]:
-        """The regular files with other hard links the last walk found (sorted)."""
+    def linked(self) -> list[tuple[Path, _Stamp]]:
+        """The regular files with other hard links the last walk found, with their
+        ``(st_dev, st_ino, st_ctime_ns)`` (a new link or name changes the ctime), sorted."""
         return sorted(
-            Path(directory, name)
+            (Path(directory, name), stamp)
             for directory, listing in self._dirs.items()
-            for name in listing.linked
+            for name, stamp in listing.linked.items()
         )
 
     def forget(self, path: Path) -> None:
@@ -220,7 +221,7 @@ class CreatedWatch:
 def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
-    linked: list[str] = []
+    linked: dict[str, _Stamp] = {}
     secrets: list[str] = []
     special: list[str] = []
     try:
@@ -236,8 +237,9 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
                 elif entry.is_file(follow_symlinks=False):
-                    if _has_links(entry):
-                        linked.append(entry.name)
+                    stamp = _linked_stamp(entry)
+                    if stamp is not None:
+                        linked[entry.name] = stamp
                 elif not entry.is_symlink():
                     special.append(entry.name)
     except OSError:
@@ -248,17 +250,19 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
         own,
         frozenset(subdirs),
         protected,
-        frozenset(linked),
+        linked,
         frozenset(secrets),
         frozenset(special),
     )
 
 
-def _has_links(entry: os.DirEntry[str]) -> bool:
+def _linked_stamp(entry: os.DirEntry[str]) -> _Stamp | None:
+    """The stamp of a file with other hard links, else None."""
     try:
-        return entry.stat(follow_symlinks=False).st_nlink > 1
+        info = entry.stat(follow_symlinks=False)
     except OSError:
-        return False
+        return None
+    return _stamp(info) if info.st_nlink > 1 else None
 
 
 def _stamp(stat: os.stat_result) -> _Stamp:

@@ -127,6 +127,8 @@ class Sandbox:
         )
         """Where protected entries commands created are moved (persistent: never lost)."""
         self._jobs: list[Callable[[], int | None]] = []  # confined jobs not yet checked
+        self._twins: dict[tuple[int, int, int], Path | None] = {}
+        """What ``secret_twins`` found for each stamp of a file with other links."""
         self._pending: list[str] = []  # what a check before a command removed, to report
 
     @property
@@ -206,8 +208,10 @@ class Sandbox:
         secret is: a twin of one of the user's secrets (``of_home_only``) in every profile, a
         twin of the workspace's ``.env`` in the quiet ones."""
         found = []
-        for path in self._watch.linked():
-            secret = self.protections.secret_twin(path)
+        for path, stamp in self._watch.linked():
+            if stamp not in self._twins:  # once per (device, inode, ctime): pnpm links many
+                self._twins[stamp] = self.protections.secret_twin(path)
+            secret = self._twins[stamp]
             if secret is None:
                 continue
             if of_home_only and any(is_beneath(secret, root) for root in self._roots):
