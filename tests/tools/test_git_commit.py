@@ -167,8 +167,8 @@ def _hook(path: Path, marker: Path) -> None:
     path.chmod(0o755)
 
 
-async def test_trusted_repository_hooks_run(repo: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "hook-ran"
+async def test_trusted_repository_hooks_run(repo: Path) -> None:
+    marker = repo / "hook-ran"  # in the workspace: the hook runs in the sandbox's git profile
     _hook(repo / ".git/hooks/pre-commit", marker)
     (repo / "a.txt").write_text("x\n")
     result, _ = await commit(repo, {"message": "Hooked"}, trusted=True)
@@ -186,7 +186,7 @@ async def test_trusted_repository_hook_can_stop_the_commit(repo: Path) -> None:
 
 
 async def test_untrusted_repository_runs_none_of_its_programs(repo: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "program-ran"
+    marker = repo / "program-ran"  # where the sandbox would let it write: the overrides hold
     _hook(repo / ".git/hooks/pre-commit", marker)
     _hook(repo / ".git/hooks/post-commit", marker)
     _hook(tmp_path / "evil-hooks/pre-commit", marker)

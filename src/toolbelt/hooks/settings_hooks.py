@@ -7,7 +7,7 @@ matcher rules); PostToolUse and PostToolUseFailure run after the call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from toolbelt.core.hooks import (
 from toolbelt.hooks.command import HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, HookMatcherGroup, hooks_for, validate_hooks
 from toolbelt.hooks.python_hooks import merge_pre_results
+from toolbelt.runners.runner import Runner
 
 __all__ = ["SettingsHooks"]
 
@@ -38,9 +39,15 @@ def _decision(value: str | None) -> HookDecision | None:
 class SettingsHooks(ToolHooks):
     """Runs the settings' command hooks for each call."""
 
-    def __init__(self, config: HooksConfig, cwd: Path) -> None:
+    def __init__(
+        self, config: HooksConfig, cwd: Path, *, runner: Callable[[], Runner] | None = None
+    ) -> None:
+        """``runner`` gives the runner each hook starts with (``config.runners``: the
+        session's, asked at each run since the door may choose the sandbox after building
+        the hooks); None runs them unconfined."""
         self._config = validate_hooks(dict(config))  # once here, not by hooks_for per call
         self._cwd = cwd
+        self._runner = runner
 
     async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
         results = []
@@ -86,4 +93,7 @@ class SettingsHooks(ToolHooks):
         }
         if result is not None:
             payload["tool_response"] = dict(result)
-        return await run_command_hook(hook.command, payload, timeout=hook.timeout, cwd=self._cwd)
+        runner = self._runner() if self._runner is not None else None
+        return await run_command_hook(
+            hook.command, payload, timeout=hook.timeout, cwd=self._cwd, runner=runner
+        )

@@ -17,6 +17,7 @@ through the calling tool's user channel (declined when nobody is there).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -48,6 +49,7 @@ from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
+from toolbelt.runners.runner import Runner
 
 __all__ = ["McpServerToolset"]
 
@@ -64,11 +66,14 @@ class McpServerToolset(Toolset):
         taken: frozenset[str] = frozenset(),
         prefix: str | None = None,
         spellings: tuple[str, ...] = (),
+        runner: Callable[[], Runner] | None = None,
     ) -> None:
         """``taken``: names its tools must not use; ``prefix``: the server's part of their
         names (default: as ``server_prefixes`` makes it for a server alone); ``spellings``:
-        the names rules may call it by (default: as configured and its prefix)."""
+        the names rules may call it by (default: as configured and its prefix); ``runner``:
+        gives the runner a stdio server starts with, at each start (None: unconfined)."""
         self.config = config
+        self._runner = runner
         self.prefix = prefix or server_prefixes([config.name])[0]
         self.spellings = spellings or tuple(dict.fromkeys((config.name, self.prefix)))
         self.state = "not started"
@@ -174,7 +179,8 @@ class McpServerToolset(Toolset):
         session: ClientSession | None = None
         stop = self._stop = anyio.Event()
         try:
-            transport, self._stdio = connect(self.config, stop)
+            runner = self._runner() if self._runner is not None else None
+            transport, self._stdio = connect(self.config, stop, runner)
             async with (
                 transport as (read, write),
                 ClientSession(

@@ -17,17 +17,19 @@ import anyio
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.http_limits import capped_client
 from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES, StdioConnection
+from toolbelt.runners.runner import Runner
 
 __all__ = ["connect"]
 
 
 def connect(
-    config: ServerConfig, stop: anyio.Event
+    config: ServerConfig, stop: anyio.Event, runner: Runner | None = None
 ) -> tuple[AbstractAsyncContextManager[Any], StdioConnection | None]:
     """The transport for ``config``, and for stdio its connection (why it ended, its stderr);
-    ``stop`` is set when a stdio server's output ends, so its session stops too."""
+    ``stop`` is set when a stdio server's output ends, so its session stops too; ``runner``
+    starts a stdio server (None: unconfined)."""
     if config.transport == "stdio":
-        connection = StdioConnection(config)
+        connection = StdioConnection(config, runner=runner)
         return _watched(connection, stop), connection
     if config.transport == "sse":
         from mcp.client.sse import sse_client

@@ -42,8 +42,19 @@ from toolbelt.sandbox.profiles import (
     workspace_grants,
 )
 from toolbelt.sandbox.quarantine import quarantine
+from toolbelt.sandbox.runner_policy import Network, RunnerPolicy, network_ports
 
-__all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
+__all__ = [
+    "MODES",
+    "Confined",
+    "Network",
+    "Profile",
+    "RunnerPolicy",
+    "Sandbox",
+    "SandboxSettings",
+    "choose_backend",
+    "network_ports",
+]
 
 MODES = ("auto", "landlock", "bwrap", "off")
 Profile = Literal["workspace", "readonly", "git"]
@@ -66,24 +77,12 @@ class SandboxSettings:
                 f'Unknown sandbox network {self.network!r}; use "off", "on" or a list of '
                 '"host:port" strings.'
             )
-        for entry in () if isinstance(self.network, str) else self.network:
-            _port(entry)
+        network_ports(self.network)
 
     @property
     def ports(self) -> tuple[int, ...] | None:
         """TCP ports commands may connect to: None for any, () for none."""
-        if self.network == "on":
-            return None
-        if self.network == "off":
-            return ()
-        return tuple(sorted({_port(entry) for entry in self.network}))
-
-
-def _port(entry: str) -> int:
-    host, _, port = entry.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
-    return int(port)
+        return network_ports(self.network)
 
 
 class Sandbox:
@@ -137,8 +136,10 @@ class Sandbox:
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         return {**env, "TMPDIR": str(self._temp_dir)}
 
-    def grants(self, profile: Profile) -> Grants:
-        """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+    def grants(self, profile: Profile, *, git_dirs: Sequence[Path] = ()) -> Grants:
+        """What ``profile`` may read and write (computed afresh: roots change on disk);
+        ``git_dirs``: git directories outside the roots the git profile may write but for
+        their code (a linked worktree's, see ``profiles.workspace_grants``)."""
         if profile == "readonly":
             return readonly_grants(
                 self._roots,
@@ -154,6 +155,7 @@ class Sandbox:
             extra_secrets=self.settings.secrets,
             git=profile == "git",
             nested=self._watch.nested(),
+            git_dirs=git_dirs if profile == "git" else (),
         )
 
     def layout(self, profile: Profile) -> object:
@@ -213,12 +215,13 @@ class Sandbox:
             self._watch.baseline()
         self._jobs.append(poll)
 
-    def check_jobs(self) -> list[str]:
+    def check_jobs(self, *, by: str = "a background job") -> list[str]:
         """Remove the protected names created since the last look while confined jobs ran
-        (when one ends, at the next command, at session close); notes for each."""
+        (when one ends, at the next command, at session close); notes for each, saying they
+        were made ``by`` whom."""
         if not self._jobs:
             return []
-        notes = self._remove(self._watch.created(), by="a background job")
+        notes = self._remove(self._watch.created(), by=by)
         self._jobs = [poll for poll in self._jobs if poll() is None]
         return notes
 
@@ -270,31 +273,52 @@ class Sandbox:
                 return str(path.relative_to(root))
         return str(path)
 
-    def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
-        """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
+    def wrap(
+        self,
+        argv: Sequence[str],
+        profile: Profile,
+        *,
+        cwd: Path,
+        network: Network | None = None,
+        git_dirs: Sequence[Path] = (),
+    ) -> list[str]:
+        """``argv`` confined by ``profile``; unchanged when the sandbox is off. ``network``:
+        what the program may connect to, when not the settings' ``network`` (a runner's own
+        policy); ``git_dirs``: see ``grants``."""
         if self.backend is None:
             return list(argv)
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        grants = self.grants(profile)
-        ports = () if profile == "readonly" else self.settings.ports
-        network = ports != ()
+        grants = self.grants(profile, git_dirs=git_dirs)
+        wanted = self.settings.ports if network is None else network_ports(network)
+        ports = () if profile == "readonly" else wanted
+        connects = ports != ()
         if self.backend == "landlock":
-            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
+            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": connects}
             return launcher_argv(spec, list(argv))
         from toolbelt.sandbox.bwrap import bwrap_argv
 
-        inner: dict[str, object] = {"seccomp_network": network}
+        inner: dict[str, object] = {"seccomp_network": connects}
         if abi_version() >= 1 and (profile == "readonly" or ports):
             # bwrap's own mounts already keep protected entries read-only: grant roots whole
             rules = _landlock_spec(grants, ports)
             rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
             inner["landlock"] = rules
-        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
+        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=connects)
 
-    def confinement(self, profile: Profile, *, cwd: Path) -> Confined | None:
+    def confinement(
+        self,
+        profile: Profile,
+        *,
+        cwd: Path,
+        network: Network | None = None,
+        git_dirs: Sequence[Path] = (),
+    ) -> Confined | None:
         """How to start a program confined by ``profile`` in ``cwd``, for a process tree's
-        ``confine`` (``procs.tree``); None when the sandbox is off."""
-        return Confined(self, profile, cwd) if self.active else None
+        ``confine`` (``procs.tree``); None when the sandbox is off. ``network`` and
+        ``git_dirs``: see ``wrap``."""
+        if not self.active:
+            return None
+        return Confined(self, profile, cwd, network, tuple(git_dirs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,9 +328,13 @@ class Confined:
     sandbox: Sandbox
     profile: Profile
     cwd: Path
+    network: Network | None = None
+    git_dirs: tuple[Path, ...] = ()
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        return self.sandbox.wrap(argv, self.profile, cwd=self.cwd)
+        return self.sandbox.wrap(
+            argv, self.profile, cwd=self.cwd, network=self.network, git_dirs=self.git_dirs
+        )
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return self.sandbox.environment(env)
