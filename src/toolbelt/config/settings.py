@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolbelt.config.files import ConfigFileError, read_config_text
-from toolbelt.config.launch_files import hooks_section_files
+from toolbelt.config.launch_files import Pinned, hooks_section_launch
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.settings_keys import unknown_key_warnings
 from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
@@ -282,7 +282,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
         hooks = raw.get("hooks", {})
         if index > 0 and hooks:
-            files = functools.partial(hooks_section_files, hooks, root)  # read only if needed
+            files = functools.partial(_hook_pins, hooks, root)  # read only if needed
             changed = unapproved(merged.approved, path, "hooks", hooks, files)
             if changed is not None:
                 merged.changed.append(f"the hooks in {path}{changed}")
@@ -298,6 +298,11 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         _merge_tool_search(merged, parsed.tool_search)
         merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
     return merged
+
+
+def _hook_pins(hooks: dict[str, Any], root: Path) -> list[Pinned]:
+    """What trust pins of a settings file's hooks (``config.launch_files``)."""
+    return hooks_section_launch(hooks, root).pinned
 
 
 def _merge_runner_sandbox(merged: Settings, path: Path, section: _Sandbox, *, user: bool) -> None:
