@@ -1,11 +1,14 @@
 """One session's catalogue of protected paths: what the path guard, the permission policy and
 the OS sandbox each ask about, built once and handed to all three.
 
-A protected path is code that runs later or a secret. Five sources say which:
+A protected path is code that runs later or a secret. Six sources say which:
 
 - **protected names** (``protected``: ``.git/``, ``.vscode/``, ``.mcp.json``, ``.env*``,
   shell start-up files, and the files interpreters run at start-up, ``startup_files``),
   judged on the part of a path below the workspace root;
+- **what protected configuration names as code** (``named_code``: the directory
+  ``core.hooksPath`` names, yarn's ``yarnPath``, the jars ``.mvn/jvm.config`` loads, bazel's
+  ``tools/bazel``…), read from that configuration when the catalogue is built;
 - **the user's secrets** (``core.secret_paths``: ``~/.ssh``, ``~/.aws``…, ``/etc/shadow``), by
   where a path really is;
 - **the user's configuration** (``user_config``: toolbelt's configuration and token
@@ -34,6 +37,8 @@ from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
 from toolbelt.core.secret_paths import location_reason, secrets_for
+from toolbelt.paths.containment import is_within
+from toolbelt.paths.named_code import named_code
 from toolbelt.paths.own_install import OwnInstall, install_places, own_install
 from toolbelt.paths.protected import protected_entry_reason, protected_name
 from toolbelt.paths.secret_links import SecretLinks
@@ -71,6 +76,10 @@ class Protections:
         self._hidden = tuple(dict.fromkeys((*secrets, *(Path(os.path.realpath(p)) for p in more))))
         self._root_prefix = str(self.roots[0]).rstrip("/") + "/" if self.roots else ""
         self._links = SecretLinks(lambda: self.roots, self._secret_name)
+        self._named: dict[Path, str] = {}
+        for root in self.roots:
+            for path, reason in named_code(root, home=self.home).items():
+                self._named.setdefault(path, reason)
 
     # -- the guard and the policy ----------------------------------------------------------
 
@@ -91,11 +100,24 @@ class Protections:
             found = protected_name(self._below_root(named))
             if found is not None:
                 return Protection(found[0], found[1], path)
+        code = self.named_reason(path)
+        if code is None and written is not None:
+            code = self.named_reason(Path(written))
+        if code is not None:
+            return Protection("code", code, path)
         if self.user_config is not None:
             found_config = self.user_config.protection(path, path)
             if found_config is not None:
                 return found_config
         return self._installation.protection(path, path) or self._links.twin(path)
+
+    def named_reason(self, path: Path) -> str | None:
+        """Why ``path`` is, or lies beneath, a file protected configuration names as code
+        (``named_code``), or None."""
+        for code, reason in self._named.items():
+            if is_within(path, code):
+                return reason
+        return None
 
     def listed_secret(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) must leave ``path`` out because reading it asks:
@@ -144,6 +166,11 @@ class Protections:
         """The real paths the sandbox hides from every command: the user's secret locations,
         the configuration's secret directories and the paths given as ``hidden``."""
         return self._hidden
+
+    def named_code(self) -> tuple[Path, ...]:
+        """The files protected configuration names as code (existing or not), which the
+        sandbox keeps read-only and moves aside when a command creates one."""
+        return tuple(self._named)
 
     def installation_inside_roots(self) -> list[Path]:
         """The places of toolbelt's installation inside a root (outermost only), which the

@@ -118,6 +118,8 @@ def workspace_grants(
     protected: list[str] = []
     own = protections.installation_inside_roots()
     deeper = [Path(p) for path in nested for p in _kept(path, git=git)]
+    # what protected configuration names as code (`core.hooksPath`'s directory…): read-only
+    deeper += [path for path in protections.named_code() if os.path.lexists(path)]
     for root in roots:
         more, kept = _writable_entries(root, protections)
         for entry in more:  # a secret, toolbelt's own install or a nested protected entry
@@ -235,9 +237,11 @@ def _writable_entries(root: Path, protections: Protections) -> tuple[list[str], 
         names = sorted(os.listdir(root))
     except OSError:
         return [], []
+    named = set(protections.named_code())
     for name in names:
         path = str(root / name)
-        (protected if protections.entry_reason(root, name) else writable).append(path)
+        kept = protections.entry_reason(root, name) or root / name in named
+        (protected if kept else writable).append(path)
     return writable, protected
 
 

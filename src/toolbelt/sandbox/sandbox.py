@@ -116,7 +116,7 @@ class Sandbox:
         self.protections = (
             protections if protections is not None else Protections(self._roots, home=self._home)
         )
-        self._watch = CreatedWatch(self._roots)
+        self._watch = CreatedWatch(self._roots, named=self.protections.named_code())
         state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
         self._quarantine = (state if home is None else self._home / ".local" / "state") / (
             "toolbelt/quarantine"
@@ -175,9 +175,14 @@ class Sandbox:
         nested = tuple(self._watch.nested())
         if self.backend != "landlock" or namespaces_work():  # roots granted whole
             listings = [_entries(root) for root in self._roots]
+            named = frozenset(str(p) for p in self.protections.named_code())
             return nested, tuple(
                 (
-                    frozenset(n for n in names if self.protections.entry_reason(root, n)),
+                    frozenset(
+                        n
+                        for n in names
+                        if self.protections.entry_reason(root, n) or str(root / n) in named
+                    ),
                     tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                 )
                 for root, names in zip(self._roots, listings, strict=True)
@@ -195,6 +200,7 @@ class Sandbox:
             found.update(
                 root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
             )
+        found.update(p for p in self.protections.named_code() if os.path.lexists(p))
         return frozenset(found)
 
     def before_command(self) -> frozenset[Path]:
