@@ -65,9 +65,7 @@ def mark() -> Iterator[str]:
     assert left == [], f"processes left behind by the test's MCP servers: {left}"
 
 
-UNCONFINED_SERVERS = {
-    "sandbox": {"mcpServers": {"confined": False}, "hooks": {"confined": False}}
-}
+UNCONFINED_SERVERS = {"sandbox": {"mcpServers": {"confined": False}, "hooks": {"confined": False}}}
 """The user setting these tests run with: the fake server keeps its state (``FAKE_STATE``) and
 the tests (and their hooks) their markers outside the workspace, where a server or hook
 confined by the runner rule could not write; ``tests/runners`` covers the confinement."""

@@ -277,7 +277,8 @@ class _Walk:
         if name in REGISTRY_RUNNERS and (REGISTRY_RUNNERS[name] is None or sub in (
             REGISTRY_RUNNERS[name] or ()
         )):  # fmt: skip
-            package = _operand(words if REGISTRY_RUNNERS[name] is None else words[1:], skip=1)
+            rest = words if REGISTRY_RUNNERS[name] is None else words[1:]
+            package = _operand(rest[1:] if rest[:1] == ["run"] else rest)
             self.note(f"`{name}` runs `{package or '?'}` from the package registry")
             return
         if name in _ENV_RUNNERS and sub == "run":
@@ -470,10 +471,9 @@ def _prettier_plugins(config: Path) -> list[str]:
 # -- words --------------------------------------------------------------------------------
 
 
-def _operand(words: Sequence[str], *, skip: int = 0) -> str | None:
-    """The first word that is not an option (after ``skip`` operands)."""
-    operands = [word for word in words if not word.startswith("-")]
-    return operands[skip] if len(operands) > skip else None
+def _operand(words: Sequence[str]) -> str | None:
+    """The first word that is not an option."""
+    return next((word for word in words if not word.startswith("-")), None)
 
 
 def _after_options(words: Sequence[str]) -> list[str]:
