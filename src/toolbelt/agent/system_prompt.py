@@ -24,6 +24,7 @@ from toolbelt.core.authorization import read_allowed
 from toolbelt.core.permission import PermissionPolicy
 from toolbelt.core.tool import Tool
 from toolbelt.paths.containment import is_within
+from toolbelt.paths.small_read import read_head, read_small_text
 
 __all__ = ["INSTRUCTION_FILES", "MAX_INSTRUCTIONS_BYTES", "build_system_prompt", "git_branch"]
 
@@ -95,19 +96,22 @@ def build_system_prompt(
     return "\n\n".join(sections)
 
 
+_GIT_POINTER_BYTES = 4096
+
+
 def git_branch(root: Path) -> str | None:
     """The branch checked out in ``root`` (a short commit hash when detached), read from
-    ``.git/HEAD`` without running git; None outside a repository."""
+    ``.git/HEAD`` without running git; None outside a repository. The workspace wrote these
+    files: each is read bounded and never blocking (``paths.small_read``), so a ``HEAD`` that
+    is a FIFO, a link to ``/dev/zero`` or a ``gitdir:`` pointing at either gives no branch
+    rather than a session that never starts."""
     dot_git = root / ".git"
-    try:
-        if dot_git.is_file():  # a worktree or submodule: "gitdir: PATH"
-            pointer = dot_git.read_text(encoding="utf-8").strip()
-            if not pointer.startswith("gitdir:"):
-                return None
-            dot_git = (root / pointer.removeprefix("gitdir:").strip()).resolve()
-        head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
+    if not dot_git.is_dir():  # a worktree or submodule: "gitdir: PATH"
+        pointer = (read_small_text(dot_git, _GIT_POINTER_BYTES) or "").strip()
+        if not pointer.startswith("gitdir:"):
+            return None
+        dot_git = root / pointer.removeprefix("gitdir:").strip()
+    head = (read_small_text(dot_git / "HEAD", _GIT_POINTER_BYTES) or "").strip()
     if head.startswith("ref: refs/heads/"):
         return head.removeprefix("ref: refs/heads/")
     return f"(detached at {head[:12]})" if head else None
@@ -116,10 +120,8 @@ def git_branch(root: Path) -> str | None:
 def _instructions(path: Path, root: Path, policy: PermissionPolicy | None) -> str | None:
     if not path.is_file() or not _may_show(path, root, policy):
         return None
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_INSTRUCTIONS_BYTES + 1)
-    except OSError:
+    data = read_head(path, MAX_INSTRUCTIONS_BYTES)  # a FIFO swapped in meanwhile: none
+    if data is None:
         return None
     kept = data[:MAX_INSTRUCTIONS_BYTES]
     if len(data) > MAX_INSTRUCTIONS_BYTES:

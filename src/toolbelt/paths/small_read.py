@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["SMALL_FILE_BYTES", "read_small", "read_small_text"]
+__all__ = ["SMALL_FILE_BYTES", "read_head", "read_small", "read_small_text"]
 
 SMALL_FILE_BYTES = 64 * 1024
 """The most read by default: a git pointer, a ``HEAD``, a tool's configuration file."""
@@ -30,6 +30,16 @@ def read_small(
     """The content of the regular file at ``path`` (symlinks followed), or None when there is
     none, it is anything else (FIFO, device, directory, socket) or it is longer than
     ``limit`` bytes."""
+    data = read_head(path, limit, dir_fd=dir_fd)
+    return None if data is None or len(data) > limit else data
+
+
+def read_head(
+    path: str | os.PathLike[str], limit: int = SMALL_FILE_BYTES, *, dir_fd: int | None = None
+) -> bytes | None:
+    """The first ``limit + 1`` bytes of the regular file at ``path`` (so a caller can tell a
+    longer file), or None when there is none or it is not a regular file. ``OSError`` while
+    reading counts as none."""
     try:
         fd = os.open(path, _FLAGS, dir_fd=dir_fd)
     except OSError:
@@ -46,7 +56,7 @@ def read_small(
                 break
             chunks.append(chunk)
             size += len(chunk)
-        return None if size > limit else b"".join(chunks)
+        return b"".join(chunks)
     except OSError:
         return None
     finally:

@@ -30,6 +30,7 @@ from typing import Literal
 from toolbelt.core.errors import UsageError
 from toolbelt.paths.containment import is_beneath
 from toolbelt.paths.protections import Protections
+from toolbelt.paths.small_read import read_small_text
 from toolbelt.sandbox.backends import choose_backend, namespaces_work
 from toolbelt.sandbox.confine import launcher_argv
 from toolbelt.sandbox.created import CreatedWatch
@@ -353,17 +354,14 @@ def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:
     found: list[Path] = []
     for root in roots:
         marker = root / ".git"
-        try:
-            first = marker.read_text(encoding="utf-8", errors="replace").splitlines()[0]
-        except (OSError, IndexError):  # a directory (the usual case), or no .git at all
-            continue
+        text = read_small_text(marker, 4096)  # a directory (the usual case) or none: None
+        first = text.splitlines()[0] if text else ""
         if not first.startswith("gitdir:"):
             continue
         git_dir = (root / first.removeprefix("gitdir:").strip()).resolve()
         found.append(git_dir)
-        try:
-            common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-        except OSError:
+        common = (read_small_text(git_dir / "commondir", 4096) or "").strip()
+        if not common:
             continue
         found.append((git_dir / common).resolve())
     return tuple(path for path in found if path.is_dir())
