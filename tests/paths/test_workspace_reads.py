@@ -35,9 +35,9 @@ def raw_reads(source: str) -> list[int]:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if isinstance(func, ast.Name) and func.id == "open":
-            found.append(node.lineno)
-        elif isinstance(func, ast.Attribute) and func.attr in ("read_text", "read_bytes"):
+        by_name = isinstance(func, ast.Name) and func.id == "open"
+        reading = isinstance(func, ast.Attribute) and func.attr in ("read_text", "read_bytes")
+        if by_name or reading:
             found.append(node.lineno)
         elif isinstance(func, ast.Attribute) and func.attr == "open":
             modes = [a for a in node.args[:1] if isinstance(a, ast.Constant)]

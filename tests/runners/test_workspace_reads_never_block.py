@@ -32,18 +32,9 @@ def gitdir_to_a_fifo(ws: Path, tmp_path: Path) -> None:
     (ws / ".git").write_text(f"gitdir: {elsewhere}\n")
 
 
-def fifo_git_file(ws: Path, tmp_path: Path) -> None:
-    os.mkfifo(ws / ".git")
-
-
-def fifo_configuration(ws: Path, tmp_path: Path) -> None:
-    os.mkfifo(ws / ".mcp.json")
-    (ws / "AGENTS.md").symlink_to("/dev/zero")
-
-
 @pytest.mark.parametrize(
     "plant",
-    [fifo_head, head_to_dev_zero, gitdir_to_a_fifo, fifo_git_file, fifo_configuration],
+    [fifo_head, head_to_dev_zero, gitdir_to_a_fifo],
 )
 def test_a_run_starts_whatever_the_workspace_holds(
     tmp_path: Path, plant: Callable[[Path, Path], None]
