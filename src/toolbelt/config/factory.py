@@ -118,9 +118,14 @@ def build_hooks(session: Session, settings: Settings) -> ToolHooks:
     say otherwise)."""
     if not settings.hooks:
         return ToolHooks()
+    from toolbelt.config.launch_files import launch_of_shell
     from toolbelt.config.runners import session_runner  # the sandbox's modules load on use
     from toolbelt.hooks.settings_hooks import SettingsHooks
 
+    root = session.root
     return SettingsHooks(
-        settings.hooks, session.root, runner=lambda: session_runner(session, "hook")
+        settings.hooks,
+        root,
+        runner=lambda: session_runner(session, "hook"),
+        workspace_code=lambda command: launch_of_shell(command, root).files,
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolbelt.config.protections import session_protections
+from toolbelt.config.protections import current_user_config, session_protections
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session
 from toolbelt.paths.protections import Protections
@@ -79,6 +79,6 @@ def standalone_runner(
         [root],
         temp_dir=directory / "tmp",
         state_dir=directory,
-        protections=Protections([root]),
+        protections=Protections([root], user_config=current_user_config()),
     )
     return Runner(kind, own, runner_policy(settings, kind))

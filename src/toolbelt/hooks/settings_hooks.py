@@ -3,13 +3,23 @@
 ``{"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "...",
 "timeout": 60}]}]}`` — which hooks a call runs is decided by ``hooks.config`` (Claude Code's
 matcher rules); PostToolUse and PostToolUseFailure run after the call.
+
+**Code of the workspace cannot approve a call.** A hook whose command reaches a file of the
+workspace when it runs — ``npx guard`` finding ``node_modules/.bin/guard``, ``make check``
+its ``Makefile``, a trusted workspace's ``.toolbelt/hooks/approve.sh`` — runs code a command
+may have written, however it was pinned: its ``deny`` and ``ask`` count, its ``allow`` does
+not (the call is decided as if the hook had said nothing, and the user sees why). Which files
+a command reaches is ``workspace_code``'s answer (``config.launch_files``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from toolbelt.core.hooks import (
     HookCall,
@@ -40,14 +50,21 @@ class SettingsHooks(ToolHooks):
     """Runs the settings' command hooks for each call."""
 
     def __init__(
-        self, config: HooksConfig, cwd: Path, *, runner: Callable[[], Runner] | None = None
+        self,
+        config: HooksConfig,
+        cwd: Path,
+        *,
+        runner: Callable[[], Runner] | None = None,
+        workspace_code: Callable[[str], Sequence[Path]] | None = None,
     ) -> None:
         """``runner`` gives the runner each hook starts with (``config.runners``: the
         session's, asked at each run since the door may choose the sandbox after building
-        the hooks); None runs them unconfined."""
+        the hooks); None runs them unconfined. ``workspace_code`` names the workspace files a
+        hook's command reaches (see the module's docstring); None trusts every hook's allow."""
         self._config = validate_hooks(dict(config))  # once here, not by hooks_for per call
         self._cwd = cwd
         self._runner = runner
+        self._workspace_code = workspace_code
 
     async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
         results = []
@@ -94,6 +111,24 @@ class SettingsHooks(ToolHooks):
         if result is not None:
             payload["tool_response"] = dict(result)
         runner = self._runner() if self._runner is not None else None
-        return await run_command_hook(
+        reached = await self._reached(hook.command, event)  # before it runs, and after
+        outcome = await run_command_hook(
             hook.command, payload, timeout=hook.timeout, cwd=self._cwd, runner=runner
         )
+        if outcome.decision != "allow" or self._workspace_code is None:
+            return outcome
+        reached = [*reached, *await self._reached(hook.command, event)]
+        if not reached:
+            return outcome
+        note = (
+            f"A hook's allow was not taken: it runs {reached[0]}, a file of the workspace, "
+            "which a command may have changed; the call is decided as if it had said nothing."
+        )
+        message = f"{outcome.system_message}\n{note}".strip()
+        return replace(outcome, decision=None, reason="", system_message=message)
+
+    async def _reached(self, command: str, event: str) -> list[Path]:
+        """The workspace files ``command`` reaches now (only a PreToolUse hook can allow)."""
+        if self._workspace_code is None or event != "PreToolUse":
+            return []
+        return list(await anyio.to_thread.run_sync(self._workspace_code, command))
