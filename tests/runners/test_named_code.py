@@ -33,6 +33,14 @@ def included_hooks_path(ws: Path) -> Path:
     return ws / "tools" / "hooks" / "pre-commit"
 
 
+def nested_hooks_path(ws: Path) -> Path:
+    """A repository nested in the workspace (a vendored clone) keeping its hooks in-tree."""
+    (ws / "vendor").mkdir()
+    git(ws / "vendor", "init", "-q")
+    git(ws / "vendor", "config", "core.hooksPath", "hooks")
+    return ws / "vendor" / "hooks" / "pre-commit"
+
+
 def yarn_path(ws: Path) -> Path:
     (ws / ".yarnrc.yml").write_text("yarnPath: .yarn/releases/yarn-4.1.0.cjs\n")
     return ws / ".yarn" / "releases" / "yarn-4.1.0.cjs"
@@ -49,7 +57,7 @@ def bazel_wrapper(ws: Path) -> Path:
     return ws / "tools" / "bazel"
 
 
-CASES = [hooks_path, included_hooks_path, yarn_path, maven_agent, bazel_wrapper]
+CASES = [hooks_path, included_hooks_path, nested_hooks_path, yarn_path, maven_agent, bazel_wrapper]
 
 
 def bash(place: Place, command: str) -> str:

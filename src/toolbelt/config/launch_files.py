@@ -118,6 +118,8 @@ _PROJECT_DIR = re.compile(
     r"|\$(?:TOOLBELT|CLAUDE)_PROJECT_DIR\b"  # $TOOLBELT_PROJECT_DIR
 )
 _PLACEHOLDER = "TOOLBELTPROJECTDIRd41d8cd9"
+_PATH_WORD = re.compile(r"[\w./@+-]*\.\w{1,5}\b|[\w.@+-]*/[\w./@+-]+")
+"""What looks like a file name in inline code (``srv.py``, ``./lib/run``)."""
 _MAX_NESTING = 6
 
 
@@ -252,6 +254,7 @@ class _Walk:
         elif name not in _BUILTINS:
             self.note(f"`{word}` is found neither on PATH nor in the workspace now")
         self._operands(argv, name, cwd)
+        self._inline(argv, name, cwd)
         code = _shell_code(argv)
         if code is not None:
             self.shell(code, cwd, path, depth + 1)
@@ -269,6 +272,18 @@ class _Walk:
             candidate = _existing(value, cwd)
             if candidate is not None and (script or _can_run(candidate)):
                 self.pin(candidate)
+
+    def _inline(self, argv: list[str], name: str, cwd: Path) -> None:
+        """The workspace files an interpreter's inline code names (``python -c
+        "runpy.run_path('srv.py')"``, ``node -e "require('./srv.js')"``) and that can run."""
+        flag = INTERPRETERS.get(name)
+        if not flag or flag not in argv[1:-1]:
+            return
+        code = argv[argv.index(flag, 1) + 1]
+        for word in dict.fromkeys(_PATH_WORD.findall(code)):
+            found = _existing(word, cwd)
+            if found is not None and _can_run(found):
+                self.pin(found)
 
     def _runners(self, argv: list[str], name: str, cwd: Path, path: str | None, depth: int) -> None:
         """Package runners (a local bin, or the registry) and environment runners."""

@@ -15,7 +15,9 @@ The readers (``_READERS``), each for one tool's configuration:
 
 - **git** (``.git/config``, its ``config.worktree``, and the files their ``include.path`` /
   ``includeIf.*.path`` name, which are protected themselves; and the user's own
-  ``~/.gitconfig``, whose relative ``core.hooksPath`` points into every repository):
+  ``~/.gitconfig``, whose relative ``core.hooksPath`` points into every repository), for the
+  workspace's repository and those nested in it that a user may commit in (its submodules,
+  and the repositories directly below its root):
   ``core.hooksPath``, and the program of every key whose value git runs (``core.fsmonitor``,
   ``core.sshCommand``, ``core.pager``, ``core.editor``, ``filter.*.clean|smudge|process``,
   ``diff.*.textconv|command``, ``merge.*.driver``, ``gpg.program``, ``credential.helper``,
@@ -71,11 +73,48 @@ def named_code(root: Path, *, home: Path) -> dict[Path, str]:
 
 
 def _git(root: Path, home: Path) -> Iterator[tuple[Path, str]]:
-    git_dir = root / ".git"
+    for top in (root, *_nested_repositories(root)):
+        yield from _git_repository(top, home)
+
+
+def _nested_repositories(root: Path) -> list[Path]:
+    """The work trees of the repositories inside ``root`` a user may commit in: the
+    submodules ``.gitmodules`` lists and the directories just below the root holding a
+    ``.git`` of their own (a deeper one is not looked for: that would be a walk of the whole
+    workspace at every start)."""
+    found: list[Path] = []
+    text = read_small_text(root / ".gitmodules", _CONFIG_BYTES) or ""
+    for key, value in _git_entries(text):
+        if key.startswith("submodule.") and key.endswith(".path"):
+            found.append(root / value)
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False) and os.path.lexists(Path(entry.path) / ".git"):
+            found.append(Path(entry.path))
+    return [top for top in dict.fromkeys(found) if top != root]
+
+
+def _git_dir(top: Path) -> Path:
+    """The git directory of the work tree ``top`` (a ``.git`` file's ``gitdir:``)."""
+    dot_git = top / ".git"
+    if os.path.isdir(dot_git):
+        return dot_git
+    text = read_small_text(dot_git, 4096) or ""
+    first = text.splitlines()[0] if text else ""
+    if first.startswith("gitdir:"):
+        return top / first.removeprefix("gitdir:").strip()
+    return dot_git
+
+
+def _git_repository(root: Path, home: Path) -> Iterator[tuple[Path, str]]:
+    git_dir = _git_dir(root)
     files = [git_dir / "config", git_dir / "config.worktree"]
-    user = [home / ".gitconfig", home / ".config" / "git" / "config"]
+    user_files = [home / ".gitconfig", home / ".config" / "git" / "config"]
     seen: set[Path] = set()
-    pending = [(f, True) for f in files] + [(f, False) for f in user]
+    pending = [(f, True) for f in files] + [(f, False) for f in user_files]
     count = 0
     while pending and count < _MAX_INCLUDES * 4:
         file, own = pending.pop(0)
