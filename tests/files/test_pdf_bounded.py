@@ -38,6 +38,14 @@ def toolbelt(*args: str, home: Path, cwd: Path) -> subprocess.Popen[str]:
     )
 
 
+def finish(run: subprocess.Popen[str]) -> tuple[str, str]:
+    """The call's output once it ended by itself within the bound; killed whatever happens."""
+    try:
+        return run.communicate(timeout=PDF_SECONDS + 60)
+    finally:
+        run.kill()
+
+
 def workers() -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -61,7 +69,7 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
 def test_read_file_returns_what_was_extracted_in_time(tmp_path: Path) -> None:
     ws, home = setup(tmp_path)
     run = toolbelt("call", "read_file", '{"path": "slow.pdf"}', home=home, cwd=ws)
-    stdout, stderr = run.communicate(timeout=PDF_SECONDS + 60)
+    stdout, stderr = finish(run)
     assert run.returncode == 0, stderr
     assert "slow.pdf: the extraction stopped after 20 s: pages " in stdout
     assert "not extracted (their content is slow to decode); ask for them with `pages`" in stdout
@@ -121,7 +129,7 @@ def test_web_fetch_of_a_slow_pdf_returns_within_its_bound(tmp_path: Path) -> Non
         (home / ".config" / "toolbelt" / "settings.json").write_text(json.dumps(settings))
         args = json.dumps({"url": f"{origin}/slow.pdf"})
         run = toolbelt("call", "web_fetch", args, "--yes", home=home, cwd=ws)
-        stdout, stderr = run.communicate(timeout=PDF_SECONDS + 60)
+        stdout, stderr = finish(run)
     assert run.returncode == 0, stderr
     assert "[The extraction stopped after 20 s: pages " in stdout
     assert workers() == []

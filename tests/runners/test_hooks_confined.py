@@ -145,6 +145,10 @@ def test_a_hook_running_workspace_code_cannot_approve_a_call(place: Place) -> No
     done = toolbelt("call", "write_file", args, place=place)
     assert done.returncode == 3, done.stdout + done.stderr
     assert not (place.ws / "a.txt").exists()
+    (place.ws / "guard.txt").write_text(f"echo '{ALLOW}'\n")  # code made of workspace data
+    place.hooks('sh -c "$(cat guard.txt)"', event="PreToolUse")
+    done = toolbelt("call", "write_file", args, place=place)
+    assert done.returncode == 3, done.stdout + done.stderr
     own = place.home / "bin" / "guard"  # the user's own program: its allow counts
     own.parent.mkdir()
     own.write_text(f"#!/bin/sh\necho '{ALLOW}'\n")

@@ -90,6 +90,14 @@ def test_a_missing_one_a_command_creates_is_moved_aside(
     assert "The sandbox removed " in shown
 
 
+def test_a_hooks_path_that_is_the_work_tree_protects_the_hooks_by_name(place: Place) -> None:
+    git(place.ws, "init", "-q")
+    git(place.ws, "config", "core.hooksPath", ".")
+    shown = bash(place, "awk 'BEGIN { system(\"echo planted > pre-commit\") }'; echo x > notes.txt")
+    assert not (place.ws / "pre-commit").exists(), shown
+    assert (place.ws / "notes.txt").read_text() == "x\n"  # the rest of the root stays writable
+
+
 def test_write_file_asks_for_it_in_every_mode(place: Place) -> None:
     target = hooks_path(place.ws)
     args = json.dumps({"path": str(target.relative_to(place.ws)), "content": "x\n"})

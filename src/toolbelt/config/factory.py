@@ -8,6 +8,7 @@ the tools read, the ``Protections`` the path guard, the policy and the sandbox s
 
 from __future__ import annotations
 
+from toolbelt.config.launch_files import Launch
 from toolbelt.config.protections import current_user_config, session_protections
 from toolbelt.config.settings import Settings, add_local_rule, load_settings
 from toolbelt.core.context import Session
@@ -112,13 +113,19 @@ def build_policy(
     )
 
 
+def _hook_code(launch: Launch) -> list[str]:
+    """What of a hook's launch is not the user's own system: the workspace files it reaches,
+    and what no pin could hold (a program known only when it runs, a registry package)."""
+    return [str(path) for path in launch.files] + launch.unpinned
+
+
 def build_hooks(session: Session, settings: Settings) -> ToolHooks:
     """Command hooks from ``settings`` (no-op hooks when there are none), started by the
     session's hook runner (``config.runners``: inside its sandbox unless the user's settings
     say otherwise)."""
     if not settings.hooks:
         return ToolHooks()
-    from toolbelt.config.launch_files import launch_of_shell
+    from toolbelt.config.launch_files import launch_of_shell  # parses shell text: on use
     from toolbelt.config.runners import session_runner  # the sandbox's modules load on use
     from toolbelt.hooks.settings_hooks import SettingsHooks
 
@@ -127,5 +134,5 @@ def build_hooks(session: Session, settings: Settings) -> ToolHooks:
         settings.hooks,
         root,
         runner=lambda: session_runner(session, "hook"),
-        workspace_code=lambda command: launch_of_shell(command, root).files,
+        workspace_code=lambda command: _hook_code(launch_of_shell(command, root)),
     )

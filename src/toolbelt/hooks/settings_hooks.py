@@ -6,10 +6,11 @@ matcher rules); PostToolUse and PostToolUseFailure run after the call.
 
 **Code of the workspace cannot approve a call.** A hook whose command reaches a file of the
 workspace when it runs — ``npx guard`` finding ``node_modules/.bin/guard``, ``make check``
-its ``Makefile``, a trusted workspace's ``.toolbelt/hooks/approve.sh`` — runs code a command
+its ``Makefile``, a trusted workspace's ``.toolbelt/hooks/approve.sh`` — or runs what cannot
+be told in advance (``bash -c "$(cat guard.txt)"``, a registry package) runs code a command
 may have written, however it was pinned: its ``deny`` and ``ask`` count, its ``allow`` does
-not (the call is decided as if the hook had said nothing, and the user sees why). Which files
-a command reaches is ``workspace_code``'s answer (``config.launch_files``).
+not (the call is decided as if the hook had said nothing, and the user sees why). What a
+command reaches is ``workspace_code``'s answer (``config.launch_files``).
 """
 
 from __future__ import annotations
@@ -55,12 +56,13 @@ class SettingsHooks(ToolHooks):
         cwd: Path,
         *,
         runner: Callable[[], Runner] | None = None,
-        workspace_code: Callable[[str], Sequence[Path]] | None = None,
+        workspace_code: Callable[[str], Sequence[str]] | None = None,
     ) -> None:
         """``runner`` gives the runner each hook starts with (``config.runners``: the
         session's, asked at each run since the door may choose the sandbox after building
         the hooks); None runs them unconfined. ``workspace_code`` names the workspace files a
-        hook's command reaches (see the module's docstring); None trusts every hook's allow."""
+        hook's command reaches and what it runs that no one can tell in advance (see the
+        module's docstring); None trusts every hook's allow."""
         self._config = validate_hooks(dict(config))  # once here, not by hooks_for per call
         self._cwd = cwd
         self._runner = runner
@@ -121,14 +123,16 @@ class SettingsHooks(ToolHooks):
         if not reached:
             return outcome
         note = (
-            f"A hook's allow was not taken: it runs {reached[0]}, a file of the workspace, "
-            "which a command may have changed; the call is decided as if it had said nothing."
+            f"A hook's allow was not taken: what it runs is not the user's own system "
+            f"({reached[0]}), and a command may have changed it; the call is decided as if "
+            "the hook had said nothing."
         )
         message = f"{outcome.system_message}\n{note}".strip()
         return replace(outcome, decision=None, reason="", system_message=message)
 
-    async def _reached(self, command: str, event: str) -> list[Path]:
-        """The workspace files ``command`` reaches now (only a PreToolUse hook can allow)."""
+    async def _reached(self, command: str, event: str) -> list[str]:
+        """What of ``command`` is not the user's own system now (only a PreToolUse hook can
+        allow)."""
         if self._workspace_code is None or event != "PreToolUse":
             return []
         return list(await anyio.to_thread.run_sync(self._workspace_code, command))

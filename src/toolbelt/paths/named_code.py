@@ -55,6 +55,16 @@ _GIT_COMMAND_KEYS = re.compile(
     r"|submodule\..+\.update)$"
 )
 _MAX_INCLUDES = 10
+GIT_HOOKS = (
+    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+    "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+    "post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive",
+    "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+    "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+    "p4-post-changelist", "p4-pre-submit", "post-index-change",
+)  # fmt: skip
+"""The hooks git runs (githooks(5)), protected by name when ``core.hooksPath`` is the work
+tree itself (``.``)."""
 
 
 def named_code(root: Path, *, home: Path) -> dict[Path, str]:
@@ -131,8 +141,13 @@ def _git_repository(root: Path, home: Path) -> Iterator[tuple[Path, str]]:
                 yield included, f"{file} includes it as git configuration"
                 pending.append((included, own))
             elif key == "core.hookspath":
-                hooks = _at(value, root, home)
-                yield hooks, f"{file} names it as git's hooks directory"
+                hooks = Path(os.path.normpath(_at(value, root, home)))
+                why = f"{file} names it as git's hooks directory"
+                if os.path.realpath(hooks) == os.path.realpath(root):  # `.`: hooks by name
+                    for name in GIT_HOOKS:
+                        yield root / name, f"{file} makes git run it as a hook"
+                elif not _inside(root, hooks):  # above the work tree: outside the workspace
+                    yield hooks, why
             elif own and _GIT_COMMAND_KEYS.match(key):
                 program = _program_of(value.removeprefix("!"), root, home)
                 if program is not None:
@@ -297,6 +312,8 @@ def _at(value: str, base: Path, home: Path) -> Path:
 
 
 def _inside(path: Path, top: Path) -> bool:
-    text, real = str(path), os.path.realpath(path)
+    """Whether ``path`` is ``top`` or beneath it, as written or resolved."""
     prefix = str(top).rstrip("/") + "/"
-    return text.startswith(prefix) or real.startswith(prefix)
+    return any(
+        text == str(top) or text.startswith(prefix) for text in (str(path), os.path.realpath(path))
+    )
