@@ -115,3 +115,37 @@ def test_a_git_file_pointing_outside_an_untrusted_workspace_is_refused(place: Pl
         f"({elsewhere / '.git'}), and the workspace is not trusted, so git_commit does not "
         "write there; ask the user to commit by hand, or to trust the workspace.\n"
     )
+
+
+def test_a_trusted_linked_worktree_commits_and_its_hook_cannot_touch_the_main_repository(
+    place: Place,
+) -> None:
+    """A worktree's git directory lives in the main repository's ``.git/worktrees/``, outside
+    the workspace: the git profile lets git write it, and the main repository's hooks, config
+    and ``info/`` stay read-only for the hook."""
+    main = place.outside / "main"
+    main.mkdir()
+    git(main, "init", "-q", "-b", "main")
+    git(main, "config", "user.name", "Test Person")
+    git(main, "config", "user.email", "test@example.test")
+    (main / "a.txt").write_text("one\n")
+    git(main, "add", "a.txt")
+    git(main, "commit", "-qm", "start")
+    worktree = place.ws / "side"
+    git(main, "worktree", "add", "-q", str(worktree), "-b", "side")
+    writes = " ".join(
+        f"echo x >> {main / '.git' / name};"
+        for name in ("hooks/post-commit", "config", "info/attributes")
+    )
+    hook(main / ".git" / "hooks" / "pre-commit", f"{{ {writes} }} 2>>hook-err.txt; exit 0")
+    (worktree / "a.txt").write_text("two\n")
+    args = json.dumps({"message": "Change a"})
+    done = toolbelt(
+        "call", "git_commit", args, "--yes", "--root", str(worktree), "--trust-workspace",
+        place=place, cwd=worktree,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(worktree, "log", "-1", "--format=%s") == "Change a\n"
+    assert not (main / ".git" / "hooks" / "post-commit").exists()
+    assert "x" not in (main / ".git" / "config").read_text().splitlines()
+    assert (worktree / "hook-err.txt").read_text().count("Read-only file system") == 3
