@@ -238,3 +238,25 @@ async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) 
     assert str(caught.value).startswith("git commit did not finish within 1 s (a hook may be")
     assert not alive(tag)
     assert git(repo, "log", "-1", "--format=%s") == "start\n"
+
+
+async def test_a_sandbox_that_cannot_keep_gits_code_read_only_refuses_in_one_sentence(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Landlock without user namespaces can only keep .git/ read-only as a whole: git_commit
+    says so and how to go on, rather than git's own "unable to create index.lock"."""
+    from toolbelt.runners import runner
+    from toolbelt.sandbox.landlock import abi_version
+
+    if abi_version() < 1:
+        pytest.skip("needs Landlock")
+    monkeypatch.setattr(runner, "namespaces_work", lambda: False)
+    (repo / "a.txt").write_text("x\n")
+    result, _ = await commit(repo, {"message": "No mounts"})
+    assert result.text == (
+        "The sandbox here cannot let git write .git/ while keeping its hooks and config "
+        "read-only (this machine allows no user namespaces and has no bubblewrap); run `git "
+        'commit` through bash with "sandbox": false and a justification (the user will be '
+        "asked), or ask the user to commit."
+    )
+    assert git(repo, "log", "-1", "--format=%s") == "start\n"

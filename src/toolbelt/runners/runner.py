@@ -36,6 +36,7 @@ from anyio.abc import Process
 
 from toolbelt.procs.tree import ProcessTree
 from toolbelt.sandbox.runner_policy import Network, RunnerPolicy
+from toolbelt.sandbox.backends import namespaces_work
 from toolbelt.sandbox.sandbox import Profile, Sandbox
 from toolbelt.shell.environment import command_environment
 
@@ -66,6 +67,15 @@ class Runner:
     def confined(self) -> bool:
         """Whether what this runner starts runs inside the sandbox."""
         return self.sandbox is not None and self.sandbox.active and self.policy.confined
+
+    @property
+    def git_writable(self) -> bool:
+        """Whether git started by this runner can write its repository: unconfined, or in a
+        sandbox that can keep ``.git/``'s code read-only while the rest is written (a mount
+        namespace: bubblewrap, or Landlock where user namespaces work)."""
+        if not self.confined or self.sandbox is None:
+            return True
+        return self.sandbox.backend == "bwrap" or namespaces_work()
 
     @property
     def profile(self) -> Profile:

@@ -106,7 +106,15 @@ class GitCommitTool(Tool[GitCommitInput]):
     async def run(self, args: GitCommitInput, ctx: ToolContext) -> ToolOutput:
         settings = session_settings(ctx.session)
         place, linked = _repository(ctx, trusted=settings.trusted)
+        _refuse_in_progress(place)
         runner = session_runner(ctx.session, "git", git_dirs=linked)
+        if not runner.git_writable:
+            raise ToolError(
+                "The sandbox here cannot let git write .git/ while keeping its hooks and config "
+                "read-only (this machine allows no user namespaces and has no bubblewrap); run "
+                '`git commit` through bash with "sandbox": false and a justification (the user '
+                "will be asked), or ask the user to commit."
+            )
         git = GitRunner(ctx.cwd, trusted=settings.trusted, place=place, runner=runner)
         trailer = DEFAULT_TRAILER if settings.commit_trailer is None else settings.commit_trailer
         message = _with_trailer(args.message, trailer)
@@ -155,12 +163,6 @@ def _what(place: GitPlace, path: Path) -> str:
 
 
 async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> ToolOutput:
-    top = await git.run("rev-parse", "--show-toplevel")
-    if top.returncode != 0:
-        raise ToolError(
-            "The working directory is not inside a git repository; there is nothing to commit to."
-        )
-    await _refuse_in_progress(git)
     branch = await git.run("symbolic-ref", "--quiet", "--short", "HEAD")
     if branch.returncode != 0:
         raise ToolError(
@@ -190,11 +192,11 @@ async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> Tool
     return ToolOutput.text(text, {"sha": sha, "branch": name, "stat": stat})
 
 
-async def _refuse_in_progress(git: GitRunner) -> None:
+def _refuse_in_progress(place: GitPlace) -> None:
+    """ToolError while a merge, rebase, cherry-pick or revert is under way (its marker is in
+    the worktree's own git directory, where ``git rev-parse --git-path`` finds it)."""
     for marker, what in _IN_PROGRESS.items():
-        path = (await git.run("rev-parse", "--git-path", marker)).stdout.strip()
-        located = git.cwd / path
-        if path and located.exists():
+        if os.path.lexists(place.git_dir / marker):
             raise ToolError(
                 f"{what.capitalize()} is in progress in this repository; finish or abort it "
                 "(or ask the user) before committing."
