@@ -79,9 +79,18 @@ class _Markers:
         self._lock = threading.Lock()
 
     def learn(self, tokens: Iterable[str]) -> None:
-        new = {t for t in tokens if len(t) >= 2 and ZWSP not in t and not t.isspace()}
+        shaped = re.compile(_SHAPES)
+        new = {
+            token
+            for token in tokens
+            if len(token) >= 2
+            and ZWSP not in token
+            and not token.isspace()
+            and shaped.match(token) is None  # its shape breaks it already (most do)
+        }
         with self._lock:
-            if new <= self.tokens:
+            new = set(sorted(new - self.tokens)[: max(0, _MAX_LEARNT - len(self.tokens))])
+            if not new:
                 return
             self.tokens = self.tokens | new
             learnt = sorted(self.tokens, key=len, reverse=True)
@@ -91,6 +100,8 @@ class _Markers:
             self.broken = re.compile(f"{_BROKEN_SHAPES}|{again}")
 
 
+_MAX_LEARNT = 512
+"""The most tokens learnt from servers (a server listing thousands keeps the pattern small)."""
 _MARKERS = _Markers()
 
 

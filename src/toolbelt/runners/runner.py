@@ -35,8 +35,8 @@ from typing import Any, Literal
 from anyio.abc import Process
 
 from toolbelt.procs.tree import ProcessTree
-from toolbelt.sandbox.runner_policy import Network, RunnerPolicy
 from toolbelt.sandbox.backends import namespaces_work
+from toolbelt.sandbox.runner_policy import Network, RunnerPolicy
 from toolbelt.sandbox.sandbox import Profile, Sandbox
 from toolbelt.shell.environment import command_environment
 
