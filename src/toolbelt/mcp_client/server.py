@@ -205,7 +205,14 @@ class McpServerToolset(Toolset):
                 self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
-        return describe_exit(self.config, self._stdio, exc)
+        why = describe_exit(self.config, self._stdio, exc)
+        if self._stdio is not None and self._stdio.confined:
+            why += (
+                "; it runs inside the sandbox (the workspace's servers do), with the network "
+                "off and nothing outside the workspace writable: if it needs them, the user "
+                "can open them in their settings (`sandbox.mcpServers`)"
+            )
+        return why
 
     async def _relist(self, session: ClientSession) -> None:
         tools = await list_remote_tools(session)

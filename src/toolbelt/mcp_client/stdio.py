@@ -76,6 +76,8 @@ class StdioConnection:
         """``runner`` starts the server (None: unconfined, as the user's own servers are)."""
         self._server = server
         self._runner = runner if runner is not None else Runner("mcp")
+        self.confined = self._runner.confined
+        """Whether the server runs inside the sandbox (for what its failures say)."""
         self._max = max_message
         self.problem: str | None = None
         """Why toolbelt disconnected the server, when it did (a broken contract)."""
