@@ -206,7 +206,13 @@ def _refuse_in_progress(place: GitPlace) -> None:
 def _check(result: GitResult, doing: str) -> None:
     if result.returncode != 0:
         detail = (result.stderr.strip() or result.stdout.strip())[-2000:]
-        raise ToolError(f"git could not {doing}: {detail}")
+        hint = ""
+        if "failed to sign" in detail or "signing failed" in detail:
+            hint = (
+                " (the repository signs its commits, and the sandbox git runs in hides the "
+                "user's keys and agent: ask the user to commit)"
+            )
+        raise ToolError(f"git could not {doing}: {detail}{hint}")
 
 
 def _with_trailer(message: str, trailer: str) -> str:
