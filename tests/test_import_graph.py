@@ -46,6 +46,7 @@ LAYERS = (
     "procs",
     "sandbox",
     "shell",
+    "runners",
     "files",
     "checkpoints",
     "search",

@@ -26,7 +26,7 @@ once. A closed runtime refuses every call with a ``UsageError``, and so does ope
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
@@ -47,10 +47,11 @@ from toolbelt.core.user import UserChannel
 from toolbelt.policy.policy import ToolbeltPolicy
 
 if TYPE_CHECKING:
-    from toolbelt.mcp_client.config import McpConfig
+    from toolbelt.mcp_client.config import McpConfig, ServerConfig
     from toolbelt.mcp_client.shared import SharedServers
     from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.providers.model import ModelClient
+    from toolbelt.runners.runner import Runner
     from toolbelt.sandbox.sandbox import SandboxSettings
 
 __all__ = ["Runtime", "RuntimeOptions", "RuntimeState"]
@@ -190,9 +191,22 @@ class Runtime(AsyncResource):
             return ToolSearchToolset(CombinedToolset(builtins, shared))
         if not self.mcp_config.servers:
             return builtins
+        from toolbelt.config.runners import session_runner
         from toolbelt.mcp_client.toolset import McpToolset
+        from toolbelt.paths.containment import is_within
 
-        self.mcp_servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))
+        session = self.session
+
+        def runner(server: ServerConfig) -> Callable[[], Runner] | None:
+            """The workspace's own servers start inside the session's sandbox (the runner
+            rule); the user's own ones start as the user configured them."""
+            if not is_within(server.source, session.root):
+                return None
+            return lambda: session_runner(session, "mcp")
+
+        self.mcp_servers = McpToolset(
+            self.mcp_config.servers, taken=frozenset(builtins.names()), runner=runner
+        )
         return ToolSearchToolset(CombinedToolset(builtins, self.mcp_servers))
 
     @property

@@ -32,6 +32,7 @@ from typing import Any
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.errors import PathError
 from toolbelt.paths.guard import PathGuard
+from toolbelt.paths.small_read import read_head
 
 __all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_sources"]
 
@@ -136,11 +137,9 @@ def _parse(path: Path, folder: Path, source: str, data: bytes | None = None) -> 
     import yaml
 
     if data is None:
-        try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_SKILL_BYTES + 1)
-        except OSError as exc:
-            raise ValueError(f"cannot be read ({exc.strerror})") from exc
+        data = read_head(path, MAX_SKILL_BYTES)  # never blocks on a FIFO, never reads /dev/zero
+        if data is None:
+            raise ValueError("cannot be read (not a regular file)")
     if len(data) > MAX_SKILL_BYTES:
         raise ValueError(f"larger than {MAX_SKILL_BYTES // 1024} KB")
     text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")

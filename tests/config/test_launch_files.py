@@ -84,3 +84,28 @@ def test_a_package_runners_project_local_program_is_named(tmp_path: Path) -> Non
     assert named_files(["uv", "run", "srv", "--port", "1"], ws, ws) == [venv / "srv"]
     assert named_files(["npx", "not-installed"], ws, ws) == []
     assert named_files(["npm", "test"], ws, ws) == []
+
+
+def test_one_parser_follows_sh_c_inline_code_scripts_and_task_files(tmp_path: Path) -> None:
+    from toolbelt.config.launch_files import ScriptPin, launch_of_argv
+
+    ws = tmp_path / "ws"
+    srv = make(ws / "srv.py")
+    run = make(ws / "lib" / "run.js")
+    lint = make(ws / "scripts" / "lint.sh", mode=0o755)
+    makefile = make(ws / "Makefile", "serve:\n\tpython3 srv.py\n")
+    package = make(
+        ws / "package.json", '{"scripts": {"lint": "sh scripts/lint.sh", "prelint": "true"}}'
+    )
+    assert named_files(["sh", "-c", "exec python3 srv.py"], ws, ws) == [srv]
+    assert named_files(["python3", "-c", "import runpy; runpy.run_path('srv.py')"], ws, ws) == [srv]
+    assert named_files(["node", "-e", "require('./lib/run.js')"], ws, ws) == [run]
+    assert named_files(["make", "serve"], ws, ws) == [makefile]
+    npm = launch_of_argv(["npm", "run", "lint"], ws, ws)
+    assert npm.pinned == [ScriptPin(package, "prelint"), ScriptPin(package, "lint"), lint]
+    assert launch_of_argv(["npm", "run", "missing"], ws, ws).unpinned[-1] == (
+        f"`npm` runs the script `missing`, which {package} does not hold"
+    )
+    assert "`yarn` runs `cowsay` from the package registry" in (
+        launch_of_argv(["yarn", "dlx", "cowsay"], ws, ws).unpinned
+    )

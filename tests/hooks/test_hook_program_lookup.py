@@ -1,7 +1,7 @@
 """A hook finds its programs on PATH's absolute entries outside the workspace only: a relative
 or empty entry (``node_modules/.bin``, ``::``) would resolve against its cwd, the workspace, an
 activated virtualenv's ``/abs/ws/.venv/bin`` lies in it, where a sandboxed
-command may have planted a program of that name — which would then run unconfined.
+command may have planted a program of that name.
 
 Driven through the real ``toolbelt call`` with HOME pointed at a temporary directory, so the
 user's settings (and the hook they hold) are the test's own.
@@ -27,7 +27,7 @@ def test_a_users_hook_never_runs_a_program_a_path_entry_finds_in_the_workspace(
     hook = {"matcher": "write_file", "hooks": [{"type": "command", "command": command}]}
     settings = {"hooks": {"PostToolUse": [hook]}}
     (home / ".config" / "toolbelt" / "settings.json").write_text(json.dumps(settings))
-    marker = tmp_path / "planted-fmt-tool-ran"
+    marker = ws / "planted-fmt-tool-ran"  # where the confined hook may write
     for where in (ws, ws / "node_modules" / ".bin", ws / ".venv" / "bin"):
         where.mkdir(parents=True, exist_ok=True)
         planted = where / "fmt-tool"

@@ -1,4 +1,4 @@
-"""Hooks run unconfined with the workspace as their cwd: a Python they start must not import
+"""Hooks run with the workspace as their cwd: a Python they start must not import
 the workspace's modules through the cwd Python puts first on ``sys.path`` (``-m``, ``-c``).
 
 Driven through the real ``toolbelt call`` with HOME pointed at a temporary directory, so the
@@ -33,7 +33,7 @@ def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
     hook = {"matcher": "write_file", "hooks": [{"type": "command", "command": HOOK}]}
     settings = {"hooks": {"PostToolUse": [hook]}}
     (home / ".config" / "toolbelt" / "settings.json").write_text(json.dumps(settings))
-    marker = tmp_path / "workspace-module-ran"
+    marker = ws / "workspace-module-ran"  # where the confined hook may write
     (ws / "fmt_tool.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     return home, ws, marker
 

@@ -65,12 +65,25 @@ def mark() -> Iterator[str]:
     assert left == [], f"processes left behind by the test's MCP servers: {left}"
 
 
+UNCONFINED_SERVERS = {"sandbox": {"mcpServers": {"confined": False}, "hooks": {"confined": False}}}
+"""The user setting these tests run with: the fake server keeps its state (``FAKE_STATE``) and
+the tests (and their hooks) their markers outside the workspace, where a server or hook
+confined by the runner rule could not write; ``tests/runners`` covers the confinement."""
+
+
+def user_settings(user_config: Path, settings: dict[str, Any]) -> None:
+    """Write the user's settings: ``settings`` beside ``UNCONFINED_SERVERS``."""
+    (user_config / "settings.json").write_text(json.dumps({**UNCONFINED_SERVERS, **settings}))
+
+
 @pytest.fixture(autouse=True)
 def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A user configuration directory of the test's own (the real ~/.config is never read)."""
+    """A user configuration directory of the test's own (the real ~/.config is never read),
+    whose settings leave the workspace's servers unconfined (``UNCONFINED_SERVERS``)."""
     config = tmp_path / "config-home"
     (config / "toolbelt").mkdir(parents=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    user_settings(config / "toolbelt", {})
     return config / "toolbelt"
 
 

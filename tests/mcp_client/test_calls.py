@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.mcp_client.conftest import fake_entry, write_servers
+from tests.mcp_client.conftest import fake_entry, user_settings, write_servers
 from tests.support.waiting import wait_until_async
 from toolbelt import Runtime, ToolCall
 from toolbelt.core.events import ProgressEvent
@@ -35,7 +35,7 @@ def fake(workspace: Path, mark: str, state: Path) -> Path:
 
 
 def allow(user_config: Path, *rules: str) -> None:
-    (user_config / "settings.json").write_text(json.dumps({"permissions": {"allow": list(rules)}}))
+    user_settings(user_config, {"permissions": {"allow": list(rules)}})
 
 
 async def test_tools_are_listed_beside_the_builtins_once_the_server_started(fake: Path) -> None:
@@ -67,8 +67,8 @@ async def test_every_call_asks_and_the_answer_is_forwarded(fake: Path) -> None:
 
 
 async def test_a_rule_for_the_tool_governs_call_mcp_tool_too(fake: Path, user_config: Path) -> None:
-    (user_config / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["mcp__fake__echo"], "deny": ["mcp__fake__crash"]}})
+    user_settings(
+        user_config, {"permissions": {"allow": ["mcp__fake__echo"], "deny": ["mcp__fake__crash"]}}
     )
     requester = ScriptedRequester()
     async with Runtime(fake, trusted=True, requester=requester) as runtime:
@@ -207,7 +207,7 @@ async def test_hooks_see_the_mcp_name(fake: Path, user_config: Path, tmp_path: P
     seen = tmp_path / "hook-input.json"
     hook = {"type": "command", "command": f"cat > {seen}"}
     settings = {"hooks": {"PreToolUse": [{"matcher": "mcp__fake__.*", "hooks": [hook]}]}}
-    (user_config / "settings.json").write_text(json.dumps(settings))
+    user_settings(user_config, settings)
     async with Runtime(fake, trusted=True, requester=AutoApprove()) as runtime:
         await runtime.toolset.list_tools()
         result = await runtime.run_one(ToolCall("h", "mcp__fake__echo", {"text": "hooked"}))

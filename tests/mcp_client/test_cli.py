@@ -14,7 +14,7 @@ import pytest
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mcp import Client
-from tests.mcp_client.conftest import everything_entry, fake_entry, write_servers
+from tests.mcp_client.conftest import everything_entry, fake_entry, user_settings, write_servers
 from tests.support import toolbelt_cli
 from tests.support.toolbelt_cli import TOOLBELT_ARGS
 
@@ -111,7 +111,7 @@ async def test_toolbelt_mcp_serves_the_servers_tools_beside_the_builtins(
     workspace: Path, mark: str, tmp_path: Path, user_config: Path
 ) -> None:
     write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
-    (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake"]}}')
+    user_settings(user_config, {"permissions": {"allow": ["mcp__fake"]}})
     params = StdioServerParameters(
         command=sys.executable,
         args=[*TOOLBELT_ARGS, "mcp", "--root", str(workspace), "--trust-workspace"],
@@ -142,7 +142,7 @@ async def test_toolbelt_mcp_over_http_shares_the_servers_between_sessions(
     from tests.mcp.http_server import start
 
     write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, tmp_path)})
-    (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake__echo"]}}')
+    user_settings(user_config, {"permissions": {"allow": ["mcp__fake__echo"]}})
     server = start(workspace, "--trust-workspace")
     try:
         replies = []
@@ -289,9 +289,10 @@ def test_a_users_server_is_not_found_in_the_workspace_an_absolute_path_entry_nam
 def test_the_workspaces_own_server_keeps_the_workspace_entries_of_its_path(
     workspace: Path, mark: str, tmp_path: Path
 ) -> None:
-    marker, home = tmp_path / "workspace-python-ran", tmp_path / "home"
+    # in the workspace: the server runs confined (no user settings here), where it may write
+    marker, home = workspace / "workspace-python-ran", tmp_path / "home"
     home.mkdir()
-    entry = fake_entry(mark, tmp_path)
+    entry = fake_entry(mark, workspace)
     entry |= {"command": "python3"}
     entry["env"] |= {"PATH": planted_python(workspace, marker)}
     write_servers(workspace / ".mcp.json", {"fake": entry})

@@ -8,7 +8,6 @@ declined. One person's call alone is asked as before.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from mcp.types import ElicitRequestParams, ElicitResult
 
 from tests.mcp.http_server import start
-from tests.mcp_client.conftest import write_servers
+from tests.mcp_client.conftest import user_settings, write_servers
 from tests.mcp_client.test_http_limits import serve
 
 pytestmark = pytest.mark.anyio
@@ -38,9 +37,7 @@ async def test_two_sessions_asking_at_once_get_no_question_of_the_other(
 ) -> None:
     remote, url = await serve("sse", mark)
     write_servers(workspace / ".mcp.json", {"fake": {"type": "http", "url": url}})
-    (user_config / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["mcp__fake"]}})
-    )
+    user_settings(user_config, {"permissions": {"allow": ["mcp__fake"]}})
     door = start(workspace, "--trust-workspace")
     asked_alice: list[str] = []
     asked_bob: list[str] = []

@@ -52,8 +52,17 @@ class Recorded:
 class FakeProvider:
     """The server; a context manager that starts it on enter and stops it on exit."""
 
-    def __init__(self, script: Iterable[Reply | Mapping[str, Any]] = ()) -> None:
+    def __init__(
+        self,
+        script: Iterable[Reply | Mapping[str, Any]] = (),
+        *,
+        get: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``get``: JSON bodies a ``GET`` of each path answers (a server's ``/props``); any
+        other ``GET`` is a 404."""
         self._script = [r if isinstance(r, Reply) else Reply.from_dict(r) for r in script]
+        self.get = dict(get or {})
+        self.gets: list[str] = []
         self._lock = threading.Lock()
         self.requests: list[Recorded] = []
         self.disconnected = threading.Event()
@@ -105,6 +114,13 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
+
+        def do_GET(self) -> None:
+            fake.gets.append(self.path)
+            if self.path in fake.get:
+                self._send_json(200, fake.get[self.path])
+            else:
+                self._send_json(404, {"error": {"message": f"no such endpoint {self.path}"}})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)

@@ -167,8 +167,8 @@ def _hook(path: Path, marker: Path) -> None:
     path.chmod(0o755)
 
 
-async def test_trusted_repository_hooks_run(repo: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "hook-ran"
+async def test_trusted_repository_hooks_run(repo: Path) -> None:
+    marker = repo / "hook-ran"  # in the workspace: the hook runs in the sandbox's git profile
     _hook(repo / ".git/hooks/pre-commit", marker)
     (repo / "a.txt").write_text("x\n")
     result, _ = await commit(repo, {"message": "Hooked"}, trusted=True)
@@ -186,7 +186,7 @@ async def test_trusted_repository_hook_can_stop_the_commit(repo: Path) -> None:
 
 
 async def test_untrusted_repository_runs_none_of_its_programs(repo: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "program-ran"
+    marker = repo / "program-ran"  # where the sandbox would let it write: the overrides hold
     _hook(repo / ".git/hooks/pre-commit", marker)
     _hook(repo / ".git/hooks/post-commit", marker)
     _hook(tmp_path / "evil-hooks/pre-commit", marker)
@@ -237,4 +237,26 @@ async def test_a_hanging_hook_is_stopped_with_everything_it_started(repo: Path) 
         await git_runner.run("commit", "-q", "-F", "-", stdin="Hangs\n")
     assert str(caught.value).startswith("git commit did not finish within 1 s (a hook may be")
     assert not alive(tag)
+    assert git(repo, "log", "-1", "--format=%s") == "start\n"
+
+
+async def test_a_sandbox_that_cannot_keep_gits_code_read_only_refuses_in_one_sentence(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Landlock without user namespaces can only keep .git/ read-only as a whole: git_commit
+    says so and how to go on, rather than git's own "unable to create index.lock"."""
+    from toolbelt.runners import runner
+    from toolbelt.sandbox.landlock import abi_version
+
+    if abi_version() < 1:
+        pytest.skip("needs Landlock")
+    monkeypatch.setattr(runner, "namespaces_work", lambda: False)
+    (repo / "a.txt").write_text("x\n")
+    result, _ = await commit(repo, {"message": "No mounts"})
+    assert result.text == (
+        "The sandbox here cannot let git write .git/ while keeping its hooks and config "
+        "read-only (this machine allows no user namespaces and has no bubblewrap); run `git "
+        'commit` through bash with "sandbox": false and a justification (the user will be '
+        "asked), or ask the user to commit."
+    )
     assert git(repo, "log", "-1", "--format=%s") == "start\n"

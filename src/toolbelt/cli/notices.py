@@ -17,8 +17,10 @@ import os
 import sys
 from pathlib import Path
 
+from toolbelt.config.files import MAX_CONFIG_BYTES
 from toolbelt.config.state import user_state_dir
 from toolbelt.core.terminal_text import escape_for_terminal
+from toolbelt.paths.small_read import read_small
 from toolbelt.runtime import Runtime
 
 __all__ = ["print_notices"]
@@ -46,10 +48,8 @@ def _first_showing(root: Path, notice: str) -> bool:
     shown. When the record cannot be read or written the notice is shown."""
     digest = hashlib.sha256(notice.encode())
     for name in _CONFIG_FILES:
-        try:
-            digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
-        except OSError:
-            digest.update(name.encode() + b"\0-\0")
+        content = read_small(root / name, MAX_CONFIG_BYTES)  # the workspace wrote it
+        digest.update(name.encode() + b"\0" + (b"-" if content is None else content) + b"\0")
     seen = digest.hexdigest()
     record = user_state_dir() / "notices" / hashlib.sha256(str(root).encode()).hexdigest()[:32]
     try:

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
-from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, hooks_section_files
+from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, hooks_section_launch
 from toolbelt.config.launches import LaunchPin, launch_key, launch_pin
 from toolbelt.config.settings import Settings, load_settings, settings_files, untrusted_notice
 from toolbelt.config.trust import distrust, too_broad, trust, trusted_workspaces
 from toolbelt.core.terminal_text import escape_for_terminal
-from toolbelt.mcp_client.config import entry_files, mcp_config_files
+from toolbelt.mcp_client.config import entry_launch, mcp_config_files
 
 __all__ = ["load_and_warn", "manage_trust", "workspace_launches"]
 
@@ -46,7 +46,8 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             file=sys.stderr,
         )
         return 2
-    launches = workspace_launches(root)
+    unpinned: list[str] = []
+    launches = workspace_launches(root, unpinned=unpinned)
     where = trust(root, launches=launches)
     real = root.resolve()
     print(
@@ -66,6 +67,8 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
             f"Approved {_count_parts(launches)} as written now: a part that changes will not "
             f"run until you review it and trust {real} again."
         )
+    for line in unpinned:
+        print(f"toolbelt: note: {escape_for_terminal(line)}", file=sys.stderr)
     for name in _too_large(launches):
         print(
             f"toolbelt: warning: {escape_for_terminal(name)} is over {MAX_PINNED_BYTES >> 20} MiB, "
@@ -85,22 +88,37 @@ def manage_trust(directory: str, *, remove: bool, show: bool, force: bool = Fals
     return 0
 
 
-def workspace_launches(root: Path, *, home: Path | None = None) -> dict[str, LaunchPin]:
+def workspace_launches(
+    root: Path, *, home: Path | None = None, unpinned: list[str] | None = None
+) -> dict[str, LaunchPin]:
     """The pins of ``root``'s program-starting parts as they are now, with the workspace files
-    they name (what ``toolbelt trust`` stores). A file that cannot be read pins nothing:
-    loading it fails with its own error."""
+    they reach (what ``toolbelt trust`` stores). A file that cannot be read pins nothing:
+    loading it fails with its own error. ``unpinned`` gets one sentence per part that runs
+    what trust cannot pin (``config.launch_files``), for the user to read at trust time."""
     pins: dict[str, LaunchPin] = {}
     for path in mcp_config_files(root, home=home)[1:]:
         servers = _section(path, "mcpServers")
         for name, entry in servers.items():
-            files = entry_files(path, name, entry, root)
-            pins[launch_key(path, f"mcpServers.{name}")] = launch_pin(entry, files)
+            launch = entry_launch(path, name, entry, root)
+            pins[launch_key(path, f"mcpServers.{name}")] = launch_pin(entry, launch.pinned)
+            _say_unpinned(unpinned, f"the MCP server `{name}` in {path}", launch.unpinned)
     for path in settings_files(root, home=home)[1:]:
         hooks = _section(path, "hooks")
         if hooks:
-            files = hooks_section_files(hooks, root)
-            pins[launch_key(path, "hooks")] = launch_pin(hooks, files)
+            launch = hooks_section_launch(hooks, root)
+            pins[launch_key(path, "hooks")] = launch_pin(hooks, launch.pinned)
+            _say_unpinned(unpinned, f"the hooks in {path}", launch.unpinned)
     return pins
+
+
+def _say_unpinned(into: list[str] | None, part: str, unpinned: list[str]) -> None:
+    """One sentence for a part whose launch reaches what no pin can hold."""
+    if into is None or not unpinned:
+        return
+    into.append(
+        f"{part} {'; '.join(unpinned)}: that code is not pinned, so it may change after "
+        "you trust the workspace without a notice (it runs inside the sandbox)."
+    )
 
 
 def _too_large(launches: dict[str, LaunchPin]) -> list[str]:

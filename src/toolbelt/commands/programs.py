@@ -8,6 +8,7 @@ one table of shells and interpreters for both.
 from __future__ import annotations
 
 __all__ = [
+    "CODE_CONFIG",
     "DANGEROUS_PROGRAMS",
     "FILE_CREATORS",
     "FILE_READERS",
@@ -15,12 +16,17 @@ __all__ = [
     "GIT_READONLY",
     "GIT_SAFE_GLOBALS",
     "GIT_UNSAFE_FLAGS",
+    "IMPLICIT_CODE",
     "INTERPRETERS",
+    "PACKAGE_RUNNERS",
     "READONLY_PROGRAMS",
     "READS_NO_FILES",
+    "REGISTRY_RUNNERS",
     "RUNNERS",
     "SAFE_VARIABLES",
+    "SCRIPT_RUNNERS",
     "SHELLS",
+    "TASK_FILES",
     "WRAPPERS",
 ]
 
@@ -199,6 +205,89 @@ RUNNERS = frozenset(
 """Toolchains and package runners whose first operand names what they run (``java
 Main.java``, ``uv run srv``): a launch entry's files are found through them too
 (``config.launch_files``)."""
+
+# The launch parser's tables (``config.launch_files``): how a hook or an MCP entry reaches code
+# that its words do not name, and so which workspace files trust pins for it.
+
+PACKAGE_RUNNERS: dict[str, frozenset[str] | None] = {
+    "npx": None,
+    "pnpx": None,
+    "bunx": None,
+    "npm": frozenset({"exec", "x"}),
+    "pnpm": frozenset({"exec", "dlx"}),
+    "yarn": frozenset({"exec", "dlx"}),
+    "bun": frozenset({"x"}),
+}
+"""Package runners (None: the program itself; else those subcommands): ``npx pkg`` runs the
+project's ``node_modules/.bin/pkg`` when it is there, else fetches ``pkg`` from the registry."""
+REGISTRY_RUNNERS: dict[str, frozenset[str] | None] = {
+    "uvx": None,
+    "uv": frozenset({"tool"}),  # uv tool run PKG
+    "pipx": frozenset({"run"}),
+}
+"""Runners that always fetch (or take from their own cache) a package from the registry:
+nothing of it is a workspace file that trust could pin."""
+SCRIPT_RUNNERS: dict[str, frozenset[str]] = {
+    "npm": frozenset({"run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop",
+                      "restart"}),
+    "pnpm": frozenset({"run", "run-script", "test", "t", "tst", "start", "stop", "restart"}),
+    "yarn": frozenset({"run", "test", "start"}),
+    "bun": frozenset({"run", "test"}),
+}  # fmt: skip
+"""Task runners whose subcommand runs a ``package.json`` script (``npm test`` is ``npm run
+test``; ``yarn lint`` too, when ``lint`` is a script), with ``node_modules/.bin`` first on
+PATH and its ``pre``/``post`` scripts around it."""
+TASK_FILES: dict[str, tuple[str, ...]] = {
+    "make": ("GNUmakefile", "makefile", "Makefile"),
+    "gmake": ("GNUmakefile", "makefile", "Makefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "docker-compose": ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"),
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb"),
+    "invoke": ("tasks.py",),
+    "inv": ("tasks.py",),
+    "nox": ("noxfile.py",),
+    "tox": ("tox.ini", "pyproject.toml", "setup.cfg"),
+    "gradle": ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"),
+    "mvn": ("pom.xml", ".mvn/jvm.config", ".mvn/maven.config", ".mvn/extensions.xml"),
+    "cargo": ("Cargo.toml", "build.rs"),
+}
+"""Task runners and build tools: the files in their directory (``-f``/``-C`` move them) that
+hold what they run. ``docker compose`` is ``docker-compose``."""
+CODE_CONFIG: dict[str, tuple[str, ...]] = {
+    "prettier": (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml",
+                 ".prettierrc.json5", ".prettierrc.toml", ".prettierrc.js", ".prettierrc.cjs",
+                 ".prettierrc.mjs", ".prettierrc.ts", "prettier.config.js", "prettier.config.cjs",
+                 "prettier.config.mjs", "prettier.config.ts"),
+    "eslint": ("eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts",
+               ".eslintrc.js", ".eslintrc.cjs"),
+    "jest": ("jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs"),
+    "vitest": ("vitest.config.ts", "vitest.config.js", "vitest.config.mjs", "vite.config.ts",
+               "vite.config.js", "vite.config.mjs"),
+    "pytest": ("conftest.py",),
+    "py.test": ("conftest.py",),
+    "mypy": ("mypy.ini", ".mypy.ini"),
+    "webpack": ("webpack.config.js", "webpack.config.ts", "webpack.config.mjs"),
+    "rollup": ("rollup.config.js", "rollup.config.mjs", "rollup.config.ts"),
+    "babel": ("babel.config.js", "babel.config.cjs", ".babelrc.js"),
+    "stylelint": ("stylelint.config.js", ".stylelintrc.js", ".stylelintrc.cjs"),
+}  # fmt: skip
+"""Programs that load code from configuration files in their directory: those files, which
+trust pins (and the plugins a JSON or YAML one names by path: ``.prettierrc``'s
+``plugins``)."""
+IMPLICIT_CODE: dict[str, str] = {
+    "pytest": "imports the conftest.py of every directory it collects tests from",
+    "py.test": "imports the conftest.py of every directory it collects tests from",
+    "make": "runs whatever its recipes name, and the makefiles it includes",
+    "gmake": "runs whatever its recipes name, and the makefiles it includes",
+    "just": "runs whatever its recipes name",
+    "docker-compose": "runs images the compose file names, which come from a registry",
+    "cargo": "compiles and runs build scripts of the crates it builds",
+    "gradle": "runs the plugins and build scripts the build names",
+    "mvn": "runs the plugins the build names, fetched from a registry",
+    "tox": "installs and runs what its environments name",
+    "nox": "installs and runs what its sessions name",
+}
+"""What such a program runs beyond the files trust can pin: said at trust time."""
 
 GIT_READONLY = frozenset(
     [

@@ -8,17 +8,13 @@ the tools read, the ``Protections`` the path guard, the policy and the sandbox s
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from toolbelt.config.launch_files import Launch
+from toolbelt.config.protections import current_user_config, session_protections
 from toolbelt.config.settings import Settings, add_local_rule, load_settings
-from toolbelt.config.state import user_state_dir
-from toolbelt.config.trust import user_config_dir
 from toolbelt.core.context import Session
 from toolbelt.core.errors import UsageError
 from toolbelt.core.hooks import ToolHooks
 from toolbelt.paths.protections import Protections
-from toolbelt.paths.user_config import UserConfig
 from toolbelt.policy.modes import MODES
 from toolbelt.policy.policy import ToolbeltPolicy
 from toolbelt.policy.rules import RuleSet
@@ -54,31 +50,6 @@ def configure_session(session: Session, settings: Settings) -> Protections:
     # `./x` rules mean the directory the session started in, as in the policy's rules
     denied = RuleSet(deny=settings.deny, cwd=session.cwd).hidden_reads()
     return session_protections(session, hidden=denied)
-
-
-def session_protections(session: Session, *, hidden: tuple[Path, ...] = ()) -> Protections:
-    """The session's one catalogue of protected paths, built on first use from its roots and
-    the user's configuration directories (``hidden``: more paths for the sandbox to hide, on
-    that first use). The path guard, the policy and the sandbox all take it from here."""
-    return session.resource(
-        Protections,
-        lambda: Protections(session.roots, user_config=current_user_config(), hidden=hidden),
-    )
-
-
-def current_user_config() -> UserConfig:
-    """Where this process's user keeps their configuration (``HOME``, ``XDG_CONFIG_HOME``,
-    ``XDG_RUNTIME_DIR`` as they are now)."""
-    home = Path.home()
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    # where `toolbelt mcp --http` keeps its tokens (``cli.mcp_token``), for $XDG_STATE_HOME as
-    # it is now and as the default: secrets as a whole, like the configuration
-    tokens = (user_state_dir() / "tokens", user_state_dir(home) / "tokens")
-    return UserConfig.at(
-        (user_config_dir(), home / ".config" / "toolbelt", *tokens),
-        home=home,
-        runtime_dir=Path(runtime) / "toolbelt" if os.path.isabs(runtime) else None,
-    )
 
 
 def build_policy(
@@ -142,10 +113,26 @@ def build_policy(
     )
 
 
+def _hook_code(launch: Launch) -> list[str]:
+    """What of a hook's launch is not the user's own system: the workspace files it reaches,
+    and what no pin could hold (a program known only when it runs, a registry package)."""
+    return [str(path) for path in launch.files] + launch.unpinned
+
+
 def build_hooks(session: Session, settings: Settings) -> ToolHooks:
-    """Command hooks from ``settings`` (no-op hooks when there are none)."""
+    """Command hooks from ``settings`` (no-op hooks when there are none), started by the
+    session's hook runner (``config.runners``: inside its sandbox unless the user's settings
+    say otherwise)."""
     if not settings.hooks:
         return ToolHooks()
+    from toolbelt.config.launch_files import launch_of_shell  # parses shell text: on use
+    from toolbelt.config.runners import session_runner  # the sandbox's modules load on use
     from toolbelt.hooks.settings_hooks import SettingsHooks
 
-    return SettingsHooks(settings.hooks, session.root)
+    root = session.root
+    return SettingsHooks(
+        settings.hooks,
+        root,
+        runner=lambda: session_runner(session, "hook"),
+        workspace_code=lambda command: _hook_code(launch_of_shell(command, root)),
+    )

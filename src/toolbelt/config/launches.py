@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolbelt.config.launch_files import MAX_PINNED_BYTES, TOO_LARGE, file_digests
+from toolbelt.config.launch_files import (
+    MAX_PINNED_BYTES,
+    TOO_LARGE,
+    Pinned,
+    file_digests,
+    pinned_path,
+)
 
 __all__ = [
     "LaunchPin",
@@ -76,8 +82,8 @@ def launch_digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def launch_pin(value: Any, files: Iterable[Path]) -> LaunchPin:
-    """The pin of an entry ``value`` naming ``files`` (``config.launch_files``), as they are."""
+def launch_pin(value: Any, files: Iterable[Pinned]) -> LaunchPin:
+    """The pin of an entry ``value`` reaching ``files`` (``config.launch_files``), as they are."""
     return LaunchPin(launch_digest(value), file_digests(files))
 
 
@@ -91,7 +97,7 @@ def unapproved(
     path: Path,
     part: str,
     value: Any,
-    files: Callable[[], Iterable[Path]],
+    files: Callable[[], Iterable[Pinned]],
 ) -> str | None:
     """None if ``value`` (the ``part`` of ``path``) and the ``files`` it names now are what the
     user approved; else what changed, for the notice: "" for the entry itself, or `` (its file
@@ -115,7 +121,8 @@ def unapproved(
 
 def _file_note(name: str, digest: str | None) -> str:
     if digest is None:
-        return f"{name}, {'no longer what it runs' if os.path.lexists(name) else 'now gone'}"
+        there = os.path.lexists(pinned_path(name))
+        return f"{name}, {'no longer what it runs' if there else 'now gone'}"
     if digest == TOO_LARGE:
         return f"{name}, over {MAX_PINNED_BYTES >> 20} MiB and so too large to pin"
     return name

@@ -30,15 +30,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.files import ConfigFileError, read_config_text
-from toolbelt.config.launch_files import hooks_section_files
+from toolbelt.config.launch_files import Pinned, hooks_section_launch
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.settings_keys import unknown_key_warnings
 from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
-from toolbelt.core.errors import SettingsError, ToolbeltError
+from toolbelt.core.errors import SettingsError, ToolbeltError, UsageError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
 from toolbelt.hooks.config import HookMatcherGroup, check_event
 from toolbelt.policy.rules import Rule, RuleSet, parse_rule
+from toolbelt.sandbox.runner_policy import RunnerPolicy, network_ports
 
 __all__ = [
     "LISTS",
@@ -111,11 +112,35 @@ class _GitCommit(BaseModel):
     trailer: str | None = None
 
 
+class _RunnerSandbox(BaseModel):
+    """``sandbox.hooks`` / ``sandbox.mcpServers``: where those programs run (``RunnerPolicy``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    confined: bool = True
+    network: Literal["off", "on"] | list[str] = "off"
+
+    @field_validator("network")
+    @classmethod
+    def _ports(cls, value: str | list[str]) -> str | list[str]:
+        try:
+            network_ports(value if isinstance(value, str) else tuple(value))
+        except UsageError as exc:
+            raise ValueError(str(exc)) from exc
+        return value
+
+    def policy(self) -> RunnerPolicy:
+        network = self.network if isinstance(self.network, str) else tuple(self.network)
+        return RunnerPolicy(confined=self.confined, network=network)
+
+
 class _Sandbox(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     mode: Literal["auto", "landlock", "bwrap", "off"] | None = None
     network: Literal["off", "on"] | list[str] | None = None
+    hooks: _RunnerSandbox | None = None
+    mcp_servers: _RunnerSandbox | None = Field(default=None, alias="mcpServers")
 
 
 class _ToolSearch(BaseModel):
@@ -241,6 +266,12 @@ class Settings:
     """``sandbox.mode``: auto, landlock, bwrap or off (the last file that sets it wins)."""
     sandbox_network: str | list[str] | None = None
     """``sandbox.network``: "off", "on" or ["host:port", …]."""
+    hook_sandbox: RunnerPolicy = field(default_factory=RunnerPolicy)
+    """``sandbox.hooks`` of the user's own settings: where command hooks run (confined, with
+    the network off, unless it says otherwise; ``runners.runner``)."""
+    mcp_sandbox: RunnerPolicy = field(default_factory=RunnerPolicy)
+    """``sandbox.mcpServers`` of the user's own settings: where the workspace's stdio MCP
+    servers run."""
     tool_search_mode: Literal["auto", "always", "never"] | None = None
     """``toolSearch.mode``: when MCP tools are deferred behind tool_search (last file wins)."""
     tool_search_max_tools: int | None = None
@@ -343,7 +374,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.additional_directories.append(Path(os.path.normpath(root / expanded)))
         hooks = raw.get("hooks", {})
         if index > 0 and hooks:
-            files = functools.partial(hooks_section_files, hooks, root)  # read only if needed
+            files = functools.partial(_hook_pins, hooks, root)  # read only if needed
             changed = unapproved(merged.approved, path, "hooks", hooks, files)
             if changed is not None:
                 merged.changed.append(f"the hooks in {path}{changed}")
@@ -355,6 +386,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             merged.commit_trailer = parsed.git_commit.trailer
         merged.sandbox_mode = parsed.sandbox.mode or merged.sandbox_mode
         merged.sandbox_network = parsed.sandbox.network or merged.sandbox_network
+        _merge_runner_sandbox(merged, path, parsed.sandbox, user=index == 0)
         _merge_tool_search(merged, parsed.tool_search)
         merged.edit_tool = parsed.edit_tool or merged.edit_tool  # what is offered, not allowed
         _merge_agent_sections(merged, parsed)
@@ -401,6 +433,31 @@ def _merge_lsp(merged: Settings, section: _Lsp, *, commands: bool) -> None:
             merged.lsp_servers[language] = None
         elif commands:
             merged.lsp_servers[language] = tuple(command)
+
+
+def _hook_pins(hooks: dict[str, Any], root: Path) -> list[Pinned]:
+    """What trust pins of a settings file's hooks (``config.launch_files``)."""
+    return hooks_section_launch(hooks, root).pinned
+
+
+def _merge_runner_sandbox(merged: Settings, path: Path, section: _Sandbox, *, user: bool) -> None:
+    """``sandbox.hooks`` and ``sandbox.mcpServers`` count in the user's own file only: they
+    loosen the confinement of programs that run the workspace's code, which the workspace
+    must not decide for itself, trusted or not (a trusted workspace's hooks are pinned, what
+    they load is not)."""
+    if section.hooks is None and section.mcp_servers is None:
+        return
+    if not user:
+        merged.warnings.append(
+            f"{path}: `sandbox.hooks` and `sandbox.mcpServers` are read from your user "
+            "settings only (they decide where the workspace's own code runs), so they were "
+            "ignored here."
+        )
+        return
+    if section.hooks is not None:
+        merged.hook_sandbox = section.hooks.policy()
+    if section.mcp_servers is not None:
+        merged.mcp_sandbox = section.mcp_servers.policy()
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
@@ -450,6 +507,7 @@ def _loosening(
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
         "checkpoint settings" if parsed.checkpoints.given() else "",
         _count(sum(1 for c in parsed.lsp.servers.values() if c), "language server command"),
+        "runner sandbox settings" if parsed.sandbox.hooks or parsed.sandbox.mcp_servers else "",
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

@@ -2,14 +2,13 @@
 
 Images go to the model as image content (a vision model reads them) with their pixel size,
 read from the header alone — no imaging library needed. PDFs become text per page (pypdf,
-imported only when a PDF is read). Notebooks become their cells — id, type, source and text
+in a process of its own: ``pdf_text``). Notebooks become their cells — id, type, source and text
 outputs — which is what a model needs to edit one with notebook_edit.
 """
 
 from __future__ import annotations
 
 import base64
-import io
 import json
 import struct
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ __all__ = [
     "IMAGE_TYPES",
     "MAX_PDF_PAGES_PER_CALL",
     "ImageInfo",
+    "chosen_pages",
     "image_info",
     "parse_page_range",
-    "pdf_pages_text",
     "render_notebook",
 ]
 
@@ -126,26 +125,17 @@ def parse_page_range(pages: str, total: int) -> list[int]:
     return sorted(set(chosen))
 
 
-def pdf_pages_text(data: bytes, pages: str | None) -> tuple[list[tuple[int, str]], int]:
-    """Text of the chosen pages (all when the document has at most 20) and the page count."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        total = len(reader.pages)
-    except (PdfReadError, ValueError, KeyError) as exc:
-        raise ToolError(f"This PDF could not be parsed ({exc}); it may be damaged.") from exc
-    if pages is None:
-        if total > MAX_PDF_PAGES_PER_CALL:
-            raise ToolError(
-                f'This PDF has {total} pages; pass `pages` (for example "1-20") to read at '
-                f"most {MAX_PDF_PAGES_PER_CALL} pages per call."
-            )
-        numbers = list(range(1, total + 1))
-    else:
-        numbers = parse_page_range(pages, total)
-    return [(n, reader.pages[n - 1].extract_text() or "") for n in numbers], total
+def chosen_pages(pages: str | None, total: int) -> list[int]:
+    """The pages to read of a PDF of ``total`` pages: those ``pages`` names, or all of them
+    when there are at most ``MAX_PDF_PAGES_PER_CALL`` (ToolError otherwise)."""
+    if pages is not None:
+        return parse_page_range(pages, total)
+    if total > MAX_PDF_PAGES_PER_CALL:
+        raise ToolError(
+            f'This PDF has {total} pages; pass `pages` (for example "1-20") to read at '
+            f"most {MAX_PDF_PAGES_PER_CALL} pages per call."
+        )
+    return list(range(1, total + 1))
 
 
 def render_notebook(data: bytes) -> tuple[str, list[dict[str, Any]]]:

@@ -1,15 +1,19 @@
 """Command hooks with Claude Code's protocol: JSON on stdin, a verdict in the exit code.
 
-The hook runs as ``/bin/sh -c COMMAND``, a process tree (``procs.tree``), in ``cwd``, with
-the environment plus ``TOOLBELT_PROJECT_DIR`` and, for pasted Claude scripts,
-``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets it: the
-hook runs unconfined in the workspace, and the classic formatter hook ``python3 -m black``
-would otherwise import a ``black.py`` the workspace holds (Python puts the cwd first on
-``sys.path`` for ``-m`` and ``-c``; set ``PYTHONSAFEPATH=`` empty to have that back). Its
-``PATH`` keeps only the absolute entries outside the workspace roots, as a user's stdio MCP
-server's does: a relative or empty one (``node_modules/.bin``, ``::``) or an activated
-virtualenv's ``/abs/ws/.venv/bin`` would find the hook's ``python3`` in the workspace, where a
-sandboxed command may have replaced it (``core.programs``). Settings merge the user's and the
+The hook runs as ``/bin/sh -c COMMAND``, a process tree started by the session's hook runner
+(``runners.runner``): inside the sandbox's workspace profile — the network off and the user's
+secrets hidden unless the user's settings say otherwise (``sandbox.hooks``) — with the
+environment commands get (credentials removed), so a formatter hook that runs a program a
+command planted (``npx prettier`` finding ``node_modules/.bin/prettier``, ``uv run ruff`` its
+``.venv/bin/ruff``, ``pytest`` a ``conftest.py``) runs it with no more rights than the command
+that planted it had. It starts in ``cwd``, with ``TOOLBELT_PROJECT_DIR`` and, for pasted
+Claude scripts, ``CLAUDE_PROJECT_DIR``, and ``PYTHONSAFEPATH=1`` unless the environment sets
+it: the classic formatter hook ``python3 -m black`` would otherwise import a ``black.py`` the
+workspace holds (Python puts the cwd first on ``sys.path`` for ``-m`` and ``-c``; set
+``PYTHONSAFEPATH=`` empty to have that back). Its ``PATH`` keeps only the absolute entries
+outside the workspace roots, as a user's stdio MCP server's does: a relative or empty one
+(``node_modules/.bin``, ``::``) or an activated virtualenv's ``/abs/ws/.venv/bin`` would find
+the hook's ``python3`` in the workspace (``core.programs``). Settings merge the user's and the
 workspace's hooks, so a workspace hook names a program of the workspace by its path
 (``.venv/bin/ruff``).
 Its stdin is the payload as JSON; the executor builds it with ``session_id``, ``cwd``,
@@ -41,7 +45,7 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,7 +54,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from toolbelt.core.programs import outside_path
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
-from toolbelt.procs.tree import ProcessTree
+from toolbelt.runners.runner import Runner
 
 __all__ = ["MAX_OUTPUT", "HookOutcome", "interpret_hook_output", "run_command_hook"]
 
@@ -99,11 +103,17 @@ async def run_command_hook(
     timeout: float,  # noqa: ASYNC109 - the hook's own deadline, enforced by killing its group
     cwd: Path,
     env: Mapping[str, str] | None = None,
+    runner: Runner | None = None,
 ) -> HookOutcome:
-    """Run one hook command with ``payload`` on stdin and interpret its answer."""
+    """Run one hook command with ``payload`` on stdin and interpret its answer; ``runner``
+    starts it (None: unconfined, as a library's hooks without a session run)."""
     data = json.dumps(payload, ensure_ascii=False, default=str).encode()
-    tree = ProcessTree(
-        ["/bin/sh", "-c", command], cwd=cwd, env=_environment(env, cwd), grace=KILL_GRACE
+    runner = runner if runner is not None else Runner("hook")
+    tree = runner.tree(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=_environment(runner.environment(env), cwd),
+        grace=KILL_GRACE,
     )
     try:
         process = await tree.start()
@@ -126,7 +136,7 @@ async def run_command_hook(
     finally:
         await tree.aclose()  # timed out or cancelled: the whole tree ends first
     if deadline.cancelled_caught and not exited:
-        return HookOutcome(
+        outcome = HookOutcome(
             None,
             out.text(),
             err.text(),
@@ -134,7 +144,20 @@ async def run_command_hook(
             decision="ask",
             error=f"the hook did not finish within {timeout:g} s and was killed",
         )
-    return interpret_hook_output(process.returncode, out.text(), err.text())
+    else:
+        outcome = interpret_hook_output(process.returncode, out.text(), err.text())
+    return _with_notes(outcome, tree.notes)
+
+
+def _with_notes(outcome: HookOutcome, notes: list[str]) -> HookOutcome:
+    """``outcome`` with what the sandbox undid after the hook (protected names it created)
+    added to its context for the model and its message for the user."""
+    if not notes:
+        return outcome
+    said = " ".join(notes)
+    context = f"{outcome.additional_context}\n{said}".strip()
+    message = f"{outcome.system_message}\n{said}".strip()
+    return replace(outcome, additional_context=context, system_message=message)
 
 
 def interpret_hook_output(exit_code: int | None, stdout: str, stderr: str) -> HookOutcome:

@@ -3,13 +3,24 @@
 ``{"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "...",
 "timeout": 60}]}]}`` — which hooks a call runs is decided by ``hooks.config`` (Claude Code's
 matcher rules); PostToolUse and PostToolUseFailure run after the call.
+
+**Code of the workspace cannot approve a call.** A hook whose command reaches a file of the
+workspace when it runs — ``npx guard`` finding ``node_modules/.bin/guard``, ``make check``
+its ``Makefile``, a trusted workspace's ``.toolbelt/hooks/approve.sh`` — or runs what cannot
+be told in advance (``bash -c "$(cat guard.txt)"``, a registry package) runs code a command
+may have written, however it was pinned: its ``deny`` and ``ask`` count, its ``allow`` does
+not (the call is decided as if the hook had said nothing, and the user sees why). What a
+command reaches is ``workspace_code``'s answer (``config.launch_files``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from toolbelt.core.hooks import (
     HookCall,
@@ -21,6 +32,7 @@ from toolbelt.core.hooks import (
 from toolbelt.hooks.command import HookOutcome, run_command_hook
 from toolbelt.hooks.config import CommandHookSpec, HookMatcherGroup, hooks_for, validate_hooks
 from toolbelt.hooks.python_hooks import merge_pre_results
+from toolbelt.runners.runner import Runner
 
 __all__ = ["SettingsHooks"]
 
@@ -38,9 +50,23 @@ def _decision(value: str | None) -> HookDecision | None:
 class SettingsHooks(ToolHooks):
     """Runs the settings' command hooks for each call."""
 
-    def __init__(self, config: HooksConfig, cwd: Path) -> None:
+    def __init__(
+        self,
+        config: HooksConfig,
+        cwd: Path,
+        *,
+        runner: Callable[[], Runner] | None = None,
+        workspace_code: Callable[[str], Sequence[str]] | None = None,
+    ) -> None:
+        """``runner`` gives the runner each hook starts with (``config.runners``: the
+        session's, asked at each run since the door may choose the sandbox after building
+        the hooks); None runs them unconfined. ``workspace_code`` names the workspace files a
+        hook's command reaches and what it runs that no one can tell in advance (see the
+        module's docstring); None trusts every hook's allow."""
         self._config = validate_hooks(dict(config))  # once here, not by hooks_for per call
         self._cwd = cwd
+        self._runner = runner
+        self._workspace_code = workspace_code
 
     async def pre_tool_use(self, call: HookCall) -> PreToolUseResult:
         results = []
@@ -88,4 +114,27 @@ class SettingsHooks(ToolHooks):
             payload["tool_response"] = dict(result)
         if event == "PostToolUseFailure" and result is not None:  # Claude Code's field
             payload["error"] = str(result.get("error") or result.get("content") or "")
-        return await run_command_hook(hook.command, payload, timeout=hook.timeout, cwd=self._cwd)
+        runner = self._runner() if self._runner is not None else None
+        reached = await self._reached(hook.command, event)  # before it runs, and after
+        outcome = await run_command_hook(
+            hook.command, payload, timeout=hook.timeout, cwd=self._cwd, runner=runner
+        )
+        if outcome.decision != "allow" or self._workspace_code is None:
+            return outcome
+        reached = [*reached, *await self._reached(hook.command, event)]
+        if not reached:
+            return outcome
+        note = (
+            f"A hook's allow was not taken: what it runs is not the user's own system "
+            f"({reached[0]}), and a command may have changed it; the call is decided as if "
+            "the hook had said nothing."
+        )
+        message = f"{outcome.system_message}\n{note}".strip()
+        return replace(outcome, decision=None, reason="", system_message=message)
+
+    async def _reached(self, command: str, event: str) -> list[str]:
+        """What of ``command`` is not the user's own system now (only a PreToolUse hook can
+        allow)."""
+        if self._workspace_code is None or event != "PreToolUse":
+            return []
+        return list(await anyio.to_thread.run_sync(self._workspace_code, command))

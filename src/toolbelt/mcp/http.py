@@ -103,7 +103,9 @@ async def _mcp_servers(options: HttpOptions, shared: list[SharedServers]) -> Asy
     from toolbelt.tools import builtin_toolset
 
     taken = frozenset(builtin_toolset().names())
-    servers = configured_servers(options.root, trusted=options.trusted, taken=taken)
+    servers = configured_servers(
+        options.root, trusted=options.trusted, taken=taken, sandbox=options.sandbox
+    )
     if servers is None:
         yield
         return

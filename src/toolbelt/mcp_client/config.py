@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolbelt.config.files import ConfigFileError, load_json_config
-from toolbelt.config.launch_files import hook_files, named_files
+from toolbelt.config.launch_files import Launch, Pinned, launch_of_argv, launch_of_shell
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.settings import Settings
 from toolbelt.config.trust import user_config_dir
@@ -229,7 +229,7 @@ def load_mcp_config(
         for name, (raw, server) in loaded.items():
             what = None
             if index > 0:
-                files = functools.partial(server_files, server, root)  # read only if needed
+                files = functools.partial(server_pins, server, root)  # read only if needed
                 what = unapproved(approved, path, f"mcpServers.{name}", raw, files)
             if what is not None:
                 changed.append((path, name, what))
@@ -299,30 +299,35 @@ def check_entry(path: Path, name: str, raw: Any) -> list[str]:
     return warnings
 
 
-def entry_files(
+def entry_launch(
     path: Path, name: str, raw: Any, root: Path, environ: Mapping[str, str] | None = None
-) -> list[Path]:
-    """The workspace files the entry ``raw`` (``mcpServers.NAME`` of the workspace's file
-    ``path``) names as it would start now; none for an entry that does not load (loading it
-    reports why)."""
+) -> Launch:
+    """What the entry ``raw`` (``mcpServers.NAME`` of the workspace's file ``path``) runs of
+    the workspace as it would start now (``config.launch_files``); nothing for an entry that
+    does not load (loading it reports why)."""
     env = {**(os.environ if environ is None else environ), **project_dir_variables(root)}
     try:
         server = _started_in(_server(path, name, raw, env, lambda _: None), root, root)
     except SettingsError:
-        return []
-    return server_files(server, root)
+        return Launch()
+    return server_launch(server, root)
 
 
-def server_files(server: ServerConfig, root: Path) -> list[Path]:
-    """The workspace files a stdio server's command line, or a remote server's
-    ``headersHelper``, names (``config.launch_files``)."""
+def server_launch(server: ServerConfig, root: Path) -> Launch:
+    """What a stdio server's command line, or a remote server's ``headersHelper``, runs of
+    the workspace (``config.launch_files``)."""
     if server.transport != "stdio":
         if server.headers_helper is None:
-            return []
-        return hook_files(server.headers_helper, Path(server.cwd or root))
+            return Launch()
+        return launch_of_shell(server.headers_helper, root, cwd=Path(server.cwd or root))
     path = server.env.get("PATH", os.environ.get("PATH"))
     argv = [server.command, *server.args]
-    return named_files(argv, Path(server.cwd or root), root, path)
+    return launch_of_argv(argv, Path(server.cwd or root), root, path)
+
+
+def server_pins(server: ServerConfig, root: Path) -> list[Pinned]:
+    """What trust pins of a stdio server's launch."""
+    return server_launch(server, root).pinned
 
 
 def _started_in(server: ServerConfig, directory: Path, root: Path) -> ServerConfig:

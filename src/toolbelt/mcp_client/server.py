@@ -55,6 +55,7 @@ from toolbelt.mcp_client.stdio import StdioConnection
 from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
+from toolbelt.runners.runner import Runner
 
 __all__ = ["McpServerToolset"]
 
@@ -79,13 +80,16 @@ class McpServerToolset(Toolset):
         prefix: str | None = None,
         spellings: tuple[str, ...] = (),
         login: LoginHandlers | None = None,
+        runner: Callable[[], Runner] | None = None,
     ) -> None:
         """``taken``: names its tools must not use; ``prefix``: the server's part of their
         names (default: as ``server_prefixes`` makes it for a server alone); ``spellings``:
         the names rules may call it by (default: as configured and its prefix); ``login``: a
         person is there to log in to a remote server that asks (``toolbelt mcp-servers
-        login``), else such a server is left ``needs-login``."""
+        login``), else such a server is left ``needs-login``; ``runner``: gives the runner a
+        stdio server starts with, at each start (None: unconfined)."""
         self.config = config
+        self._runner = runner
         self.prefix = prefix or server_prefixes([config.name])[0]
         self.spellings = spellings or tuple(dict.fromkeys((config.name, self.prefix)))
         self.state = "not started"
@@ -233,8 +237,9 @@ class McpServerToolset(Toolset):
         session: ClientSession | None = None
         stop = self._stop = anyio.Event()
         try:
+            runner = self._runner() if self._runner is not None else None
             transport, self._stdio = connect(
-                self.config, stop, answers=self._answers, login=self._login
+                self.config, stop, answers=self._answers, login=self._login, runner=runner
             )
             async with (
                 transport as (raw_read, raw_write),
@@ -266,7 +271,14 @@ class McpServerToolset(Toolset):
                 self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
-        return describe_exit(self.config, self._stdio, exc, self._answers.describe())
+        why = describe_exit(self.config, self._stdio, exc, self._answers.describe())
+        if self._stdio is not None and self._stdio.confined:
+            why += (
+                "; it runs inside the sandbox (the workspace's servers do), with the network "
+                "off and nothing outside the workspace writable: if it needs them, the user "
+                "can open them in their settings (`sandbox.mcpServers`)"
+            )
+        return why
 
     async def _relist(self, session: ClientSession) -> None:
         listing = await list_remote_tools(session)

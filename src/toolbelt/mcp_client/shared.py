@@ -10,27 +10,50 @@ session's policy, hooks and user channel.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from toolbelt.config.runners import standalone_runner
 from toolbelt.config.settings import load_settings
 from toolbelt.config.trust import approved_launches, is_trusted
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.mcp_client.config import load_mcp_config, server_choice
+from toolbelt.mcp_client.config import ServerConfig, load_mcp_config, server_choice
 from toolbelt.mcp_client.toolset import McpToolset
+from toolbelt.paths.containment import is_within
+from toolbelt.runners.runner import Runner
+from toolbelt.sandbox.sandbox import SandboxSettings
 
 __all__ = ["SharedServers", "configured_servers"]
 
 
 def configured_servers(
-    root: Path, *, trusted: bool | None, taken: frozenset[str]
+    root: Path,
+    *,
+    trusted: bool | None,
+    taken: frozenset[str],
+    sandbox: SandboxSettings | None = None,
 ) -> McpToolset | None:
     """The servers configured for ``root`` (trust as stored when ``trusted`` is None, with
-    only the entries it approved), not yet opened; None when there are none."""
+    only the entries it approved), not yet opened; None when there are none. The
+    workspace's own stdio servers start inside a sandbox of their own (``sandbox``'s
+    settings), shared by them, since they outlive any one session."""
     trust = is_trusted(root) if trusted is None else trusted
     approved = approved_launches() if trusted is None and trust else None
-    choice = server_choice(load_settings(root, trusted=trust))
-    config = load_mcp_config(root, trusted=trust, approved=approved, choice=choice)
-    return McpToolset(config.servers, taken=taken) if config.servers else None
+    settings = load_settings(root, trusted=trust)
+    config = load_mcp_config(root, trusted=trust, approved=approved, choice=server_choice(settings))
+    if not config.servers:
+        return None
+    shared: list[Runner] = []
+
+    def runner() -> Runner:
+        if not shared:
+            shared.append(standalone_runner(root, "mcp", sandbox=sandbox, settings=settings))
+        return shared[0]
+
+    def runner_for(server: ServerConfig) -> Callable[[], Runner] | None:
+        return runner if is_within(server.source, root) else None
+
+    return McpToolset(config.servers, taken=taken, runner=runner_for)
 
 
 class SharedServers(Toolset):

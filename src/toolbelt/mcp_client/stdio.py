@@ -16,8 +16,13 @@ and whatever escaped it with ``setsid`` or a double fork, its environment cleare
 way commands the bash tool ran are ended, and if toolbelt itself is killed (SIGKILL, the OOM
 killer) its watchdog ends the server's tree too.
 Its stderr is drained (a full pipe would block it) and its last lines kept for error messages.
-It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: unconfined, with its cwd
-possibly in a workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``. Its
+A server the workspace's own file declares is started by the session's MCP runner
+(``runners.runner``, the runner rule): inside the sandbox's workspace profile, the network off
+unless the user's settings open it (``sandbox.mcpServers``), so a module of the workspace it
+loads — which trust does not pin — runs with no more rights than a command has. The user's own
+servers start unconfined, in the user's home.
+It starts with ``PYTHONSAFEPATH=1`` unless its ``env`` sets it: with its cwd possibly in a
+workspace, ``python -m srv`` would otherwise import the cwd's ``srv.py``. Its
 ``PATH`` keeps only absolute entries: a relative or empty one would find ``npx``/``node``/its
 command in that cwd; a server the user configured outside the workspace also loses the entries
 inside the workspace roots (an activated ``/abs/ws/.venv/bin``), where a sandboxed command may
@@ -33,6 +38,7 @@ import os
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
 import mcp_types as types
@@ -44,7 +50,7 @@ from mcp.shared.message import SessionMessage
 from toolbelt.core.programs import absolute_path, inside_workspace, outside_path
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import MAX_DEPTH, depth, unusable
-from toolbelt.procs.tree import ProcessTree
+from toolbelt.runners.runner import Runner
 
 __all__ = ["MAX_MESSAGE_BYTES", "UNREADABLE_KEY", "StdioConnection"]
 
@@ -60,8 +66,18 @@ UNREADABLE_KEY = "x-toolbelt-unreadable"
 class StdioConnection:
     """One run of a stdio server: ``open()`` yields the SDK session's stream pair."""
 
-    def __init__(self, server: ServerConfig, *, max_message: int = MAX_MESSAGE_BYTES) -> None:
+    def __init__(
+        self,
+        server: ServerConfig,
+        *,
+        max_message: int = MAX_MESSAGE_BYTES,
+        runner: Runner | None = None,
+    ) -> None:
+        """``runner`` starts the server (None: unconfined, as the user's own servers are)."""
         self._server = server
+        self._runner = runner if runner is not None else Runner("mcp")
+        self.confined = self._runner.confined
+        """Whether the server runs inside the sandbox (for what its failures say)."""
         self._max = max_message
         self.problem: str | None = None
         """Why toolbelt disconnected the server, when it did (a broken contract)."""
@@ -85,11 +101,12 @@ class StdioConnection:
         ]
     ]:
         server = self._server
-        env = {**get_default_environment(), **SAFE_PYTHON, **server.env}
+        env = self._runner.environment({**get_default_environment(), **SAFE_PYTHON}, server.env)
         trimmed = absolute_path if inside_workspace(server.source) else outside_path
         env["PATH"] = trimmed(env.get("PATH", os.defpath))  # see the module's docstring
-        tree = ProcessTree(
-            [server.command, *server.args], cwd=server.cwd, env=env, grace=_EXIT_GRACE
+        cwd = Path(server.cwd) if server.cwd else Path.cwd()
+        tree = self._runner.tree(
+            [server.command, *server.args], cwd=cwd, env=env, grace=_EXIT_GRACE
         )
         process = await tree.start()
         self.pid = process.pid

@@ -10,7 +10,7 @@ rule for ``mcp__s__t`` — allow or deny — governs ``call_mcp_tool`` of ``s``/
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -25,6 +25,7 @@ from toolbelt.core.tool import HookSubject, Tool, ToolInput
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.server import McpServerToolset
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, server_spellings
+from toolbelt.runners.runner import Runner
 
 __all__ = ["CallMcpTool", "McpToolset"]
 
@@ -35,12 +36,26 @@ _LISTED = 50
 class McpToolset(Toolset):
     """The configured servers' tools and ``call_mcp_tool``; ``taken`` are names in use."""
 
-    def __init__(self, servers: Sequence[ServerConfig], *, taken: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        servers: Sequence[ServerConfig],
+        *,
+        taken: frozenset[str] = frozenset(),
+        runner: Callable[[ServerConfig], Callable[[], Runner] | None] | None = None,
+    ):
+        """``runner``: for each server, what gives the runner it starts with (None, or a
+        None answer: unconfined) — the runtime confines the workspace's own servers."""
         names = [config.name for config in servers]
         prefixes = server_prefixes(names)
         spellings = server_spellings(names, prefixes)
         self.servers = tuple(
-            McpServerToolset(config, taken=taken, prefix=prefix, spellings=spelled)
+            McpServerToolset(
+                config,
+                taken=taken,
+                prefix=prefix,
+                spellings=spelled,
+                runner=runner(config) if runner is not None else None,
+            )
             for config, prefix, spelled in zip(servers, prefixes, spellings, strict=True)
         )
         self.call_tool = CallMcpTool(self)

@@ -20,6 +20,7 @@ from toolbelt.mcp_client.oauth_provider import LoginHandlers
 from toolbelt.mcp_client.sdk_logs import quiet_sdk_loggers
 from toolbelt.mcp_client.sse_guard import guarded
 from toolbelt.mcp_client.stdio import MAX_MESSAGE_BYTES, StdioConnection
+from toolbelt.runners.runner import Runner
 
 __all__ = ["connect"]
 
@@ -30,13 +31,15 @@ def connect(
     *,
     answers: ServerAnswers | None = None,
     login: LoginHandlers | None = None,
+    runner: Runner | None = None,
 ) -> tuple[AbstractAsyncContextManager[Any], StdioConnection | None]:
     """The transport for ``config``, and for stdio its connection (why it ended, its stderr);
     ``stop`` is set when a stdio server's output ends, so its session stops too. A remote
-    server's refusals go to ``answers``; ``login``: a person is there to log in."""
+    server's refusals go to ``answers``; ``login``: a person is there to log in; ``runner``
+    starts a stdio server (None: unconfined)."""
     quiet_sdk_loggers()  # the SDK's tracebacks become one-line messages (``sdk_logs``)
     if config.transport == "stdio":
-        connection = StdioConnection(config)
+        connection = StdioConnection(config, runner=runner)
         return _watched(connection, stop), connection
     answers = answers if answers is not None else ServerAnswers()
     if config.transport == "sse":

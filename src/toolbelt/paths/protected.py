@@ -51,6 +51,7 @@ _DIRECTORIES = {
     ".husky": ".husky/ holds git hooks that run on every commit",
     ".devcontainer": ".devcontainer/ holds container settings whose commands run on start",
     ".cargo": ".cargo/ holds cargo configuration (runners, wrappers) and installed programs",
+    ".mvn": ".mvn/ holds the JVM options, extensions and wrapper every Maven build runs",
 }
 _FILES = {
     ".mcp.json": ".mcp.json starts MCP servers",
@@ -65,6 +66,7 @@ _FILES = {
     ".yarnrc.yml": ".yarnrc.yml configures yarn, including the program it runs as yarn",
     ".pnpmfile.cjs": ".pnpmfile.cjs is code pnpm runs on every install",
     ".pre-commit-config.yaml": ".pre-commit-config.yaml names the hooks pre-commit runs",
+    ".bazelrc": ".bazelrc gives bazel options, including programs it runs commands under",
 }
 """Code and configuration: writing asks, reading does not. ``.envrc`` is here on purpose, not
 with the secrets: it is a script direnv runs, usually committed with the project, and the

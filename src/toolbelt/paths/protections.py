@@ -1,11 +1,14 @@
 """One session's catalogue of protected paths: what the path guard, the permission policy and
 the OS sandbox each ask about, built once and handed to all three.
 
-A protected path is code that runs later or a secret. Five sources say which:
+A protected path is code that runs later or a secret. Six sources say which:
 
 - **protected names** (``protected``: ``.git/``, ``.vscode/``, ``.mcp.json``, ``.env*``,
   shell start-up files, and the files interpreters run at start-up, ``startup_files``),
   judged on the part of a path below the workspace root;
+- **what protected configuration names as code** (``named_code``: the directory
+  ``core.hooksPath`` names, yarn's ``yarnPath``, the jars ``.mvn/jvm.config`` loads, bazel's
+  ``tools/bazel``…), read from that configuration when the catalogue is built;
 - **the user's secrets** (``core.secret_paths``: ``~/.ssh``, ``~/.aws``…, ``/etc/shadow``), by
   where a path really is;
 - **the user's configuration** (``user_config``: toolbelt's configuration and token
@@ -34,7 +37,8 @@ from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
 from toolbelt.core.secret_paths import location_reason, secrets_for
-from toolbelt.paths.containment import is_within_any
+from toolbelt.paths.containment import is_within, is_within_any
+from toolbelt.paths.named_code import named_code
 from toolbelt.paths.own_install import OwnInstall, install_places, own_install
 from toolbelt.paths.protected import protected_entry_reason, protected_name
 from toolbelt.paths.secret_links import SecretLinks
@@ -76,6 +80,10 @@ class Protections:
             self._secret_name,
             locations=lambda: [p for p in self._hidden if not is_within_any(p, self.roots)],
         )
+        self._named: dict[Path, str] = {}
+        for root in self.roots:
+            for path, reason in named_code(root, home=self.home).items():
+                self._named.setdefault(path, reason)
 
     # -- the guard and the policy ----------------------------------------------------------
 
@@ -101,12 +109,26 @@ class Protections:
                 return Protection(found[0], found[1], path)
             if found is not None and code is None:
                 code = Protection(found[0], found[1], path)
+        if code is None:
+            reason = self.named_reason(path)
+            if reason is None and written is not None:
+                reason = self.named_reason(Path(written))
+            if reason is not None:
+                code = Protection("code", reason, path)
         if code is None and self.user_config is not None:
             code = self.user_config.protection(path, path)
         if code is not None and code.kind == "secret":
             return code
         code = code or self._installation.protection(path, path)
         return self._links.twin(path) or code
+
+    def named_reason(self, path: Path) -> str | None:
+        """Why ``path`` is, or lies beneath, a file protected configuration names as code
+        (``named_code``), or None."""
+        for code, reason in self._named.items():
+            if is_within(path, code):
+                return reason
+        return None
 
     def listed_secret(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) must leave ``path`` out because reading it asks:
@@ -161,6 +183,11 @@ class Protections:
         file ``path`` (one with other hard links) surely is another name of, or None: the
         sandbox hides it as it hides the secret."""
         return self._links.secret_of(path)
+
+    def named_code(self) -> tuple[Path, ...]:
+        """The files protected configuration names as code (existing or not), which the
+        sandbox keeps read-only and moves aside when a command creates one."""
+        return tuple(self._named)
 
     def installation_inside_roots(self) -> list[Path]:
         """The places of toolbelt's installation inside a root (outermost only), which the

@@ -5,9 +5,19 @@ A tool result goes to the model between markers (``<tool_response>``…``</tool_
 special tokens (``<|im_start|>``, ``<|eot_id|>``), and many servers read those tokens in any
 message's text as the real thing. A file, a page or an MCP result that holds one could end
 the result early and forge a user turn or a past call. So every framing marker and special
-token of every family in such text gets a zero-width space after its first character: the
-model still reads what is there, and no tokenizer or parser sees a marker. Text tool calls
-(``textcalls``) and native calls to a self-hosted server (``untrusted``) both apply it.
+token in such text gets a zero-width space after its first character: the model still reads
+what is there, and no tokenizer or parser sees a marker. Text tool calls (``textcalls``) and
+native calls to a self-hosted server (``untrusted``) both apply it.
+
+A list of every family's spellings always has a next family, so the markers are found by
+their shape first: any ``<…>`` token without spaces (``<|im_start|>``, Gemma's
+``<start_of_turn>``, Seed-OSS's ``<seed:bos>``, ``<tool_call>``, ``<function=x>``),
+DeepSeek's full-width ``<｜…｜>``, an upper-case bracket token (Mistral's ``[INST]``,
+``[TOOL_CALLS]``; GLM's ``[gMASK]``), MiniMax's bracket-and-tilde forms (``]~b]``, ``]~!b[``,
+``[e~[``), Kimi's ``# Return of`` header. What a server says its special tokens are
+(``special_tokens``: vLLM's ``/tokenizer_info``, llama.cpp's ``/props``) is added with
+``learn_special_tokens``, whatever its shape; the set only grows, for the whole process
+(breaking a token of another server in text sent to this one changes nothing the model reads).
 
 The loop's own corrections for a malformed call are not neutralised: they quote the shape
 that works, markers included. ``restore`` undoes exactly the insertion in the values of the
@@ -18,7 +28,8 @@ edits) reaches the file unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +38,7 @@ from toolbelt.core.executor import ToolCallResult
 
 __all__ = [
     "ZWSP",
+    "learn_special_tokens",
     "neutralise",
     "neutralise_values",
     "neutralised_result",
@@ -35,36 +47,72 @@ __all__ = [
 ]
 
 ZWSP = "\u200b"
-# After "<": chat-template tokens <|...|> and DeepSeek's full-width <｜...｜> (and their
-# closing forms), and the tags the families frame calls, results and tool lists with.
-_TAGS = (
-    "tool_response|tool_call|tools|think|function_results|result|functions|function"
-    "|parameter|arg_key|arg_value|s"
-)
-_AFTER_ANGLE = (
-    r"/?\|[\w.:\- ]{1,48}\|>"
-    r"|/?｜[^｜\s]{1,48}｜"
-    rf"|/?(?:{_TAGS})>|function=|parameter="
-)
-# After "[": Mistral's control tokens.
-_AFTER_BRACKET = (
-    r"/?(?:INST|AVAILABLE_TOOLS|TOOL_RESULTS|SYSTEM_PROMPT|THINK)\]"
-    r"|(?:TOOL_CALLS|TOOL_CONTENT|CALL_ID|ARGS|IMG|IMG_BREAK|IMG_END)\]"
-)
+# After "<": any token of up to 64 characters without spaces or angle brackets, closed by ">"
+# (every chat-template token and tag of that shape), a template token with spaces inside
+# bars (``<| im_start |>``), DeepSeek's full-width form, and the unclosed call openers.
+_AFTER_ANGLE = r"/?[^\s<>]{1,64}>|/?\|[\w.:\- ]{1,48}\|>|/?｜[^｜\s]{1,48}｜|function=|parameter="
+# After "[": an upper-case control token (Mistral's, ``[/INST]``), GLM's masks, MiniMax's
+# end-of-turn ``[e~[``.
+_AFTER_BRACKET = r"/?[A-Z][A-Z0-9_]{1,31}\]|[gs]?MASK\]|[a-z]{1,4}~\["
+# After "]": MiniMax's ``]~b]`` and ``]~!b[`` (a tilde, up to 8 marks, a bracket).
+_AFTER_CLOSE = r"~[^\s\[\]]{0,8}[\[\]]"
 # After a line's "#": Kimi's header between two results of one turn.
 _AFTER_HASH = r"# Return of "
-# Every branch starts with its literal character, so the engine skips to the next "<", "[" or
-# "#" in C (three times faster on source files than a branch that starts with "^"); whether
-# the "#" starts a line is checked in ``_break``.
-_MARKER = re.compile(rf"<(?={_AFTER_ANGLE})|\[(?={_AFTER_BRACKET})|#(?={_AFTER_HASH})")
-_NEUTRALISED = re.compile(
-    rf"(<){ZWSP}(?={_AFTER_ANGLE})|(\[){ZWSP}(?={_AFTER_BRACKET})|(?m:^(#){ZWSP}(?={_AFTER_HASH}))"
+# Every branch starts with its literal character, so the engine skips to the next "<", "[",
+# "]" or "#" in C (three times faster on source files than a branch that starts with "^");
+# whether the "#" starts a line is checked in ``_break``.
+_SHAPES = rf"<(?={_AFTER_ANGLE})|\[(?={_AFTER_BRACKET})|\](?={_AFTER_CLOSE})|#(?={_AFTER_HASH})"
+_BROKEN_SHAPES = (
+    rf"(<){ZWSP}(?={_AFTER_ANGLE})|(\[){ZWSP}(?={_AFTER_BRACKET})|(\]){ZWSP}(?={_AFTER_CLOSE})"
+    rf"|(?m:^(#){ZWSP}(?={_AFTER_HASH}))"
 )
+
+
+class _Markers:
+    """The patterns that find markers, and what ``neutralise`` made of them; rebuilt when a
+    server's special tokens are learnt (``learn_special_tokens``)."""
+
+    def __init__(self) -> None:
+        self.tokens: frozenset[str] = frozenset()
+        self.find = re.compile(_SHAPES)
+        self.broken = re.compile(_BROKEN_SHAPES)
+        self._lock = threading.Lock()
+
+    def learn(self, tokens: Iterable[str]) -> None:
+        shaped = re.compile(_SHAPES)
+        new = {
+            token
+            for token in tokens
+            if len(token) >= 2
+            and ZWSP not in token
+            and not token.isspace()
+            and shaped.match(token) is None  # its shape breaks it already (most do)
+        }
+        with self._lock:
+            new = set(sorted(new - self.tokens)[: max(0, _MAX_LEARNT - len(self.tokens))])
+            if not new:
+                return
+            self.tokens = self.tokens | new
+            learnt = sorted(self.tokens, key=len, reverse=True)
+            first = "|".join(re.escape(t[0]) + f"(?={re.escape(t[1:])})" for t in learnt)
+            again = "|".join(f"({re.escape(t[0])}){ZWSP}(?={re.escape(t[1:])})" for t in learnt)
+            self.find = re.compile(f"{_SHAPES}|{first}")
+            self.broken = re.compile(f"{_BROKEN_SHAPES}|{again}")
+
+
+_MAX_LEARNT = 512
+"""The most tokens learnt from servers (a server listing thousands keeps the pattern small)."""
+_MARKERS = _Markers()
+
+
+def learn_special_tokens(tokens: Iterable[str]) -> None:
+    """Break ``tokens`` too from now on (a server's special tokens, whatever their shape)."""
+    _MARKERS.learn(tokens)
 
 
 def neutralise(text: str) -> str:
     """``text`` with every framing marker and special token broken by a zero-width space."""
-    return _MARKER.sub(_break, text)
+    return _MARKERS.find.sub(_break, text)
 
 
 def _break(match: re.Match[str]) -> str:
@@ -78,11 +126,11 @@ def restore(text: str) -> str:
     """``text`` with what ``neutralise`` inserted taken out again."""
     if ZWSP not in text:
         return text
-    return _NEUTRALISED.sub(_join, text)
+    return _MARKERS.broken.sub(_join, text)
 
 
 def _join(match: re.Match[str]) -> str:
-    return match.group(1) or match.group(2) or match.group(3)
+    return next(group for group in match.groups() if group)
 
 
 def neutralise_values(value: Any) -> Any:

@@ -30,6 +30,7 @@ from toolbelt.providers.model import (
 )
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
+from toolbelt.providers.special_tokens import SpecialTokens
 from toolbelt.providers.turn import TurnBuilder
 from toolbelt.providers.untrusted import (
     arguments_as_written,
@@ -66,13 +67,21 @@ class OpenAIChatClient(SdkModelClient):
         super().__init__(endpoint, retry=retry)
         self._compatible = compatible
         self._neutralise = neutralise_untrusted
+        self._tokens = SpecialTokens(endpoint.base_url, api_key)
         self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
 
     async def aclose(self) -> None:
         await self._sdk.close()
 
+    async def learn_special_tokens(self) -> None:
+        """Ask a self-hosted server for its special tokens, once, so untrusted text sent to
+        it has them broken too (``special_tokens``)."""
+        if self._neutralise:
+            await self._tokens.learn()
+
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         if self._neutralise:
+            await self._tokens.learn()
             request = neutralised_request(request)
         params: dict[str, Any] = {
             "model": self.endpoint.model,

@@ -77,8 +77,11 @@ class _Listing:
 class CreatedWatch:
     """The directories of ``roots`` by ctime, and the protected names each holds."""
 
-    def __init__(self, roots: Sequence[Path]) -> None:
+    def __init__(self, roots: Sequence[Path], *, named: Sequence[Path] = ()) -> None:
+        """``named``: more paths that count as protected entries, wherever their names put
+        them (what protected configuration names as code: ``paths.named_code``)."""
         self._roots = tuple(str(root) for root in roots)
+        self._named = frozenset(str(path) for path in named)
         self._dirs: dict[str, _Listing] = {}
         self._before: frozenset[_Stamp] = frozenset()
 
@@ -175,7 +178,7 @@ class CreatedWatch:
             if old is not None and ctime == old.ctime and old.scanned - ctime > _TICK:
                 pending += (os.path.join(directory, name) for name in old.subdirs)
                 continue
-            listing = _scan(directory, ctime)
+            listing = _scan(directory, ctime, self._named)
             if listing is None:
                 self._dirs.pop(directory, None)
                 continue
@@ -218,7 +221,7 @@ class CreatedWatch:
         ]
 
 
-def _scan(directory: str, ctime: int) -> _Listing | None:
+def _scan(directory: str, ctime: int, named: frozenset[str]) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
     linked: dict[str, _Stamp] = {}
@@ -228,8 +231,9 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
             for entry in entries:
-                if entry.name not in VIRTUALENV_MADE and protected_entry_reason(
-                    directory, entry.name
+                if entry.path in named or (
+                    entry.name not in VIRTUALENV_MADE
+                    and protected_entry_reason(directory, entry.name)
                 ):
                     protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
                     if secret_file_name(entry.name) and not entry.is_dir(follow_symlinks=False):

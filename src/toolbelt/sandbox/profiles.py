@@ -48,6 +48,7 @@ __all__ = [
     "Grants",
     "cover",
     "create_grants",
+    "git_code_outside",
     "readonly_grants",
     "virtualenv_sites",
     "virtualenv_startup_files",
@@ -131,6 +132,7 @@ def workspace_grants(
     extra_secrets: Iterable[Path] = (),
     git: bool = False,
     nested: Sequence[Path] = (),
+    git_dirs: Sequence[Path] = (),
 ) -> Grants:
     """The workspace profile: see the module docstring; ``extra_secrets`` are hidden with the
     ``protections``' hidden locations. With ``git``, the profile for git's
@@ -138,11 +140,18 @@ def workspace_grants(
     but for what makes git run programs (``GIT_CODE``) — where mounts can say so; where they
     cannot, ``.git/`` stays read-only (a grant on it would reach its hooks). ``nested`` are
     the protected entries that exist below the roots' top level (``sub/.git``, ``crate/
-    rust-toolchain.toml``, see ``created``): read-only as the top level's are."""
+    rust-toolchain.toml``, see ``created``): read-only as the top level's are. ``git_dirs``
+    (git profile only): git directories outside the roots that git's own writes need — a
+    linked worktree's and the main repository's it shares (``git_code_outside``) — writable
+    but for their code, as a root's ``.git/`` is."""
     hidden = _hidden(protections, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
-    entries, protected = _root_writes(roots, protections, hidden, nested, git=git)
+    entries, protected = _root_writes(
+        roots, protections, hidden, nested, git=git, git_dirs=git_dirs
+    )
+    # granted like a root: whole where mounts keep its code read-only, else not at all
+    linked = [str(d) for d in git_dirs] if git else []
     write = [str(p) for p in writable] + list(DEVICES)
     return Grants(
         tuple(readable),
@@ -150,7 +159,7 @@ def workspace_grants(
         tuple(write),
         tuple(str(h) for h in hidden),
         tuple(protected),
-        tuple(str(r) for r in roots),
+        tuple(dict.fromkeys([*(str(r) for r in roots), *linked])),
         tuple(entries),
     )
 
@@ -162,6 +171,7 @@ def _root_writes(
     nested: Sequence[Path],
     *,
     git: bool,
+    git_dirs: Sequence[Path] = (),
 ) -> tuple[list[str], list[str]]:
     """(the roots' unprotected entries granted around what stays closed, the protected
     entries kept read-only) — see ``workspace_grants``."""
@@ -169,6 +179,8 @@ def _root_writes(
     protected: list[str] = []
     own = protections.installation_inside_roots()
     deeper = [Path(p) for path in nested for p in _kept(path, git=git)]
+    # what protected configuration names as code (`core.hooksPath`'s directory…): read-only
+    deeper += [path for path in protections.named_code() if os.path.lexists(path)]
     for root in roots:
         more, kept = _writable_entries(root, protections)
         for entry in more:  # a secret, toolbelt's own install or a nested protected entry
@@ -177,7 +189,8 @@ def _root_writes(
             kept.remove(str(root / ".git"))
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
         protected += kept + virtualenv_startup_files(root, protections)
-    protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper)]))
+    outside = git_code_outside(git_dirs) if git else []
+    protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper), *outside]))
     return entries, protected
 
 
@@ -272,6 +285,36 @@ def _root_covers(roots: Sequence[Path], hidden: Sequence[Path]) -> tuple[list[st
     return read, listable
 
 
+def git_code_outside(git_dirs: Sequence[Path]) -> list[str]:
+    """What of the git directories ``git_dirs`` stays read-only in the git profile: their
+    ``GIT_CODE`` entries, except that the main repository's ``worktrees/`` is kept read-only
+    entry by entry, all but the one of ``git_dirs`` (a linked worktree's own git directory,
+    which git writes: its ``HEAD``, ``index`` and logs), whose own ``config.worktree``,
+    ``commondir`` and ``gitdir`` stay read-only."""
+    kept: list[str] = []
+    own = {os.path.realpath(d) for d in git_dirs}
+    for directory in git_dirs:
+        for name in GIT_CODE:
+            path = directory / name
+            if not os.path.lexists(path):
+                continue
+            inner = [os.path.join(path, n) for n in _names(path)] if name == "worktrees" else []
+            if any(os.path.realpath(i) in own for i in inner):
+                kept += [i for i in inner if os.path.realpath(i) not in own]
+            else:
+                kept.append(str(path))
+        if (directory / "gitdir").exists():
+            kept.append(str(directory / "gitdir"))
+    return list(dict.fromkeys(kept))
+
+
+def _names(directory: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
+
+
 def proc_entries() -> list[str]:
     """/proc without its process directories. Landlock's ptrace check does not stop a read
     of an unconfined process's ``/proc/<pid>/environ`` (measured on 6.18), and the
@@ -307,9 +350,11 @@ def _writable_entries(root: Path, protections: Protections) -> tuple[list[str], 
         names = sorted(os.listdir(root))
     except OSError:
         return [], []
+    named = set(protections.named_code())
     for name in names:
         path = str(root / name)
-        (protected if protections.entry_reason(root, name) else writable).append(path)
+        kept = protections.entry_reason(root, name) or root / name in named
+        (protected if kept else writable).append(path)
     return writable, protected
 
 

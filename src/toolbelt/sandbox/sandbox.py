@@ -30,6 +30,7 @@ from typing import Literal
 from toolbelt.core.errors import UsageError
 from toolbelt.paths.containment import is_beneath
 from toolbelt.paths.protections import Protections
+from toolbelt.paths.small_read import read_small_text
 from toolbelt.sandbox.backends import choose_backend, namespaces_work
 from toolbelt.sandbox.confine import launcher_argv
 from toolbelt.sandbox.created import CreatedWatch
@@ -44,8 +45,19 @@ from toolbelt.sandbox.profiles import (
     workspace_grants,
 )
 from toolbelt.sandbox.quarantine import quarantine
+from toolbelt.sandbox.runner_policy import Network, RunnerPolicy, network_ports
 
-__all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
+__all__ = [
+    "MODES",
+    "Confined",
+    "Network",
+    "Profile",
+    "RunnerPolicy",
+    "Sandbox",
+    "SandboxSettings",
+    "choose_backend",
+    "network_ports",
+]
 
 MODES = ("auto", "landlock", "bwrap", "off")
 Profile = Literal["workspace", "readonly", "create", "git", "analysis"]
@@ -74,24 +86,12 @@ class SandboxSettings:
                 f'Unknown sandbox network {self.network!r}; use "off", "on" or a list of '
                 '"host:port" strings.'
             )
-        for entry in () if isinstance(self.network, str) else self.network:
-            _port(entry)
+        network_ports(self.network)
 
     @property
     def ports(self) -> tuple[int, ...] | None:
         """TCP ports commands may connect to: None for any, () for none."""
-        if self.network == "on":
-            return None
-        if self.network == "off":
-            return ()
-        return tuple(sorted({_port(entry) for entry in self.network}))
-
-
-def _port(entry: str) -> int:
-    host, _, port = entry.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f'Sandbox network entries are "host:port" strings; got {entry!r}.')
-    return int(port)
+        return network_ports(self.network)
 
 
 class Sandbox:
@@ -125,7 +125,7 @@ class Sandbox:
         self.protections = (
             protections if protections is not None else Protections(self._roots, home=self._home)
         )
-        self._watch = CreatedWatch(self._roots)
+        self._watch = CreatedWatch(self._roots, named=self.protections.named_code())
         state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
         self._quarantine = (state if home is None else self._home / ".local" / "state") / (
             "toolbelt/quarantine"
@@ -154,8 +154,10 @@ class Sandbox:
         could empty an existing file gets no allowance."""
         return self.backend is not None and abi_version() >= 3
 
-    def grants(self, profile: Profile) -> Grants:
-        """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+    def grants(self, profile: Profile, *, git_dirs: Sequence[Path] = ()) -> Grants:
+        """What ``profile`` may read and write (computed afresh: roots change on disk);
+        ``git_dirs``: git directories outside the roots the git profile may write but for
+        their code (a linked worktree's, see ``profiles.workspace_grants``)."""
         if not self._watch.walked and not self._jobs:
             self._watch.baseline()  # the first look at the roots: what is hidden comes from it
         twins = self.secret_twins()
@@ -196,6 +198,7 @@ class Sandbox:
             extra_secrets=(*self.settings.secrets, *home_twins),
             git=profile == "git",
             nested=self._watch.nested(),
+            git_dirs=git_dirs if profile == "git" else (),
         )
 
     def secret_files(self) -> tuple[Path, ...]:
@@ -254,12 +257,17 @@ class Sandbox:
         nested = tuple(self._watch.nested())
         if mounts:
             listings = [_entries(root) for root in self._roots]
+            named = frozenset(str(p) for p in self.protections.named_code())
             return (
                 nested,
                 hidden,
                 tuple(
                     (
-                        frozenset(n for n in names if self.protections.entry_reason(root, n)),
+                        frozenset(
+                            n
+                            for n in names
+                            if self.protections.entry_reason(root, n) or str(root / n) in named
+                        ),
                         tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
                     )
                     for root, names in zip(self._roots, listings, strict=True)
@@ -278,6 +286,7 @@ class Sandbox:
             found.update(
                 root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
             )
+        found.update(p for p in self.protections.named_code() if os.path.lexists(p))
         return frozenset(found)
 
     def before_command(self) -> frozenset[Path]:
@@ -298,12 +307,13 @@ class Sandbox:
             self._watch.baseline()
         self._jobs.append(poll)
 
-    def check_jobs(self) -> list[str]:
+    def check_jobs(self, *, by: str = "a background job") -> list[str]:
         """Remove the protected names created since the last look while confined jobs ran
-        (when one ends, at the next command, at session close); notes for each."""
+        (when one ends, at the next command, at session close); notes for each, saying they
+        were made ``by`` whom."""
         if not self._jobs:
             return []
-        notes = self._remove(self._watch.created(), by="a background job")
+        notes = self._remove(self._watch.created(), by=by)
         self._jobs = [poll for poll in self._jobs if poll() is None]
         return notes
 
@@ -355,32 +365,53 @@ class Sandbox:
                 return str(path.relative_to(root))
         return str(path)
 
-    def wrap(self, argv: Sequence[str], profile: Profile, *, cwd: Path) -> list[str]:
-        """``argv`` confined by ``profile``; unchanged when the sandbox is off."""
+    def wrap(
+        self,
+        argv: Sequence[str],
+        profile: Profile,
+        *,
+        cwd: Path,
+        network: Network | None = None,
+        git_dirs: Sequence[Path] = (),
+    ) -> list[str]:
+        """``argv`` confined by ``profile``; unchanged when the sandbox is off. ``network``:
+        what the program may connect to, when not the settings' ``network`` (a runner's own
+        policy); ``git_dirs``: see ``grants``."""
         if self.backend is None:
             return list(argv)
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        grants = self.grants(profile)
-        ports = () if profile in (*QUIET, "analysis") else self.settings.ports
-        network = ports != ()
+        grants = self.grants(profile, git_dirs=git_dirs)
+        wanted = self.settings.ports if network is None else network_ports(network)
+        ports = () if profile in (*QUIET, "analysis") else wanted
+        connects = ports != ()
         if self.backend == "landlock":
-            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
+            spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": connects}
             return launcher_argv(spec, list(argv))
         from toolbelt.sandbox.bwrap import bwrap_argv
 
-        inner: dict[str, object] = {"seccomp_network": network}
+        inner: dict[str, object] = {"seccomp_network": connects}
         if abi_version() >= 1 and (profile in (*QUIET, "analysis") or ports):
             # bwrap's own mounts already keep protected entries read-only and cover the
             # secrets: grant the roots whole
             rules = _landlock_spec(grants, ports)
             rules.update(mount=False)
             inner["landlock"] = rules
-        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
+        return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=connects)
 
-    def confinement(self, profile: Profile, *, cwd: Path) -> Confined | None:
+    def confinement(
+        self,
+        profile: Profile,
+        *,
+        cwd: Path,
+        network: Network | None = None,
+        git_dirs: Sequence[Path] = (),
+    ) -> Confined | None:
         """How to start a program confined by ``profile`` in ``cwd``, for a process tree's
-        ``confine`` (``procs.tree``); None when the sandbox is off."""
-        return Confined(self, profile, cwd) if self.active else None
+        ``confine`` (``procs.tree``); None when the sandbox is off. ``network`` and
+        ``git_dirs``: see ``wrap``."""
+        if not self.active:
+            return None
+        return Confined(self, profile, cwd, network, tuple(git_dirs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,9 +421,13 @@ class Confined:
     sandbox: Sandbox
     profile: Profile
     cwd: Path
+    network: Network | None = None
+    git_dirs: tuple[Path, ...] = ()
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        return self.sandbox.wrap(argv, self.profile, cwd=self.cwd)
+        return self.sandbox.wrap(
+            argv, self.profile, cwd=self.cwd, network=self.network, git_dirs=self.git_dirs
+        )
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return self.sandbox.environment(env)
@@ -405,17 +440,14 @@ def linked_git_dirs(roots: Sequence[Path]) -> tuple[Path, ...]:
     found: list[Path] = []
     for root in roots:
         marker = root / ".git"
-        try:
-            first = marker.read_text(encoding="utf-8", errors="replace").splitlines()[0]
-        except (OSError, IndexError):  # a directory (the usual case), or no .git at all
-            continue
+        text = read_small_text(marker, 4096)  # a directory (the usual case) or none: None
+        first = text.splitlines()[0] if text else ""
         if not first.startswith("gitdir:"):
             continue
         git_dir = (root / first.removeprefix("gitdir:").strip()).resolve()
         found.append(git_dir)
-        try:
-            common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-        except OSError:
+        common = (read_small_text(git_dir / "commondir", 4096) or "").strip()
+        if not common:
             continue
         found.append((git_dir / common).resolve())
     return tuple(path for path in found if path.is_dir())

@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from toolbelt.core.errors import ToolError
+from toolbelt.paths.small_read import read_small
 from toolbelt.search.budget import MAX_FILE_BYTES, SearchBudget
 from toolbelt.search.globs import compile_glob
 
@@ -21,10 +22,10 @@ __all__ = ["python_files", "python_grep"]
 
 
 def _ignored(root: Path) -> list[str]:
-    try:
-        lines = (root / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    data = read_small(root / ".gitignore", MAX_FILE_BYTES)  # never blocks on a FIFO
+    if data is None:
         return []
+    lines = data.decode("utf-8", "replace").splitlines()
     return [line.strip().rstrip("/") for line in lines if line.strip() and not line.startswith("#")]
 
 

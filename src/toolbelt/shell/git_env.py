@@ -24,7 +24,7 @@ from pathlib import Path
 from toolbelt.core.programs import program
 from toolbelt.procs.tree import run_leaf
 
-__all__ = ["FIXED_OVERRIDES", "git_overrides", "shell_exports"]
+__all__ = ["FIXED_OVERRIDES", "git_overrides", "overrides_env", "shell_exports"]
 
 FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("safe.bareRepository", "explicit"),
@@ -55,7 +55,7 @@ _SAFE_VALUE = {"clean": "cat", "smudge": "cat", "textconv": "cat", "driver": "fa
 def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The overrides for git run in ``directories``: fixed keys plus the drivers they define."""
     overrides = list(FIXED_OVERRIDES)
-    base = dict(env) | _as_env(overrides)
+    base = dict(env) | overrides_env(overrides)
     git = program("git")
     for directory in dict.fromkeys(directories):
         if git is None:
@@ -74,7 +74,8 @@ def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[t
     return list(dict.fromkeys(overrides))
 
 
-def _as_env(overrides: list[tuple[str, str]]) -> dict[str, str]:
+def overrides_env(overrides: list[tuple[str, str]]) -> dict[str, str]:
+    """``overrides`` as ``GIT_CONFIG_COUNT`` variables, which win over every config file."""
     env = {"GIT_CONFIG_COUNT": str(len(overrides))}
     for index, (key, value) in enumerate(overrides):
         env[f"GIT_CONFIG_KEY_{index}"] = key
@@ -84,5 +85,5 @@ def _as_env(overrides: list[tuple[str, str]]) -> dict[str, str]:
 
 def shell_exports(overrides: list[tuple[str, str]]) -> str:
     """A shell line exporting ``overrides`` (run before each command, so none can undo it)."""
-    pairs = " ".join(f"{k}={shlex.quote(v)}" for k, v in _as_env(overrides).items())
+    pairs = " ".join(f"{k}={shlex.quote(v)}" for k, v in overrides_env(overrides).items())
     return f"export {pairs}"

@@ -7,14 +7,12 @@ shell per profile (``shell_for``).
 
 from __future__ import annotations
 
-from toolbelt.config.factory import session_protections
+from toolbelt.config.runners import session_sandbox
 from toolbelt.core.access import SandboxProfile
-from toolbelt.core.context import Session, ToolContext
+from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
-from toolbelt.shell.output import spill_dir
 from toolbelt.shell.readonly import CreateShell, GitShell, ReadOnlyShell
 from toolbelt.shell.session import ShellSession
 from toolbelt.tools._sandboxed import unconfined_shell
@@ -35,28 +33,6 @@ NO_BACKGROUND_JOBS = (
     "read the job's output or stop it: run the command in the foreground instead (raise "
     "timeout_ms if it takes long)."
 )
-
-
-def session_sandbox(session: Session) -> Sandbox:
-    """The session's sandbox, from the ``SandboxSettings`` a door stored in the session
-    (``session.resource(SandboxSettings, lambda: settings)``), else the default: ``auto``; it
-    hides and keeps read-only what the session's ``Protections`` say."""
-    sandbox = session.peek(Sandbox)
-    if sandbox is not None:
-        return sandbox
-    settings = session.peek(SandboxSettings) or SandboxSettings()
-    directory = spill_dir(session.id)
-    protections = session_protections(session)  # not inside resource(): it holds the lock
-    return session.resource(
-        Sandbox,
-        lambda: Sandbox(
-            settings,
-            session.roots,
-            temp_dir=directory / "tmp",
-            state_dir=directory,
-            protections=protections,
-        ),
-    )
 
 
 def shell_for(ctx: ToolContext, profile: SandboxProfile) -> ShellSession:

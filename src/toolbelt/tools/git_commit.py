@@ -4,15 +4,23 @@ It does one thing a careful person would: stage the named paths (or every change
 files), commit with the message plus the configured trailer, and report the new commit's SHA
 and stat. It never passes ``--no-verify`` or ``--amend``, never pushes, never changes config;
 it refuses, saying why, when a merge, rebase, cherry-pick or revert is in progress, on a
-detached HEAD, and when nothing is staged. In an untrusted workspace the repository's
-program-starting config is neutralised (``_git``); a trusted repository's hooks run.
-Permission is the ``Bash`` family's: ``Bash(git commit:*)`` rules apply, and it asks by default.
+detached HEAD, and when nothing is staged. git runs inside the sandbox's git profile, as
+``git commit`` through the bash tool does, with the repository found by ``_git_place`` (its
+``core.worktree`` never moves the commit elsewhere; an untrusted repository whose ``.git``
+points outside the workspace is refused); in an untrusted workspace the repository's
+program-starting config is neutralised too (``_git``). A trusted repository's hooks run,
+confined. Permission is the ``Bash`` family's: ``Bash(git commit:*)`` rules apply, and it asks
+by default.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
+from toolbelt.config.runners import session_runner
 from toolbelt.core.access import Access, AccessKind, CommandAccess
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
@@ -20,6 +28,7 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.tools._files import resolve
 from toolbelt.tools._git import GitResult, GitRunner
+from toolbelt.tools._git_place import GitPlace, locate
 from toolbelt.tools._settings import session_settings
 
 __all__ = ["DEFAULT_TRAILER", "GitCommitInput", "GitCommitTool"]
@@ -96,19 +105,64 @@ class GitCommitTool(Tool[GitCommitInput]):
 
     async def run(self, args: GitCommitInput, ctx: ToolContext) -> ToolOutput:
         settings = session_settings(ctx.session)
-        git = GitRunner(ctx.cwd, trusted=settings.trusted)
+        place, linked = _repository(ctx, trusted=settings.trusted)
+        _refuse_in_progress(place)
+        runner = session_runner(ctx.session, "git", git_dirs=linked)
+        if not runner.git_writable:
+            raise ToolError(
+                "The sandbox here cannot let git write .git/ while keeping its hooks and config "
+                "read-only (this machine allows no user namespaces and has no bubblewrap); run "
+                '`git commit` through bash with "sandbox": false and a justification (the user '
+                "will be asked), or ask the user to commit."
+            )
+        git = GitRunner(ctx.cwd, trusted=settings.trusted, place=place, runner=runner)
         trailer = DEFAULT_TRAILER if settings.commit_trailer is None else settings.commit_trailer
         message = _with_trailer(args.message, trailer)
-        return await _commit(git, args.paths, message)
+        try:
+            output = await _commit(git, args.paths, message)
+        except ToolError as exc:
+            if not git.notes:
+                raise
+            raise ToolError(_with_notes(str(exc), git.notes)) from exc
+        if not git.notes:
+            return output
+        return ToolOutput.text(_with_notes(output.text_content, git.notes), output.structured)
 
 
-async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> ToolOutput:
-    top = await git.run("rev-parse", "--show-toplevel")
-    if top.returncode != 0:
+def _repository(ctx: ToolContext, *, trusted: bool) -> tuple[GitPlace, list[Path]]:
+    """The repository to commit to, and its git directories outside the roots (which the
+    git profile must let git write); ToolError where there is none, or where an untrusted
+    repository would lead git outside the workspace."""
+    place = locate(ctx.cwd)
+    if place is None:
         raise ToolError(
             "The working directory is not inside a git repository; there is nothing to commit to."
         )
-    await _refuse_in_progress(git)
+    roots = ctx.session.roots
+    outside = place.outside(roots)
+    if outside and not trusted:
+        raise ToolError(
+            f"This repository's {_what(place, outside[0])} is outside the workspace "
+            f"({outside[0]}), and the workspace is not trusted, so git_commit does not "
+            "write there; ask the user to commit by hand, or to trust the workspace."
+        )
+    own = [Path(os.path.realpath(root / ".git")) for root in roots]
+    return place, [d for d in dict.fromkeys((place.git_dir, place.common_dir)) if d not in own]
+
+
+def _with_notes(text: str, notes: list[str]) -> str:
+    """``text`` and what the sandbox undid after git ran (protected names a hook created)."""
+    return text + "".join(f"\n\n[{note}]" for note in notes)
+
+
+def _what(place: GitPlace, path: Path) -> str:
+    """How the refusal names the part of ``place`` at ``path``."""
+    if path == place.git_dir or path == place.common_dir:
+        return "git directory (its .git points there)"
+    return "work tree"
+
+
+async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> ToolOutput:
     branch = await git.run("symbolic-ref", "--quiet", "--short", "HEAD")
     if branch.returncode != 0:
         raise ToolError(
@@ -138,11 +192,11 @@ async def _commit(git: GitRunner, paths: list[str] | None, message: str) -> Tool
     return ToolOutput.text(text, {"sha": sha, "branch": name, "stat": stat})
 
 
-async def _refuse_in_progress(git: GitRunner) -> None:
+def _refuse_in_progress(place: GitPlace) -> None:
+    """ToolError while a merge, rebase, cherry-pick or revert is under way (its marker is in
+    the worktree's own git directory, where ``git rev-parse --git-path`` finds it)."""
     for marker, what in _IN_PROGRESS.items():
-        path = (await git.run("rev-parse", "--git-path", marker)).stdout.strip()
-        located = git.cwd / path
-        if path and located.exists():
+        if os.path.lexists(place.git_dir / marker):
             raise ToolError(
                 f"{what.capitalize()} is in progress in this repository; finish or abort it "
                 "(or ask the user) before committing."
@@ -152,7 +206,13 @@ async def _refuse_in_progress(git: GitRunner) -> None:
 def _check(result: GitResult, doing: str) -> None:
     if result.returncode != 0:
         detail = (result.stderr.strip() or result.stdout.strip())[-2000:]
-        raise ToolError(f"git could not {doing}: {detail}")
+        hint = ""
+        if "failed to sign" in detail or "signing failed" in detail:
+            hint = (
+                " (the repository signs its commits, and the sandbox git runs in hides the "
+                "user's keys and agent: ask the user to commit)"
+            )
+        raise ToolError(f"git could not {doing}: {detail}{hint}")
 
 
 def _with_trailer(message: str, trailer: str) -> str:

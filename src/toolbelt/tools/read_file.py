@@ -25,7 +25,8 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
-from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render_notebook
+from toolbelt.files.media import IMAGE_TYPES, image_info, render_notebook
+from toolbelt.files.pdf_text import MAX_PDF_BYTES, PdfText, pdf_text
 from toolbelt.files.text import decode_text, looks_binary
 from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import file_guard, read_tracker, resolve
@@ -113,6 +114,9 @@ class ReadFileTool(Tool[ReadFileInput]):
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         resolved = resolve(ctx, args.path)
+        if resolved.path.suffix.lower() == ".pdf":
+            data, shown = await anyio.to_thread.run_sync(_pdf_bytes, ctx, resolved)
+            return _pdf(await pdf_text(data, args.pages), shown)
         if _small_text_file(resolved):
             return _read(args, ctx, resolved)  # ~50 µs of work: cheaper than a thread hop
         return await anyio.to_thread.run_sync(_read, args, ctx, resolved)
@@ -143,8 +147,6 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
         suffix = path.suffix.lower()
         if suffix in IMAGE_TYPES:
             return _image(handle.read(MAX_IMAGE_BYTES + 1), IMAGE_TYPES[suffix], shown)
-        if suffix == ".pdf":
-            return _pdf(handle.read(), args.pages, shown)
         small = info.st_size <= HASH_LIMIT
         data = handle.read() if small else None
         sample = data[:8192] if data is not None else handle.read(8192)
@@ -313,9 +315,20 @@ def _image(data: bytes, mime_type: str, shown: str) -> ToolOutput:
     return ToolOutput((TextBlock(caption), ImageBlock(info.data, mime_type)), structured)
 
 
-def _pdf(data: bytes, pages: str | None, shown: str) -> ToolOutput:
-    texts, total = pdf_pages_text(data, pages)
+def _pdf_bytes(ctx: ToolContext, resolved: ResolvedPath) -> tuple[bytes, str]:
+    """The PDF's bytes, read from the descriptor the guard opened (at most one byte past
+    ``MAX_PDF_BYTES``, which ``pdf_text`` refuses), and its path as shown."""
+    guard = file_guard(ctx)
+    with os.fdopen(guard.open_for_read(resolved), "rb") as handle:
+        return handle.read(MAX_PDF_BYTES + 1), guard.display(resolved.path)
+
+
+def _pdf(extracted: PdfText, shown: str) -> ToolOutput:
+    total = extracted.total
+    texts = extracted.pages
     body = "\n\n".join(f"--- page {n} of {total} ---\n{text.strip()}" for n, text in texts)
+    if extracted.note:
+        body = f"{body}\n\n[{shown}: {extracted.note}.]".lstrip()
     return ToolOutput.text(
         body or f"{shown} has no extractable text.",
         {"path": shown, "type": "pdf", "pages": [n for n, _ in texts], "total_pages": total},

@@ -116,7 +116,7 @@ class WebFetchTool(Tool[WebFetchInput]):
     async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolOutput:
         import anyio
 
-        from toolbelt.web.convert import body_text, is_html
+        from toolbelt.web.convert import body_text, is_html, is_pdf, pdf_body_text
         from toolbelt.web.fetcher import fetch_page
 
         url = _checked_url(args.url, ctx)
@@ -141,9 +141,12 @@ class WebFetchTool(Tool[WebFetchInput]):
             if is_html(response.content_type, body) and len(body) > limits.max_html_bytes:
                 body, cut = body[: limits.max_html_bytes], limits.max_html_bytes
             charset = _charset(response.headers.get("content-type", ""))
-            _, text = await anyio.to_thread.run_sync(
-                lambda: body_text(response.content_type, body, charset)
-            )
+            if is_pdf(response.content_type, body):
+                text = await pdf_body_text(body)  # in a process a cancellation ends
+            else:
+                _, text = await anyio.to_thread.run_sync(
+                    lambda: body_text(response.content_type, body, charset)
+                )
             page = ConvertedPage(
                 str(fetched.url),
                 response.status,

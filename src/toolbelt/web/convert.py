@@ -19,7 +19,7 @@ import re
 
 from toolbelt.core.errors import ToolError
 
-__all__ = ["TEXT_TYPES", "body_text", "html_to_markdown", "is_html"]
+__all__ = ["TEXT_TYPES", "body_text", "html_to_markdown", "is_html", "is_pdf", "pdf_body_text"]
 
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -28,9 +28,8 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def body_text(content_type: str, body: bytes, charset: str | None) -> tuple[str, str]:
-    """``(kind, text)`` for a body: kind is ``html``, ``pdf`` or ``text``; ToolError otherwise."""
-    if content_type == "application/pdf" or (not content_type and body.startswith(b"%PDF-")):
-        return "pdf", _pdf_text(body)
+    """``(kind, text)`` for a body that is not a PDF (``pdf_body_text`` reads those): kind is
+    ``html`` or ``text``; ToolError otherwise."""
     if is_html(content_type, body):
         return "html", html_to_markdown(body, charset)
     if content_type and not _is_text(content_type):
@@ -80,12 +79,24 @@ def html_to_markdown(html: bytes | str, charset: str | None = None) -> str:
     return text
 
 
-def _pdf_text(body: bytes) -> str:
-    from toolbelt.files.media import MAX_PDF_PAGES_PER_CALL, pdf_pages_text
+def is_pdf(content_type: str, body: bytes) -> bool:
+    """Whether the body is read as a PDF (by its type, or its start when untyped)."""
+    return content_type == "application/pdf" or (not content_type and body.startswith(b"%PDF-"))
 
-    pages, total = pdf_pages_text(body, f"1-{MAX_PDF_PAGES_PER_CALL}")
+
+async def pdf_body_text(body: bytes) -> str:
+    """A PDF's first pages as text, extracted in a process of its own (``files.pdf_text``:
+    bounded in time, memory and characters, and ended by a cancellation)."""
+    from toolbelt.files.media import MAX_PDF_PAGES_PER_CALL
+    from toolbelt.files.pdf_text import pdf_text
+
+    extracted = await pdf_text(body, f"1-{MAX_PDF_PAGES_PER_CALL}")
+    pages, total = extracted.pages, extracted.total
     text = "\n\n".join(f"--- page {number} ---\n{content}" for number, content in pages)
-    if total > len(pages):
+    if extracted.note:
+        note = extracted.note
+        text += f"\n\n[{note[:1].upper()}{note[1:]}.]"
+    if total > len(extracted.wanted):
         text += f"\n\n[The PDF has {total} pages; only the first {len(pages)} are shown.]"
     return text
 

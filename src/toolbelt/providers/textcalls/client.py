@@ -67,6 +67,9 @@ class TextToolCallClient(ModelClient):
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         schemas = {tool.name: neutral_schema(tool) for tool in request.tools}
         parser = TextCallParser(self.family, schemas, new_id=self._new_id)
+        learn = getattr(self.inner, "learn_special_tokens", None)
+        if learn is not None and not self.auto:
+            await learn()  # the server's own tokens, before this request is neutralised
         inner_request = request if self.auto else self.text_request(request)
         raw: list[str] = []
         complete: TurnComplete | None = None
