@@ -1,8 +1,10 @@
 """Files that protected configuration names as code — the hooks directory ``core.hooksPath``
 names, yarn's ``yarnPath``, a jar ``.mvn/jvm.config`` loads, bazel's ``tools/bazel`` — are
-read-only to commands, as the configuration is: a command that needed no prompt cannot make
-the user's next ``git commit``, ``yarn``, ``mvn`` or ``bazel`` run its code. Through the real
-``toolbelt call bash`` in default mode, with writes the analysis cannot see (``awk``).
+read-only to commands, as the configuration is: a command the user approved (which still runs
+in the sandbox's workspace profile) cannot make the user's next ``git commit``, ``yarn``,
+``mvn`` or ``bazel`` run its code. Through the real ``toolbelt call bash --yes``, with writes
+the analysis cannot see (``awk``); a command that needed no prompt runs in the create profile,
+where nothing that exists can change at all.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ CASES = [hooks_path, included_hooks_path, nested_hooks_path, yarn_path, maven_ag
 
 
 def bash(place: Place, command: str) -> str:
-    done = toolbelt("call", "bash", json.dumps({"command": command}), place=place)
+    done = toolbelt("call", "bash", json.dumps({"command": command}), "--yes", place=place)
     return done.stdout + done.stderr
 
 

@@ -86,19 +86,22 @@ def is_pdf(content_type: str, body: bytes) -> bool:
 
 async def pdf_body_text(body: bytes) -> str:
     """A PDF's first pages as text, extracted in a process of its own (``files.pdf_text``:
-    bounded in time, memory and characters, and ended by a cancellation)."""
+    bounded in time, memory and characters, and ended by a cancellation); what was left out
+    is said before the text."""
     from toolbelt.files.media import MAX_PDF_PAGES_PER_CALL
     from toolbelt.files.pdf_text import pdf_text
 
     extracted = await pdf_text(body, f"1-{MAX_PDF_PAGES_PER_CALL}")
     pages, total = extracted.pages, extracted.total
-    text = "\n\n".join(f"--- page {number} ---\n{content}" for number, content in pages)
+    # what is missing is said first: a long page is read in parts, and a note at its end
+    # would only be seen by a model that read every part
+    notes = []
     if extracted.note:
-        note = extracted.note
-        text += f"\n\n[{note[:1].upper()}{note[1:]}.]"
+        notes.append(f"[{extracted.note[:1].upper()}{extracted.note[1:]}.]")
     if total > len(extracted.wanted):
-        text += f"\n\n[The PDF has {total} pages; only the first {len(pages)} are shown.]"
-    return text
+        notes.append(f"[The PDF has {total} pages; only the first {len(pages)} are shown.]")
+    text = "\n\n".join(f"--- page {number} ---\n{content}" for number, content in pages)
+    return "\n\n".join([*notes, text]) if notes else text
 
 
 def _is_text(content_type: str) -> bool:
