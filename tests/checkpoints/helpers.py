@@ -16,7 +16,7 @@ from toolbelt.core.context import SessionConfig
 from toolbelt.core.events import CallState
 from toolbelt.core.executor import ToolCall, ToolCallResult
 from toolbelt.core.requesters import AutoApprove
-from toolbelt.runtime import Runtime
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 _ids = itertools.count(1)
@@ -29,7 +29,7 @@ def open_runtime(root: Path, settings: Settings | None = None) -> Runtime:
         root,
         settings=settings or Settings(),
         requester=AutoApprove(),
-        config=SessionConfig(require_read_before_write=False),
+        options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
     )
 
 

@@ -15,7 +15,7 @@ from toolbelt.config.settings import load_settings
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import SettingsError
 from toolbelt.core.requesters import AutoApprove
-from toolbelt.runtime import Runtime
+from toolbelt.runtime import Runtime, RuntimeOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +58,7 @@ async def test_switched_off_nothing_is_recorded(tmp_path: Path) -> None:
     runtime = Runtime(
         tmp_path,
         requester=AutoApprove(),
-        config=SessionConfig(require_read_before_write=False),
+        options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
     )
     async with runtime:
         result = await call(runtime, "edit_file", path="a.txt", old_string="one", new_string="2")

@@ -103,3 +103,45 @@ def test_filtered_and_readonly_views() -> None:
     tools = registry()
     assert tools.readonly().names() == ("reader", "ask_person", "broken")
     assert tools.filtered(lambda t: t.name.startswith("w")).names() == ("writer",)
+
+
+class _ServerDown(ToolRegistry):
+    """A toolset whose ``mcp__down__…`` tools are missing for a reason, as a failed MCP
+    server's are."""
+
+    def why_missing(self, name: str) -> str | None:
+        return (
+            "The MCP server `down` could not be started."
+            if name.startswith("mcp__down__")
+            else None
+        )
+
+
+def _wrappers(inner: ToolRegistry) -> list[Any]:
+    from typing import cast
+
+    from toolbelt.checkpoints.session import Checkpoints
+    from toolbelt.checkpoints.toolset import CheckpointToolset
+    from toolbelt.core.shared_toolset import SharedToolset
+    from toolbelt.toolsearch.tool import ToolSearchToolset
+
+    return [
+        inner.filtered(lambda tool: True),
+        inner.without("reader"),
+        inner.programmatic(),
+        CheckpointToolset(inner, cast(Checkpoints, None)),
+        ToolSearchToolset(inner),
+        SharedToolset(inner).lease(),
+        CombinedToolset(ToolRegistry([]), inner),
+    ]
+
+
+def test_every_wrapper_says_why_a_tool_is_missing() -> None:
+    """What the wrapped toolset knows of a missing tool reaches the model through every
+    wrapper, so a failed server is named rather than "There is no tool named …"."""
+    trace = Trace()
+    for wrapper in _wrappers(_ServerDown([ReaderTool(trace), WriterTool(trace)])):
+        assert wrapper.why_missing("mcp__down__x") == (
+            "The MCP server `down` could not be started."
+        ), type(wrapper).__name__
+        assert wrapper.why_missing("nothing") is None

@@ -22,6 +22,14 @@ ALLOWED = {
     "config/settings.py": "the lock file beside settings.local.json, opened to append",
     "cli/notices.py": "toolbelt's own record of notices shown, in its state directory",
     "cli/mcp_command.py": "the token file the user named on the command line",
+    "agent/sessions.py": "saved conversations, in toolbelt's own state directory",
+    "checkpoints/objects.py": "the checkpoint store, in toolbelt's own state directory",
+    "checkpoints/records.py": "the checkpoint journal (state directory) and /proc/PID/stat",
+    "checkpoints/restore.py": "a before-image kept in the checkpoint store",
+    "checkpoints/snapshots.py": "the shadow repository's own files, in the state directory",
+    "checkpoints/states.py": "/proc/self/status",
+    "checkpoints/store.py": "the store's own copy of a file, just written (to fsync it)",
+    "mcp_client/config_edit.py": "the lock file beside an MCP configuration, opened to append",
 }
 """Module → why its reads by path are safe (none reads a file the workspace wrote)."""
 

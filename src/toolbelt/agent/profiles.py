@@ -29,6 +29,7 @@ from pathlib import Path
 import yaml
 
 from toolbelt.core.errors import UsageError
+from toolbelt.paths.small_read import read_head
 from toolbelt.policy.modes import MODES
 
 __all__ = ["BUILTIN_PROFILES", "AgentProfile", "load_profiles"]
@@ -114,10 +115,12 @@ def load_profiles(
 
 def read_profile(path: Path) -> AgentProfile:
     """The profile a Markdown file defines; ``UsageError`` saying what is wrong with it."""
+    data = read_head(path, _MAX_FILE)  # the workspace's file: never blocks on a FIFO
+    if data is None:
+        raise UsageError(f"Cannot read the agent profile {path}: it is not a regular file.")
     try:
-        with path.open("rb") as file:
-            text = file.read(_MAX_FILE + 1).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise UsageError(f"Cannot read the agent profile {path}: {exc}.") from exc
     if len(text) > _MAX_FILE:
         raise UsageError(f"The agent profile {path} is over 64 KiB; shorten it.")

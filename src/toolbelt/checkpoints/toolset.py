@@ -1,6 +1,6 @@
 """``CheckpointToolset``: a toolset whose file-changing and command tools leave checkpoints.
 
-A small wrapper in the style of the other toolset wrappers (``FilteredToolset``): it hands
+A small wrapper (a ``WrappedToolset``, as ``FilteredToolset`` is): it hands
 out the inner toolset's tools, each tool of the ``Edit`` and ``Bash`` rule families wrapped
 once, so no tool needs a flag and the executor knows nothing of checkpoints. The wrapper
 overrides two methods and delegates the rest:
@@ -30,7 +30,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.core.registry import AnyTool, Toolset, WrappedToolset
 from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import HookSubject, Tool, ToolInput
@@ -40,11 +40,11 @@ __all__ = ["CheckpointToolset", "CheckpointedTool"]
 FAMILIES = frozenset({"Edit", "Bash"})
 
 
-class CheckpointToolset(Toolset):
+class CheckpointToolset(WrappedToolset):
     """``inner``'s tools, those that change files or run commands wrapped to leave checkpoints."""
 
     def __init__(self, inner: Toolset, checkpoints: Checkpoints) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._checkpoints = checkpoints
         self._wrapped: dict[int, tuple[AnyTool, AnyTool]] = {}
 
@@ -68,12 +68,6 @@ class CheckpointToolset(Toolset):
 
     async def list_tools(self) -> tuple[AnyTool, ...]:
         return tuple(self._wrap(tool) for tool in await self.inner.list_tools())
-
-    async def open(self) -> None:
-        await self.inner.open()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class CheckpointedTool(Tool[Any]):

@@ -21,6 +21,7 @@ from toolbelt.agent.sessions import SessionLog, find_session, list_sessions, loa
 from toolbelt.core.authorization import read_allowed
 from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
+from toolbelt.paths.small_read import read_head
 from toolbelt.policy.modes import MODES
 from toolbelt.providers.model import ProviderError
 from toolbelt.skills import expand_skill, load_skills
@@ -191,7 +192,10 @@ def mentioned_files(prompt: str, conversation: Conversation) -> tuple[list[str],
         if not read_allowed(runtime.policy, path):
             notes.append(f"@{name} was not attached: reading it needs permission.")
             continue
-        data = path.read_bytes()[: MAX_MENTION + 1]
+        data = read_head(path, MAX_MENTION)  # never blocks on a FIFO swapped in
+        if data is None:
+            notes.append(f"@{name} was not attached: it is not a regular file.")
+            continue
         text = data[:MAX_MENTION].decode("utf-8", errors="replace")
         cut = "\n[... cut at 256 KiB ...]" if len(data) > MAX_MENTION else ""
         attached.append(f"Contents of @{name}:\n```\n{text}{cut}\n```")

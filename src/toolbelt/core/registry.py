@@ -143,27 +143,53 @@ class ToolRegistry(Toolset):
         return self._tools.get(name)
 
 
-class FilteredToolset(Toolset):
+class WrappedToolset(Toolset):
+    """A toolset that shows another (``inner``) changed in some way: everything it does not
+    override is asked of ``inner``, so a wrapper cannot lose what a toolset says by
+    forgetting to pass one method on (a checkpoint wrapper that did hid why an MCP server's
+    tools were missing behind "There is no tool named …")."""
+
+    def __init__(self, inner: Toolset) -> None:
+        self.inner = inner
+
+    def tools(self) -> tuple[AnyTool, ...]:
+        return self.inner.tools()
+
+    def get(self, name: str) -> AnyTool | None:
+        return self.inner.get(name)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(tool.name for tool in self.tools())
+
+    async def list_tools(self) -> tuple[AnyTool, ...]:
+        return await self.inner.list_tools()
+
+    def why_missing(self, name: str) -> str | None:
+        return self.inner.why_missing(name)
+
+    async def open(self) -> None:
+        await self.inner.open()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class FilteredToolset(WrappedToolset):
     """A view of another toolset keeping the tools a predicate accepts."""
 
     def __init__(self, inner: Toolset, predicate: Callable[[AnyTool], bool]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._predicate = predicate
 
     def tools(self) -> tuple[AnyTool, ...]:
-        return tuple(tool for tool in self._inner.tools() if self._predicate(tool))
+        return tuple(tool for tool in self.inner.tools() if self._predicate(tool))
+
+    def get(self, name: str) -> AnyTool | None:
+        tool = self.inner.get(name)
+        return tool if tool is not None and self._predicate(tool) else None
 
     async def list_tools(self) -> tuple[AnyTool, ...]:
-        return tuple(tool for tool in await self._inner.list_tools() if self._predicate(tool))
-
-    def why_missing(self, name: str) -> str | None:
-        return self._inner.why_missing(name)
-
-    async def open(self) -> None:
-        await self._inner.open()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+        return tuple(tool for tool in await self.inner.list_tools() if self._predicate(tool))
 
 
 class CombinedToolset(Toolset):

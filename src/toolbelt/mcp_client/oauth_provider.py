@@ -411,12 +411,17 @@ def _machine_provider(
 
 
 def _read_key(path: str) -> str:
-    from pathlib import Path
+    import os
 
-    try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"its private key file {path} cannot be read ({exc.strerror})") from exc
+    from toolbelt.paths.small_read import read_small_text
+
+    key = read_small_text(os.path.expanduser(path))  # a workspace's entry may name a FIFO
+    if key is None:
+        raise ValueError(
+            f"its private key file {path} cannot be read (it must be a UTF-8 regular file "
+            "of at most 64 KiB)"
+        )
+    return key
 
 
 def _algorithm(pem: str) -> str:

@@ -35,6 +35,7 @@ from pathlib import Path
 from toolbelt.core.programs import find_rg
 from toolbelt.outline.grammars import SUFFIXES, grammar_for
 from toolbelt.outline.outline import Definition, outline
+from toolbelt.paths.small_read import read_head
 
 __all__ = ["DEFAULT_TOKENS", "MapEntry", "repo_map"]
 
@@ -146,10 +147,8 @@ def _re_definitions(
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError:
+    data = read_head(path, MAX_FILE_BYTES)  # never blocks on a FIFO swapped in
+    if data is None:
         return None
     if len(data) > MAX_FILE_BYTES or b"\0" in data[:1024]:
         return None
@@ -236,9 +235,8 @@ def repo_map(
         grammar = grammar_for(path)
         if grammar is None:
             continue
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = read_head(path, MAX_FILE_BYTES)
+        if data is None:
             continue
         parsed += len(data)
         if parsed > MAX_PARSED_BYTES:  # its definitions' own lines, without a parse

@@ -20,6 +20,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import find_rg
+from toolbelt.paths.small_read import read_head
 from toolbelt.search.ripgrep import rg_collect
 from toolbelt.tools._files import file_guard
 
@@ -67,9 +68,8 @@ def _render(ctx: ToolContext, files: list[Path], symbol: str) -> ToolOutput:
         grammar = grammar_for(path)
         if grammar is None or parsed > MAX_PARSED_BYTES:
             continue
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = read_head(path, MAX_PARSED_BYTES)  # never blocks on a FIFO swapped in
+        if data is None:
             continue
         parsed += len(data)
         walk(path, outline(data, grammar), ())

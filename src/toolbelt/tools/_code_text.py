@@ -16,6 +16,7 @@ from typing import Any
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.paths.guard import ResolvedPath
+from toolbelt.paths.small_read import read_head
 from toolbelt.tools._files import file_guard
 
 __all__ = ["MAX_PLACES", "FileLines", "place_lines", "read_source"]
@@ -56,11 +57,8 @@ class FileLines:
         if path is None:
             return ""
         if path not in self._texts:
-            try:
-                with open(path, "rb") as handle:
-                    self._texts[path] = handle.read(MAX_SOURCE_BYTES).decode("utf-8", "replace")
-            except OSError:
-                self._texts[path] = ""
+            data = read_head(path, MAX_SOURCE_BYTES) or b""  # never blocks on a FIFO
+            self._texts[path] = data[:MAX_SOURCE_BYTES].decode("utf-8", "replace")
         return self._texts[path]
 
     def lines(self, path: Path) -> list[str]:

@@ -24,6 +24,7 @@ import anyio
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.lsp.languages import language_of
+from toolbelt.paths.small_read import read_head
 from toolbelt.tools._code import code_diagnostics, diagnostics_enabled
 
 __all__ = ["ChangedPath", "EditReport", "edit_result"]
@@ -89,12 +90,8 @@ def _read_changed(changed: list[ChangedPath]) -> list[tuple[ChangedPath, str | N
     large or gone since are left out."""
     found = []
     for change in changed:
-        try:
-            with open(change.path, "rb") as handle:
-                data = handle.read(MAX_CHECKED_BYTES + 1)
-        except OSError:
-            continue
-        if len(data) > MAX_CHECKED_BYTES:
+        data = read_head(change.path, MAX_CHECKED_BYTES)  # never blocks on a FIFO
+        if data is None or len(data) > MAX_CHECKED_BYTES:
             continue
         before = None if change.before is None else change.before.decode("utf-8", "replace")
         found.append((change, before, data.decode("utf-8", "replace")))

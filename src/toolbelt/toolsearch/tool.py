@@ -21,7 +21,7 @@ from pydantic import Field
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError, UsageError
-from toolbelt.core.registry import AnyTool, Toolset
+from toolbelt.core.registry import AnyTool, Toolset, WrappedToolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.providers.deferral import TOOL_SEARCH, is_deferrable, session_state
 from toolbelt.toolsearch.index import ToolIndex
@@ -132,35 +132,26 @@ class ToolSearchTool(Tool[ToolSearchInput]):
         return found, problems
 
 
-class ToolSearchToolset(Toolset):
+class ToolSearchToolset(WrappedToolset):
     """``inner``'s tools plus ``tool_search`` over them; every tool stays callable by name."""
 
     def __init__(self, inner: Toolset) -> None:
         if inner.get(TOOL_SEARCH) is not None:
             raise UsageError(f"The toolset already has a `{TOOL_SEARCH}` tool; wrap it only once.")
-        self._inner = inner
+        super().__init__(inner)
         self.search = ToolSearchTool(inner)
 
     def tools(self) -> tuple[AnyTool, ...]:
-        tools = self._inner.tools()
+        tools = self.inner.tools()
         self.search.index(tools)  # keeps its description (the servers it lists) current
         return (*tools, self.search)
 
     def get(self, name: str) -> AnyTool | None:
-        return self.search if name == TOOL_SEARCH else self._inner.get(name)
-
-    def why_missing(self, name: str) -> str | None:
-        return self._inner.why_missing(name)
+        return self.search if name == TOOL_SEARCH else self.inner.get(name)
 
     async def list_tools(self) -> tuple[AnyTool, ...]:
-        await self._inner.list_tools()
+        await self.inner.list_tools()
         return self.tools()
-
-    async def open(self) -> None:
-        await self._inner.open()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 def _describe(index: ToolIndex) -> str:
