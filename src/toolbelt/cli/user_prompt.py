@@ -50,14 +50,14 @@ def _ask_blocking(question: Question, read_line: ReadLine) -> UserAnswer:
         out.write("\n")
     if question.choices:
         out.write(f"  ({_how_to_answer(question)})\n")
+    about = " ".join(escape_for_terminal(question.header or question.prompt).split())
+    about = about if len(about) <= 40 else about[:39] + "…"
     if question.schema is not None:  # a form: one prompt per field, the content sent back
         problem = form_problem(question.schema)
         if problem is None:
-            return fill_form(question.schema, out, read_line)
+            return fill_form(question.schema, out, read_line, about)
         out.write(f"This form cannot be filled in at a terminal ({problem}); it was declined.\n")
         return UserAnswer("decline")
-    about = " ".join(escape_for_terminal(question.header or question.prompt).split())
-    about = about if len(about) <= 40 else about[:39] + "…"
     while True:
         out.write(f"answer to “{about}” > ")
         out.flush()
