@@ -19,7 +19,6 @@ import os
 from pathlib import Path
 
 import anyio
-
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field

@@ -130,7 +130,7 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while not predicate(self.screen):
             left = deadline - time.monotonic()
-            if left <= 0 or not self.read_some(min(left, 0.2)) and not predicate(self.screen):
+            if left <= 0 or (not self.read_some(min(left, 0.2)) and not predicate(self.screen)):
                 state = "ended" if self.ended else f"waited {timeout:g} s"
                 raise AssertionError(f"{state} for {what}; the screen shows:\n{self.screen.text}")
         return self.screen
