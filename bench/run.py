@@ -28,6 +28,8 @@ BENCHMARKS = {
     "textcalls": "bench_textcalls",
     "chat": "bench_chat",
     "checkpoints": "bench_checkpoints",
+    "code": "bench_code",
+    "serena": "bench_serena",
 }
 
 

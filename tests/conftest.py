@@ -87,6 +87,8 @@ def _private_home(
     base = tmp_path_factory.mktemp("user")
     for variable, value in private_home(base).items():
         monkeypatch.setenv(variable, value)
+    # Edit results are checked word for word: the tests of diagnostics after edits turn them on.
+    monkeypatch.setenv("TOOLBELT_DIAGNOSTICS", "0")
     yield
     if request.node.stash.get(_passed, {}).get("call", False):
         shutil.rmtree(base, ignore_errors=True)

@@ -63,7 +63,7 @@ def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[i
 def test_a_sandboxed_script_reads_no_credential_file_but_the_build_caches(home: Path) -> None:
     reader = "".join(f'cat "$HOME/{name}" 2>/dev/null; ' for name in CREDENTIALS + BUILD_FILES)
     (home.parent / "ws" / "r.sh").write_text(reader + "echo END\n")
-    code, out = call(home, "bash", {"command": "sh r.sh"})
+    code, out = call(home, "bash", {"command": "sh r.sh"}, "--yes")  # approved: workspace profile
     assert code == 0, out
     assert "END" in out
     assert [name for n, name in enumerate(CREDENTIALS) if f"TOKEN-{n:02d}" in out] == []

@@ -49,6 +49,8 @@ LAYERS = (
     "files",
     "checkpoints",
     "search",
+    "outline",
+    "lsp",
     "providers",
     "web",
     "hooks",

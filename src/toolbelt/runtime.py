@@ -35,6 +35,7 @@ from toolbelt.checkpoints.session import Checkpoints
 from toolbelt.checkpoints.toolset import CheckpointToolset
 from toolbelt.config.factory import build_hooks, build_policy, configure_session
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
+from toolbelt.core.authorization import read_allowed
 from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.errors import UsageError
 from toolbelt.core.events import EventBus
@@ -138,8 +139,14 @@ class Runtime(AsyncResource):
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
-            # the skill tool lists the workspace's skills only when the workspace is trusted
-            toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
+            # the skill tool lists the workspace's skills only when the workspace is trusted,
+            # and only those read_file would show without asking
+            policy = self.policy
+            toolset = builtin_toolset(
+                workspace=self.session.root,
+                trusted=self.settings.trusted,
+                read_check=lambda path: read_allowed(policy, path),
+            )
             toolset = self._with_mcp_servers(toolset, options.mcp_servers)
         self.toolset = toolset
         self.checkpoints = Checkpoints(

@@ -210,6 +210,8 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         "git_commit",
         "skill",
         "ask_user",
+        "lsp",
+        "symbol_edit",
     } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
     assert (tmp_path / "notes.txt").read_text() == "patched\n"

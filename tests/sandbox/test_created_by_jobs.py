@@ -38,7 +38,7 @@ async def _start(h: Harness, command: str) -> str:
 
 
 async def test_removed_when_the_job_is_seen_ended(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     job_id = await _start(h, PLANT)
     output = await h.call("bash_output", id=job_id)
     while "exited" not in output.text:
@@ -50,7 +50,7 @@ async def test_removed_when_the_job_is_seen_ended(tmp_path: Path) -> None:
 
 
 async def test_removed_at_the_next_command_while_the_job_runs(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, f"{PLANT}; sleep 600")
     result = await h.call("bash", command="echo next")
     assert _planted_gone(tmp_path)
@@ -60,7 +60,7 @@ async def test_removed_at_the_next_command_while_the_job_runs(tmp_path: Path) ->
 
 
 async def test_removed_when_the_session_closes(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, f"{PLANT}; sleep 600")
     assert (tmp_path / ".mcp.json").exists()
     await h.session.aclose()
@@ -69,7 +69,7 @@ async def test_removed_when_the_session_closes(tmp_path: Path) -> None:
 
 async def test_what_existed_before_the_job_stays(tmp_path: Path) -> None:
     (tmp_path / ".vscode").mkdir()
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, PLANT)
     await h.session.aclose()
     assert (tmp_path / ".vscode").is_dir() and _planted_gone(tmp_path)

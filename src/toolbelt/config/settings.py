@@ -9,10 +9,10 @@ Unknown top-level keys are tolerated so a whole Claude settings file can be past
 neither toolbelt nor Claude Code knows, most likely a misspelling, is warned about with the
 closest known key: ``config.settings_keys``), but the ``permissions``, ``hooks``,
 ``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction``,
-``subagents`` and ``checkpoints`` sections and the ``editTool`` key are validated: a file that
-is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError`` naming the
-file and the line. A silently ignored deny rule is worse than refusing to start. Missing files
-are fine.
+``subagents``, ``checkpoints`` and ``lsp`` sections and the ``editTool`` key are validated: a
+file that is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError``
+naming the file and the line. A silently ignored deny rule is worse than refusing to start.
+Missing files are fine.
 """
 
 from __future__ import annotations
@@ -128,6 +128,27 @@ class _ToolSearch(BaseModel):
     search: Literal["toolbelt", "provider"] | None = None
 
 
+class _Lsp(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    diagnostics: bool | None = None
+    timeout_ms: int | None = Field(default=None, alias="timeoutMs", ge=100, le=60_000)
+    servers: dict[str, list[str] | Literal[False]] = {}
+
+    @field_validator("servers")
+    @classmethod
+    def _commands(
+        cls, value: dict[str, list[str] | Literal[False]]
+    ) -> dict[str, list[str] | Literal[False]]:
+        for language, command in value.items():
+            if command is not False and (not command or not command[0]):
+                raise ValueError(
+                    f"the server for {language!r} must be a command such as "
+                    '["pyright-langserver", "--stdio"], or false for none'
+                )
+        return value
+
+
 EditTool = Literal["auto", "apply_patch", "edit_file"]
 
 
@@ -176,6 +197,7 @@ class _SettingsFile(BaseModel):
     compaction: _Compaction = Field(default_factory=_Compaction)
     subagents: _Subagents = Field(default_factory=_Subagents)
     checkpoints: _Checkpoints = Field(default_factory=_Checkpoints)
+    lsp: _Lsp = Field(default_factory=_Lsp)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
     enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
     disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
@@ -252,6 +274,13 @@ class Settings:
     """``subagents.maxParallel``: how many ``task`` subagents run at once."""
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     """``checkpoints``: whether calls leave checkpoints, how long and how much is kept."""
+    lsp_diagnostics: bool | None = None
+    """``lsp.diagnostics``: diagnostics after edits (None: on)."""
+    lsp_timeout: float | None = None
+    """``lsp.timeoutMs``, in seconds: the most an edit's result waits for diagnostics."""
+    lsp_servers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """``lsp.servers``: language → the server's command, None for none (a workspace's own
+    file may name commands only when it is trusted; it may always turn a server off)."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -300,6 +329,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             _merge_tool_search(merged, parsed.tool_search)
             merged.edit_tool = parsed.edit_tool or merged.edit_tool
             _merge_agent_sections(merged, parsed)
+            _merge_lsp(merged, parsed.lsp, commands=False)
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -334,6 +364,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             if parsed.sessions.max_total_mb is not None:
                 merged.sessions_max_total_mb = parsed.sessions.max_total_mb
         merged.checkpoints = _merge_checkpoints(merged.checkpoints, parsed.checkpoints)
+        _merge_lsp(merged, parsed.lsp, commands=True)
     return merged
 
 
@@ -356,6 +387,20 @@ def _merge_mcpjson_choice(merged: Settings, parsed: _SettingsFile) -> None:
     merged.mcpjson_disabled += parsed.disabled_mcpjson
     if parsed.enable_all_mcpjson is not None:
         merged.mcpjson_enable_all = parsed.enable_all_mcpjson
+
+
+def _merge_lsp(merged: Settings, section: _Lsp, *, commands: bool) -> None:
+    """``lsp``: without ``commands`` (an untrusted workspace's file) only what turns things
+    off or bounds them; a server command is a program the session would start."""
+    if section.diagnostics is not None and (commands or not section.diagnostics):
+        merged.lsp_diagnostics = section.diagnostics
+    if section.timeout_ms is not None:
+        merged.lsp_timeout = section.timeout_ms / 1000
+    for language, command in section.servers.items():
+        if command is False:
+            merged.lsp_servers[language] = None
+        elif commands:
+            merged.lsp_servers[language] = tuple(command)
 
 
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
@@ -404,6 +449,7 @@ def _loosening(
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
         "checkpoint settings" if parsed.checkpoints.given() else "",
+        _count(sum(1 for c in parsed.lsp.servers.values() if c), "language server command"),
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

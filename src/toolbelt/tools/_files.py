@@ -52,8 +52,20 @@ def read_tracker(ctx: ToolContext) -> ReadTracker:
 
 
 def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
-    """Resolve a model-supplied path against the session's cwd."""
-    return file_guard(ctx).resolve(raw, ctx.cwd)
+    """Resolve a model-supplied path against the session's cwd, once per call.
+
+    The permission decision is made on the resolution the tool's ``access`` made: its real
+    path and the inode seen there. ``run`` gets that same resolution back (kept in the call's
+    scratch), so what it opens is checked against it — a leaf or directory swapped for a
+    symlink after the decision makes the open fail ("changed while it was being opened")
+    instead of a second lookup of the name following the symlink somewhere the decision
+    never saw.
+    """
+    key = f"resolved\0{ctx.cwd}\0{raw}"
+    found = ctx.scratch.get(key)
+    if not isinstance(found, ResolvedPath):
+        found = ctx.scratch[key] = file_guard(ctx).resolve(raw, ctx.cwd)
+    return found
 
 
 def require_read_to_match(ctx: ToolContext, resolved: ResolvedPath) -> None:
