@@ -11,9 +11,9 @@ owner"). So every interaction in this process goes through ``terminal_owner()``:
   live area and its Esc watcher step aside), and whatever else this process would write to
   the terminal meanwhile (a parallel subagent's finished calls, a server's progress) waits
   until the interaction ends (``show``): the line the person types on stays the prompt's;
-- every line is read only once its prompt is on screen, and what was typed before is
-  discarded (``tcflush`` at each read), so no key pressed before a question was visible can
-  answer it;
+- what was typed before an interaction starts, and after each of its answers, is discarded
+  (``tcflush``) before the next prompt is written, so no key pressed before a question was
+  visible can answer it, and none typed in reply to it is lost;
 - the answer is read in a worker thread that polls a stop flag, and a prompt whose wait
   ends (timeout, cancellation) stops its reader before the lock is released: no abandoned
   thread is left to swallow the answer to the next question;
@@ -109,8 +109,9 @@ class TerminalOwner:
     async def interact(self, ask: Callable[[ReadLine], T]) -> T:
         """Run ``ask(read_line)`` in a worker thread as the terminal's only interaction.
 
-        ``ask`` writes its prompt and reads the answer with ``read_line``, which discards
-        what was typed before it was called. Cancelling stops the reader, then raises."""
+        ``ask`` writes its prompt and reads the answer with ``read_line``; what was typed
+        before it started, or after an answer read, is discarded. Cancelling stops the reader,
+        then raises."""
         if self._lock is None:
             self._lock = anyio.Lock()
         async with self._lock:
@@ -154,11 +155,14 @@ class TerminalOwner:
         def read_line() -> str:
             if fd is None:
                 return sys.stdin.readline()
-            sys.stderr.flush()  # the prompt is on screen before what was typed is dropped
-            self.discard_typed_ahead()
             if escape is not None:
-                return _edit_line(fd, stop, sys.stderr, on_escape)
-            return _read_line(fd, stop)
+                line = _edit_line(fd, stop, sys.stderr, on_escape)
+            else:
+                line = _read_line(fd, stop)
+            # typed after this answer, before the next line is asked: not an answer to it (a
+            # flush once the next prompt is on screen would drop keys typed in reply to it)
+            self.discard_typed_ahead()
+            return line
 
         def work() -> None:
             try:
