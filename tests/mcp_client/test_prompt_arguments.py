@@ -73,8 +73,9 @@ def test_the_terminal_prompt_shows_the_arguments_it_asks_about(sender: Path) -> 
     )
     assert code == 3
     indented = "\r\n".join("    " + line for line in SHOWN.splitlines())
-    restated = "Allow mcp__s__send? [y] yes  [s] yes for this session"  # what a yes approves
-    assert f"  arguments:\r\n{indented}\r\n{restated}" in screen
+    choices = "  [y] yes  [s] yes for this session  [a] always  [n] no"
+    restated = "Allow mcp__s__send? [y/s/a/n] > n"  # what a yes approves, where it is typed
+    assert f"  arguments:\r\n{indented}\r\n{choices}\r\n{restated}\r\n" in screen
     assert "\u202e" not in screen
 
 

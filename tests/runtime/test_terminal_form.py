@@ -51,16 +51,18 @@ async def test_every_field_is_asked_checked_and_sent(monkeypatch: pytest.MonkeyP
     )
     assert screen == (
         "\n\x1b[1;36m?\x1b[0m Sign up?\n"
-        "  Name\\x1b[2K (required)\n  > "
-        "  Type at least 2 characters.\n  > "
-        "  age (required): In years\n  > "
-        "  Type a whole number.\n  > "
-        "  Type a number of at most 150.\n  > "
-        "  ratio (optional; an empty line skips it)\n  > "
-        "  subscribe (optional; an empty line skips it)\n    (default: False)\n  > "
-        "  plan (required)\n    1. Free\n    2. Pro\n  > "
-        "  tags (optional; an empty line skips it)\n    1. a\n    2. b\n    3. c\n  > "
-        "  note (optional; an empty line skips it)\n  > "
+        "  Name\\x1b[2K (required)\n  Name\\x1b[2K for “Sign up?” > "
+        "  Type at least 2 characters.\n  Name\\x1b[2K for “Sign up?” > "
+        "  age (required): In years\n  age for “Sign up?” > "
+        "  Type a whole number.\n  age for “Sign up?” > "
+        "  Type a number of at most 150.\n  age for “Sign up?” > "
+        "  ratio (optional; an empty line skips it)\n  ratio for “Sign up?” > "
+        "  subscribe (optional; an empty line skips it)\n    (default: false)\n"
+        "  subscribe for “Sign up?” > "
+        "  plan (required)\n    1. Free\n    2. Pro\n  plan for “Sign up?” > "
+        "  tags (optional; an empty line skips it)\n    1. a\n    2. b\n    3. c\n"
+        "  tags for “Sign up?” > "
+        "  note (optional; an empty line skips it)\n  note for “Sign up?” > "
     )
 
 

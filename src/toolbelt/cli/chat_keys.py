@@ -41,10 +41,12 @@ class TurnKeys:
         loop.add_signal_handler(signal.SIGINT, self.cancel)
         self._start()
         self.owner.on_interaction(self._stop, self._start)
+        self.owner.escape_cancels(self.cancel)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.owner.off_interaction(self._stop)
+        self.owner.escape_cancels(None)
         self._stop()
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)

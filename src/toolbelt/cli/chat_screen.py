@@ -7,7 +7,9 @@ first line of why), edits as coloured diffs, a compaction's note. Below it, a li
 redrawn a few times a second: the tail of the text still streaming, each running call with a
 spinner and its time and the last line of its output, and a spinner for a model that has said
 nothing for over a second. The live area steps aside (``terminal_owner``) while a prompt
-asks the person something.
+asks the person something, and what would be printed meanwhile (a parallel subagent's
+finished calls) waits until the prompt is answered: nothing is written under the line the
+person types on.
 
 Everything that came from the model or a tool is escaped (``visible``) before rich sees it,
 so it cannot move the cursor or restyle the screen; Markdown is rendered from escaped text.
@@ -177,7 +179,11 @@ class ChatScreen:
                 self._quiet_since = time.monotonic()
 
     def print(self, renderable: Any) -> None:
-        """Print above the live area (or plainly between turns)."""
+        """Print above the live area (or plainly between turns); while a prompt waits for
+        the person, once it is answered."""
+        self.owner.show(lambda: self._print_now(renderable))
+
+    def _print_now(self, renderable: Any) -> None:
         if self._live is not None and self._live.is_started:
             self._live.console.print(renderable)
         else:

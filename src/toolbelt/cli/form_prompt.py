@@ -44,9 +44,12 @@ def form_problem(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
-def fill_form(schema: Mapping[str, Any], out: TextIO, read_line: Callable[[], str]) -> UserAnswer:
+def fill_form(
+    schema: Mapping[str, Any], out: TextIO, read_line: Callable[[], str], about: str = ""
+) -> UserAnswer:
     """Ask every field of ``schema`` (``form_problem`` is None for it) and return the content;
-    ``cancel`` when the person dismisses it at a required field or input ends."""
+    ``cancel`` when the person dismisses it at a required field or input ends. Each field's
+    answer line names the field and, with ``about`` (already escaped), the form it is for."""
     properties: Mapping[str, Mapping[str, Any]] = schema["properties"]
     required = set(schema.get("required") or ())
     content: dict[str, Value] = {}
@@ -64,8 +67,9 @@ def fill_form(schema: Mapping[str, Any], out: TextIO, read_line: Callable[[], st
             out.write(f"    {number}. {escape_for_terminal(title)}\n")
         if "default" in field:
             out.write(f"    (default: {escape_for_terminal(_shown(field['default']))})\n")
+        answer_line = f"  {label} for “{about}” > " if about else f"  {label} > "
         while True:
-            out.write("  > ")
+            out.write(answer_line)
             out.flush()
             line = read_line()
             if not line:  # end of input

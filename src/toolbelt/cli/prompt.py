@@ -8,8 +8,9 @@ then offers: yes once, yes for this session, always (saved as a rule; not offere
 reason, where it could not be kept), or no with an optional reason that goes back to the
 model. The prompt is the terminal's only interaction while it waits (``terminal_owner``: one
 at a time, typed-ahead input discarded, the reader stopped when the permission timeout or a
-cancellation ends the wait), says which subagent asks, and restates on the answer line what
-a "yes" approves.
+cancellation ends the wait), says which subagent asks, and the line the answer is typed on
+restates what a "yes" approves — the whole command, never a harmless-looking start of it —
+with the keys that answer; the choices and why one is missing are on the line above it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from toolbelt.core.terminal_text import escape_for_terminal
 
 __all__ = ["TerminalRequester"]
 
+_RESTATED = 200
+"""Characters of a command or URL restated on the answer line; a longer one is named."""
 _CHOICES = {
     "y": Approval.ONCE,
     "yes": Approval.ONCE,
@@ -73,17 +76,19 @@ class TerminalRequester(PermissionRequester):
         arguments = shown_arguments(access, request.arguments)
         if arguments is not None:
             out.write("  arguments:\n" + textwrap.indent(arguments, "    ") + "\n")
-        choices = "[y] yes  [s] yes for this session  [a] always  [n] no"
+        choices, keys = "[y] yes  [s] yes for this session  [a] always  [n] no", "y/s/a/n"
         if decision.no_always:
             why = f"(no always: {decision.no_always})"
-            choices = f"[y] yes  [s] yes for this session  [n] no   {why}"
+            choices, keys = f"[y] yes  [s] yes for this session  [n] no   {why}", "y/s/n"
         if not decision.remember:
             choices = "[y] yes  [n] no   (this kind of call is never remembered)"
+            keys = "y/n"
         restated = f"Allow {_approves(request)}"
         if request.agent:
             restated += f" for subagent {escape_for_terminal(request.agent)}"
-        while True:
-            out.write(f"{restated}? {choices} > ")
+        out.write(f"  {choices}\n")
+        while True:  # the line the answer is typed on says what a yes approves, and only that
+            out.write(f"{restated}? [{keys}] > ")
             out.flush()
             line = read_line()
             if not line:
@@ -106,14 +111,21 @@ class TerminalRequester(PermissionRequester):
 
 
 def _approves(request: PermissionRequest) -> str:
-    """What a yes lets happen, in a few words: the command, the URL, the path, or the tool."""
+    """What a yes lets happen: the command, the URL, the path, or the tool. A command or URL
+    is restated whole — a shortened one would show its harmless start and hide the rest — or,
+    past ``_RESTATED`` characters, referred to as the one shown above, with its length."""
     access = request.access
     tool = escape_for_terminal(request.tool)
     if access.command and access.command.text:
         command = escape_for_terminal(access.command.text)
-        return f"{tool} to run `{command if len(command) <= 60 else command[:59] + '…'}`"
+        if len(command) > _RESTATED:
+            return f"{tool} to run the {len(command):,}-character command shown above"
+        return f"{tool} to run `{command}`"
     if access.url:
-        return f"{tool} to fetch {escape_for_terminal(access.url)}"
+        url = escape_for_terminal(access.url)
+        if len(url) > _RESTATED:
+            return f"{tool} to fetch the {len(url):,}-character URL shown above"
+        return f"{tool} to fetch {url}"
     if access.paths:
         more = f" (+{len(access.paths) - 1} more)" if len(access.paths) > 1 else ""
         return f"{tool} on {escape_for_terminal(str(access.paths[0]))}{more}"

@@ -6,7 +6,8 @@ On a TTY, text that came from a tool, a file or an MCP server (results, tool tit
 descriptions, progress) is shown with its control characters escaped
 (``escape_for_terminal``) and as plain ``Text``, never as rich markup, so it cannot move the
 cursor, set the clipboard (OSC 52) or restyle the screen. The tool table escapes in both
-modes: it is a listing for people (``--json`` has the exact strings).
+modes: it is a listing for people (``--json`` has the exact strings). Progress shown while a
+prompt waits for the person is held until it is answered (``terminal_owner``).
 """
 
 from __future__ import annotations
@@ -107,11 +108,22 @@ class Renderer:
         if not self.rich:
             return
 
+        from toolbelt.cli.terminal_owner import terminal_owner
+
+        owner = terminal_owner()
+
+        def write(text: str) -> None:
+            self.stream.write(text)
+            self.stream.flush()
+
         def show(event: Event) -> None:
+            text = ""
             if isinstance(event, ProgressEvent):
-                self.stream.write(f"\x1b[2m… {escape_for_terminal(event.message)}\x1b[0m\n")
+                text = f"\x1b[2m… {escape_for_terminal(event.message)}\x1b[0m\n"
             elif isinstance(event, StateEvent) and event.state is CallState.PERMISSION_REQUIRED:
                 detail = escape_for_terminal(event.detail or "")
-                self.stream.write(f"\x1b[33m? {escape_for_terminal(event.tool)}: {detail}\x1b[0m\n")
+                text = f"\x1b[33m? {escape_for_terminal(event.tool)}: {detail}\x1b[0m\n"
+            if text:  # a server's progress during its own form waits for the form's answer
+                owner.show(lambda: write(text))
 
         events.subscribe(show)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import anyio
@@ -186,7 +187,12 @@ class _Display:
 
     def __init__(self, output_format: str, stream: TextIO) -> None:
         self.format = output_format
-        self.activity = ActivityLog(stream)
+        self.show: Callable[[Callable[[], None]], None] = _now
+        if stream.isatty() or sys.stdout.isatty():  # a prompt may wait there: output waits
+            from toolbelt.cli.terminal_owner import terminal_owner
+
+            self.show = terminal_owner().show
+        self.activity = ActivityLog(stream, self.show)
         self.screen: Any = None
 
     @classmethod
@@ -220,7 +226,7 @@ class _Display:
         if self.format == "stream-json":
             line = _event_json(event)
             if line is not None:
-                print_json(line, compact=True)
+                self.show(lambda: print_json(line, compact=True))
             return
         if self.screen is not None:
             self.screen.handle(event)
@@ -241,6 +247,10 @@ class _Display:
                 },
                 compact=True,
             )
+
+
+def _now(write: Callable[[], None]) -> None:
+    write()
 
 
 def _event_json(event: ConversationEvent) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@ loop stopped short of an answer, and ``--json``'s whole transcript with usage.""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from toolbelt.agent import AgentEvent, AgentResult, ModelTurn
@@ -29,10 +29,14 @@ _MAX_TARGET = 80
 class ActivityLog:
     """Writes ``name target: state (time)`` for each call when it reaches a final state: the
     time it ran (a wait for the person's approval does not count) and, for a refusal or an
-    error, the first line of why."""
+    error, the first line of why. ``show`` runs each write (``TerminalOwner.show`` where the
+    stream is the terminal a prompt may be waiting on: the line waits for the answer)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(
+        self, stream: TextIO, show: Callable[[Callable[[], None]], None] | None = None
+    ) -> None:
         self.stream = stream
+        self._show = show
         self._targets: dict[str, str] = {}
         self._started: dict[str, float] = {}
 
@@ -53,8 +57,17 @@ class ActivityLog:
                 why = ""
                 if event.detail.strip():
                     why = f" — {escape_for_terminal(event.detail.strip().splitlines()[0])[:200]}"
-                self.stream.write(f"{line}: {event.state.value} ({duration(seconds)}){why}\n")
-                self.stream.flush()
+                self._write(f"{line}: {event.state.value} ({duration(seconds)}){why}\n")
+
+    def _write(self, text: str) -> None:
+        def write() -> None:
+            self.stream.write(text)
+            self.stream.flush()
+
+        if self._show is None:
+            write()
+        else:
+            self._show(write)
 
 
 def target_of(arguments: Mapping[str, Any]) -> str:

@@ -23,6 +23,10 @@ from toolbelt.core.user import Question, UserAnswer, UserChannel
 
 __all__ = ["TerminalUser"]
 
+_ABOUT = 80
+"""Characters of the question restated on its answer line: enough for an MCP server's form
+(``The MCP server `NAME` asks: …``) to say which server asks and what."""
+
 
 class TerminalUser(UserChannel):
     """Asks on standard error, reads standard input."""
@@ -50,14 +54,14 @@ def _ask_blocking(question: Question, read_line: ReadLine) -> UserAnswer:
         out.write("\n")
     if question.choices:
         out.write(f"  ({_how_to_answer(question)})\n")
+    about = " ".join(escape_for_terminal(question.header or question.prompt).split())
+    about = about if len(about) <= _ABOUT else about[: _ABOUT - 1] + "…"
     if question.schema is not None:  # a form: one prompt per field, the content sent back
         problem = form_problem(question.schema)
         if problem is None:
-            return fill_form(question.schema, out, read_line)
+            return fill_form(question.schema, out, read_line, about)
         out.write(f"This form cannot be filled in at a terminal ({problem}); it was declined.\n")
         return UserAnswer("decline")
-    about = " ".join(escape_for_terminal(question.header or question.prompt).split())
-    about = about if len(about) <= 40 else about[:39] + "…"
     while True:
         out.write(f"answer to “{about}” > ")
         out.flush()
