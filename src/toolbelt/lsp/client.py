@@ -225,6 +225,18 @@ class ServerConnection:
         )
         return version
 
+    def close(self, path: Path) -> None:
+        """Close ``path``'s document (a file moved away): the server reads the disk for it
+        again, and what it published for it is forgotten."""
+        uri = uri_of(path)
+        if self.documents.pop(uri, None) is None:
+            return
+        self.published.pop(uri, None)
+        self._changed.pop(uri, None)
+        self._client.text_document_did_close(
+            lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+        )
+
     def text_of(self, path: Path) -> str | None:
         """The text the server has for ``path``, if it is open."""
         known = self.documents.get(uri_of(path))
