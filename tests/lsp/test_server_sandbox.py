@@ -1,16 +1,18 @@
 """A language server runs like a command the workspace influences: under the sandbox's
 ``analysis`` profile (the workspace readable, nothing of it writable, no network, the user's
-secrets hidden), anchored, and ended with its whole tree."""
+secrets hidden), as a process tree, and ended with its whole tree."""
 
 from __future__ import annotations
 
-import asyncio
+import os
 from pathlib import Path
 
+import anyio
 import pytest
+from tests.support.processes import alive
 from tests.support.sandboxes import backend_params
 
-from toolbelt.lsp.spawn import end_process, spawn_process
+from toolbelt.lsp.spawn import spawn_process
 from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 
 pytestmark = pytest.mark.anyio
@@ -20,7 +22,7 @@ PROBE = (
     "touch written.txt 2>/dev/null && echo workspace-written; "
     'touch "$TMPDIR/scratch" && echo temp-written; '
     "(exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null && echo network-reached; "
-    "sleep 30 & echo started"
+    '(exec -a "$1" sleep 30) & echo started'
 )
 
 
@@ -28,6 +30,7 @@ PROBE = (
 async def test_a_server_reads_the_workspace_writes_nothing_of_it_and_ends_whole(
     tmp_path: Path, backend: str
 ) -> None:
+    token = f"server-child-{backend}-{os.getpid()}-{tmp_path.name}"
     root = tmp_path / "ws"
     root.mkdir()
     (root / "source.py").write_text("x = 1\n")
@@ -37,16 +40,23 @@ async def test_a_server_reads_the_workspace_writes_nothing_of_it_and_ends_whole(
         temp_dir=tmp_path / "tmp",
         state_dir=tmp_path / "state",
     )
-    server = await spawn_process(
-        ["bash", "-c", PROBE], cwd=root, sandbox=sandbox, workspace_code=False, stdin=None
+    tree = await spawn_process(
+        ["bash", "-c", PROBE, "bash", token],
+        cwd=root,
+        sandbox=sandbox,
+        workspace_code=False,
+        stdin=None,
     )
-    assert server.process.stdout is not None
-    said = await asyncio.wait_for(server.process.stdout.readline(), 30)
-    lines = [said.decode()]
-    while not lines[-1].startswith("started"):
-        lines.append((await asyncio.wait_for(server.process.stdout.readline(), 30)).decode())
-    assert lines == ["x = 1\n", "temp-written\n", "started\n"]
+    stdout = tree.process.stdout
+    assert stdout is not None
+    said = b""
+    with anyio.fail_after(30):
+        while b"started" not in said or not said.endswith(b"\n"):
+            said += await stdout.receive()
+    lines = said.decode().splitlines()
+    assert lines == ["x = 1", "temp-written", "started"]
     assert not (root / "written.txt").exists()
-    await end_process(server)
-    assert not server.anchor.alive()
-    assert server.process.returncode is not None
+    assert alive(token)
+    await tree.aclose()
+    assert tree.process.returncode is not None
+    assert not alive(token)  # gone with the tree, not left to end later

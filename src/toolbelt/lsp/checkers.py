@@ -3,7 +3,7 @@
 
 Each reads the file's text on stdin — the text before the edit and after it are checked the
 same way, side by side, so what is new can be told from what was there — and its report is
-read into ``Diagnostic``s. They run like servers (``spawn``: anchored, sandboxed, no network),
+read into ``Diagnostic``s. They run like servers (``spawn``: a process tree, sandboxed, no network),
 bounded by the caller's deadline; a checker that is not installed is simply not used. Only a
 checker beside toolbelt (its environment's ``bin``) or on the PATH outside the workspace is
 run: the workspace's own copies are not needed for a syntax check.
@@ -11,17 +11,17 @@ run: the workspace's own copies are not needed for a syntax check.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 from toolbelt.core.programs import program
 from toolbelt.lsp.diagnostics import Diagnostic
 from toolbelt.lsp.languages import CHECKERS, Checker
-from toolbelt.lsp.spawn import end_process, spawn_process
+from toolbelt.lsp.spawn import communicate, finish, spawn_process
 from toolbelt.sandbox.sandbox import Sandbox
 
 __all__ = ["checker_for", "run_checker"]
@@ -46,17 +46,18 @@ async def run_checker(
     """``checker``'s diagnostics for ``text`` (as the content of ``path``); the caller bounds
     the wait (cancelled, the checker's process tree is ended)."""
     args = [arg.replace("{path}", str(path)) for arg in checker.args]
-    started = await spawn_process(
+    tree = await spawn_process(
         [binary, *args],
         cwd=root,
         sandbox=sandbox,
         workspace_code=False,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        grace=0.2,
     )
     try:
-        out, err = await started.process.communicate(text.encode("utf-8", "surrogateescape"))
+        out, err = await communicate(tree.process, text.encode("utf-8", "surrogateescape"))
     finally:
-        await end_process(started, grace=0.2)
+        await finish(tree.aclose())
     said = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
     return _parse(checker.name, *said, source=text)
 

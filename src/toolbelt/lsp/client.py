@@ -8,8 +8,8 @@ and even downloads its servers itself, with pinned runtime dependencies of its o
 requests pin) — toolbelt must start servers its own way (``spawn``); *lsp-client* needs
 Python 3.12 (toolbelt supports 3.11); *sansio-lsp-client* has its own pydantic types and
 requires black and mypy < 2 at run time, which conflicts with toolbelt's own mypy. pygls only
-needs the streams: the process is started by ``spawn`` and handed over (``attach``), not by
-pygls's ``start_io``.
+needs the streams: the process is started by ``spawn`` (a process tree, ended whole) and its
+pipes handed to pygls's message loop (``stdio``), not started by pygls's ``start_io``.
 
 What toolbelt needs of a server is small: ``initialize`` (bounded), documents kept in step
 (open, then whole-text changes with increasing versions), their diagnostics — pulled
@@ -39,7 +39,9 @@ from pygls.lsp.client import LanguageClient
 
 from toolbelt.lsp.capabilities import CAPABILITIES, section
 from toolbelt.lsp.discovery import FoundServer
-from toolbelt.lsp.spawn import ServerProcess, end_process, spawn_process
+from toolbelt.lsp.spawn import finish, spawn_process
+from toolbelt.lsp.stdio import PipeReader, PipeWriter
+from toolbelt.procs.tree import ProcessTree
 from toolbelt.sandbox.sandbox import Sandbox
 
 __all__ = ["Published", "ServerConnection", "ServerGone", "path_of", "uri_of"]
@@ -82,7 +84,8 @@ class ServerConnection:
         self.found = found
         self.root = root
         self._sandbox = sandbox
-        self._process: ServerProcess | None = None
+        self._tree: ProcessTree | None = None
+        self._writer: PipeWriter | None = None
         self._client = LanguageClient("toolbelt", "1")
         self._register_handlers()
         self.capabilities: lsp.ServerCapabilities | None = None
@@ -136,24 +139,30 @@ class ServerConnection:
 
     async def start(self) -> None:
         """Start the process and initialize it (the caller bounds the wait)."""
-        self._process = await spawn_process(
+        self._tree = await spawn_process(
             self.found.argv,
             cwd=self.root,
             sandbox=self._sandbox,
             workspace_code=self.found.workspace_code,
+            grace=0.5,
         )
-        process = self._process.process
+        process = self._tree.process
         assert process.stdin is not None
         assert process.stdout is not None
-        self._client.protocol.set_writer(process.stdin)
+        self._writer = PipeWriter(process.stdin)
+        self._client.protocol.set_writer(self._writer)
         reader = asyncio.create_task(
             run_async(
                 stop_event=self._client._stop_event,
-                reader=process.stdout,
+                reader=PipeReader(process.stdout),
                 protocol=self._client.protocol,
             )
         )
-        self._tasks += [reader, asyncio.create_task(self._watch_exit())]
+        self._tasks += [
+            reader,
+            asyncio.create_task(self._writer.run()),
+            asyncio.create_task(self._watch_exit()),
+        ]
         root_uri = uri_of(self.root)
         result = await self._until_gone(
             self._client.initialize_async(
@@ -173,9 +182,9 @@ class ServerConnection:
         # told its settings changed starts its analysis over
 
     async def _watch_exit(self) -> None:
-        assert self._process is not None
+        assert self._tree is not None
         with contextlib.suppress(ProcessLookupError):
-            await self._process.process.wait()
+            await self._tree.process.wait()
         self.gone.set()
         for event in self._changed.values():
             event.set()
@@ -215,6 +224,18 @@ class ServerConnection:
             )
         )
         return version
+
+    def close(self, path: Path) -> None:
+        """Close ``path``'s document (a file moved away): the server reads the disk for it
+        again, and what it published for it is forgotten."""
+        uri = uri_of(path)
+        if self.documents.pop(uri, None) is None:
+            return
+        self.published.pop(uri, None)
+        self._changed.pop(uri, None)
+        self._client.text_document_did_close(
+            lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+        )
 
     def text_of(self, path: Path) -> str | None:
         """The text the server has for ``path``, if it is open."""
@@ -318,26 +339,31 @@ class ServerConnection:
         return self._client
 
     async def aclose(self) -> None:
-        """Ask the server to shut down (briefly), then end its process tree."""
-        if self._process is None:
-            return
+        """Ask the server to shut down (briefly), then end its process tree, to the end even
+        when cancelled meanwhile; safe to call twice."""
+        tree, self._tree = self._tree, None
+        if tree is not None:
+            await finish(self._end(tree))
+
+    async def _end(self, tree: ProcessTree) -> None:
         if not self.gone.is_set():
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(0.5):
                     await self._until_gone(self._client.shutdown_async(None))
                     self._client.exit(None)
         self._client._stop_event.set()
+        if self._writer is not None:
+            self._writer.close()  # stdin closes once what was said is sent
+        watcher = self._tasks[-1]
         for task in self._tasks:
-            if task is not self._tasks[-1]:  # the exit watcher sees the process end
+            if task is not watcher:  # the exit watcher sees the process end
                 task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task  # the reader: stdout is the tree's to drain
+        await tree.aclose()
+        watcher.cancel()
         with contextlib.suppress(BaseException):
-            await self._tasks[0]  # the reader: stdout is end_process's to drain
-        await end_process(self._process, grace=0.5)
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-        self._process = None
+            await watcher
 
 
 def _null(params: Any) -> None:

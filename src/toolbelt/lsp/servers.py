@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolbelt.lsp.client import ServerConnection
+from toolbelt.lsp.client import ServerConnection, ServerGone
 from toolbelt.lsp.discovery import Discovery, find_server
 from toolbelt.lsp.settings import LspSettings
 from toolbelt.sandbox.sandbox import Sandbox
@@ -105,8 +105,7 @@ class LanguageServers:
             raise
         except Exception as exc:
             slot.old.append(connection)
-            reason = "did not start in time" if isinstance(exc, TimeoutError) else str(exc)
-            self._failed(slot, f"{connection.name} {reason or type(exc).__name__}")
+            self._failed(slot, _why(connection.name, exc))
             await self._reap(slot)
         else:
             slot.connection, slot.timeouts = connection, 0
@@ -166,3 +165,15 @@ class LanguageServers:
                 slot.old.append(slot.connection)
                 slot.connection = None
             await self._reap(slot)
+
+
+def _why(name: str, error: Exception) -> str:
+    """Why the server ``name`` did not start, in a few words."""
+    if isinstance(error, TimeoutError):
+        return f"{name} did not start in time"
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{name} could not be started ({where}{error.strerror})"
+    if isinstance(error, ServerGone):
+        return str(error)  # "NAME exited"
+    return f"{name} did not start ({error or type(error).__name__})"

@@ -50,6 +50,18 @@ class ChangedFile:
     before: str | None
     """None: the edit created it."""
     after: str
+    moved_from: Path | None = None
+    """Where the file was before the edit, when the edit moved it."""
+
+    @property
+    def before_path(self) -> Path:
+        """Where the text before the edit was: the source of a move (of the same language:
+        its problems there are the baseline, and a move that breaks a relative import is
+        seen), else the file's own path."""
+        moved = self.moved_from
+        if moved is not None and language_of(moved) == language_of(self.path):
+            return moved
+        return self.path
 
 
 @dataclass
@@ -84,11 +96,12 @@ class CodeDiagnostics:
             return []
         deadline = (time.monotonic() if started is None else started) + self.settings.timeout
         for change in changes:
-            superseded = self._pending.pop(change.path, None)
-            if superseded is not None and not any(
-                p.work is superseded.work for p in self._pending.values()
-            ):
-                superseded.work.cancel()  # every file it was checking changed again
+            for path in {change.path, change.moved_from or change.path}:
+                superseded = self._pending.pop(path, None)
+                if superseded is not None and not any(
+                    p.work is superseded.work for p in self._pending.values()
+                ):
+                    superseded.work.cancel()  # every file it was checking changed again
         late = self._late()
         known = [c for c in changes if language_of(c.path) is not None]
         # a server not up yet leaves the checker time of its own (it starts meanwhile)
@@ -142,18 +155,23 @@ class CodeDiagnostics:
         """The files' diagnostics before and after, however long the server takes (up to
         ``LATE_LIMIT``: the edit's result waits only until its own deadline). Every file is
         first given its old text and checked, then its new: a file's problems before the edit
-        are judged with the other files as they were too (a renamed function's callers)."""
+        are judged with the other files as they were too (a renamed function's callers). A
+        moved file's text before is checked where it was, then closed there: its problems are
+        reported under its new path, and the server keeps no copy at the old one."""
         baselines: dict[Path, list[Diagnostic]] = {}
         found: dict[Path, Outcome | str] = {}
         try:
             async with asyncio.timeout(LATE_LIMIT), connection.checking:
                 for change in changes:
                     if change.before is not None:
-                        connection.sync(change.path, change.before, _language(change))
+                        connection.sync(change.before_path, change.before, _language(change))
                 for change in changes:
                     if change.before is not None:
-                        published = await connection.diagnostics(change.path)
+                        published = await connection.diagnostics(change.before_path)
                         baselines[change.path] = from_lsp(published, change.before, connection.name)
+                for change in changes:
+                    if change.moved_from is not None:
+                        connection.close(change.moved_from)
                 for change in changes:
                     connection.sync(change.path, change.after, _language(change))
                 for change in changes:
@@ -206,13 +224,15 @@ class CodeDiagnostics:
             return None
         checker, binary = found
 
-        async def check(text: str) -> list[Diagnostic]:
+        async def check(path: Path, text: str) -> list[Diagnostic]:
             return await run_checker(
-                checker, binary, change.path, text, root=self._root, sandbox=self._sandbox
+                checker, binary, path, text, root=self._root, sandbox=self._sandbox
             )
 
-        before = check(change.before) if change.before is not None else _nothing()
-        results = await _bounded(asyncio.gather(before, check(change.after)), deadline)
+        before = (
+            check(change.before_path, change.before) if change.before is not None else _nothing()
+        )
+        results = await _bounded(asyncio.gather(before, check(change.path, change.after)), deadline)
         if results is None:
             return (
                 f"Diagnostics for {change.label} did not arrive within "

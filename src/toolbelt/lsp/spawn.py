@@ -1,16 +1,18 @@
-"""Starting and ending a language server or checker: the one place their processes are made.
+"""Starting a language server or checker: the one place their processes are made.
 
 A language server reads the whole workspace, and the workspace influences what it does — its
 configuration, its plugins (a ``tsconfig.json`` names tsserver plugins from
 ``node_modules``), and for a server found in the workspace, its very code. So it runs like any
-command the workspace can influence: under an anchor (``procs.anchor``: a subreaper, so nothing
-it starts escapes), in a session of its own, marked with a run id the watchdog knows (nothing
-outlives toolbelt, even a SIGKILLed one), and under the OS sandbox's ``analysis`` profile —
-the workspace readable, nothing of it writable, the user's secrets hidden, no network. Its
-environment is the session's without credential-looking variables, with a PATH that keeps
-only absolute entries, and, for a program that is not the workspace's own, only those outside
-the workspace (a ``node`` planted in ``.venv/bin`` would otherwise run). This follows
-``shell.jobs`` (until ``procs.tree.ProcessTree`` lands, which this one function will then use).
+command the workspace can influence, as a ``procs.tree.ProcessTree``: under an anchor (a
+subreaper, so nothing it starts escapes), in a session of its own, marked with a run id the
+watchdog knows (nothing outlives toolbelt, even a SIGKILLed one), started shielded from
+cancellation and ended whole however its owner leaves — and confined by the OS sandbox's
+``analysis`` profile: the workspace readable, nothing of it writable, the user's secrets
+hidden, no network. Its environment is the session's without credential-looking variables,
+with a PATH that keeps only absolute entries, and, for a program that is not the workspace's
+own, only those outside the workspace (a ``node`` planted in ``.venv/bin`` would otherwise
+run). The sandbox's grants walk the file system, so the confined argv is made in a worker
+thread before the tree starts, not on the event loop.
 """
 
 from __future__ import annotations
@@ -18,31 +20,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import anyio
+from anyio.abc import ByteReceiveStream, Process
 
 from toolbelt.core.programs import absolute_path, outside_path
-from toolbelt.procs.anchor import anchored_argv
-from toolbelt.procs.ending import RUN_ID_VAR, end_run
-from toolbelt.procs.identity import Anchor
-from toolbelt.procs.reaper import forget, remember
-from toolbelt.procs.watchdog import new_run_id
+from toolbelt.procs.tree import Confinement, ProcessTree, Stream
 from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.environment import command_environment
 
-__all__ = ["ServerProcess", "end_process", "spawn_process"]
+__all__ = ["communicate", "finish", "spawn_process"]
+
+T = TypeVar("T")
+
+_GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 
-@dataclass(slots=True)
-class ServerProcess:
-    """A started server (or checker): the anchor toolbelt holds, and its run id."""
+@dataclass(frozen=True, slots=True)
+class _Wrapped:
+    """A confinement whose argv was made beforehand (in a worker thread)."""
 
-    process: asyncio.subprocess.Process
-    anchor: Anchor
-    run_id: str
+    argv: tuple[str, ...]
+    wrapped: tuple[str, ...]
+    confinement: Confinement
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        if tuple(argv) != self.argv:  # never another program under this one's wrapping
+            return self.confinement.wrap(argv)
+        return list(self.wrapped)
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        return self.confinement.environment(env)
 
 
 async def spawn_process(
@@ -51,48 +64,78 @@ async def spawn_process(
     cwd: Path,
     sandbox: Sandbox | None,
     workspace_code: bool,
-    stdin: int | None = asyncio.subprocess.PIPE,
-    stderr: int | None = asyncio.subprocess.DEVNULL,
-) -> ServerProcess:
-    """Start ``argv`` confined (see the module), its stdin and stdout piped."""
-    run_id = new_run_id()
+    stdin: Stream = subprocess.PIPE,
+    stderr: Stream = subprocess.DEVNULL,
+    grace: float = 1.0,
+) -> ProcessTree:
+    """Start ``argv`` as a confined process tree (see the module), its stdout piped; the
+    caller ends it with ``aclose`` (SIGTERM, ``grace`` seconds, then SIGKILL, whole). Raises
+    the ``OSError`` of a program that cannot start."""
     env = command_environment()
     trimmed = absolute_path if workspace_code else outside_path
     env["PATH"] = trimmed(env.get("PATH", os.defpath))
     env["PYTHONSAFEPATH"] = "1"
-    command = list(argv)
-    if sandbox is not None and sandbox.active:
-        # the grants walk the file system: off the event loop
-        command = await anyio.to_thread.run_sync(lambda: sandbox.wrap(command, "analysis", cwd=cwd))
-        env = sandbox.environment(env)
-    process = await asyncio.create_subprocess_exec(
-        *anchored_argv(command),
-        stdin=stdin,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
+    command = tuple(argv)
+    confine: Confinement | None = None
+    confinement = None if sandbox is None else sandbox.confinement("analysis", cwd=cwd)
+    if confinement is not None:
+        wrapped = await anyio.to_thread.run_sync(confinement.wrap, command)
+        confine = _Wrapped(command, tuple(wrapped), confinement)
+    tree = ProcessTree(
+        command,
         cwd=cwd,
-        env={**env, RUN_ID_VAR: run_id},
-        start_new_session=True,
+        env=env,
+        confine=confine,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        grace=grace,
     )
-    anchor = Anchor(process.pid)
-    remember(anchor, run_id)
-    return ServerProcess(process, anchor, run_id)
+    await tree.start()
+    return tree
 
 
-async def end_process(server: ServerProcess, *, grace: float = 1.0) -> None:
-    """End the process's whole tree (SIGTERM, ``grace`` seconds, then SIGKILL); safe twice."""
-    with anyio.CancelScope(shield=True):
-        if server.process.stdin is not None:
-            with contextlib.suppress(OSError, RuntimeError):
-                server.process.stdin.close()
-        await anyio.to_thread.run_sync(
-            lambda: end_run(server.run_id, grace=grace, anchor=server.anchor)
-        )
-        with contextlib.suppress(ProcessLookupError):
-            await server.process.wait()
-        for stream in (server.process.stdout, server.process.stderr):
-            if stream is not None:  # read to the end: the pipes close with their transport
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(stream.read(), 1.0)
-        forget(server.anchor)
-        server.anchor.close()
+async def communicate(process: Process, data: bytes) -> tuple[bytes, bytes]:
+    """Write ``data`` to ``process``'s stdin and close it, and read its stdout and stderr to
+    their end, all at once (a checker may answer before it has read everything)."""
+    found: dict[str, bytes] = {}
+
+    async def feed() -> None:
+        assert process.stdin is not None
+        with contextlib.suppress(*_GONE):  # it stopped reading: what it said is its answer
+            async with process.stdin:
+                await process.stdin.send(data)
+
+    async def drain(name: str, stream: ByteReceiveStream | None) -> None:
+        chunks: list[bytes] = []
+        if stream is not None:
+            with contextlib.suppress(*_GONE):
+                async for chunk in stream:
+                    chunks.append(chunk)
+        found[name] = b"".join(chunks)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(feed)
+        group.start_soon(drain, "out", process.stdout)
+        group.start_soon(drain, "err", process.stderr)
+    await process.wait()
+    return found["out"], found["err"]
+
+
+async def finish(work: Coroutine[Any, Any, T]) -> T:
+    """``work`` run to its end even if the caller is cancelled meanwhile, and then the
+    cancellation raised: the end of a server's tree must not stop half-way. (The language
+    servers run on asyncio tasks, bounded by ``asyncio.timeout`` and ``Task.cancel``, which
+    anyio's shields do not hold off: only a task of its own does.)"""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()

@@ -26,16 +26,19 @@ import contextlib
 import math
 import os
 import re
-import subprocess
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from toolbelt.core.programs import find_rg
 from toolbelt.outline.grammars import SUFFIXES, grammar_for
 from toolbelt.outline.outline import Definition, outline
 from toolbelt.paths.small_read import read_head
+from toolbelt.procs.tree import run_leaf
 
 __all__ = ["DEFAULT_TOKENS", "MapEntry", "repo_map"]
 
@@ -76,6 +79,11 @@ _DEFINED: dict[str, str] = {
 """A definition's line, per family of languages: one pattern for ripgrep (which finds them
 across the repository, in parallel, in a fraction of the time a Python regex takes) and for
 Python's ``re`` where there is no rg; the name is the first group that matched."""
+_RG_MATCH = re.compile(rb"^([^\0\n]*)\0(\d+):(.*)$", re.M)
+"""One line of rg's ``--null --line-number --only-matching`` output: path, line, name."""
+_ARGUMENT_BYTES = 512 * 1024
+"""The paths one rg command line takes at most (Linux takes a quarter of the stack limit,
+usually 2 MB, for the arguments and the environment together)."""
 _FAMILY = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 
@@ -95,18 +103,17 @@ def _family(path: Path) -> str | None:
     return None if language is None else _FAMILY.get(language, language)
 
 
-def _definitions(files: Sequence[Path]) -> dict[Path, list[tuple[str, int]]]:
-    """(name, line) of every definition in ``files``, by file."""
+def _definitions(sources: Sequence[Path]) -> dict[Path, list[tuple[bytes, int]]]:
+    """(name, line) of every definition in ``sources``, by file."""
     by_family: dict[str, list[Path]] = {}
-    for path in files:
+    for path in sources:
         family = _family(path)
         if family is not None:
             by_family.setdefault(family, []).append(path)
-    found: dict[Path, list[tuple[str, int]]] = {}
+    found: dict[Path, list[tuple[bytes, int]]] = {}
     rg = find_rg()
     for family, paths in by_family.items():
-        for start in range(0, len(paths), 1000):
-            chunk = paths[start : start + 1000]
+        for chunk in _chunks(paths):
             if rg is not None:
                 _rg_definitions(rg, _DEFINED[family], chunk, found)
             else:
@@ -114,24 +121,39 @@ def _definitions(files: Sequence[Path]) -> dict[Path, list[tuple[str, int]]]:
     return found
 
 
+def _chunks(paths: Sequence[Path]) -> Iterator[Sequence[Path]]:
+    """``paths`` in runs whose arguments fit one command line with room to spare."""
+    start, size = 0, 0
+    for index, path in enumerate(paths):
+        size += len(os.fsencode(path)) + 1
+        if size > _ARGUMENT_BYTES and index > start:
+            yield paths[start:index]
+            start, size = index, len(os.fsencode(path)) + 1
+    if start < len(paths):
+        yield paths[start:]
+
+
 def _rg_definitions(
-    rg: str, pattern: str, paths: Sequence[Path], found: dict[Path, list[tuple[str, int]]]
+    rg: str, pattern: str, paths: Sequence[Path], found: dict[Path, list[tuple[bytes, int]]]
 ) -> None:
     argv = [rg, "--no-config", "--no-heading", "--null", "--line-number", "--only-matching",
             "--replace", "$1$2", "--max-filesize", str(MAX_FILE_BYTES), "-e", pattern, "--",
             *map(str, paths)]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, check=False)
+    try:
+        done = run_leaf(argv)
+    except OSError:
+        return
     known = {os.fsencode(path): path for path in paths}
-    for line in done.stdout.split(b"\n"):
-        path, _, rest = line.partition(b"\0")
-        number, _, name = rest.partition(b":")
-        if len(name) >= MIN_NAME and number.isdigit() and path in known:
-            entry = (name.decode("utf-8", "replace"), int(number))
-            found.setdefault(known[path], []).append(entry)
+    # rg prints each file's matches together: one look-up per file, not per definition
+    for raw, matches in groupby(_RG_MATCH.findall(done.stdout), key=itemgetter(0)):
+        path = known.get(raw)
+        if path is not None:
+            entries = [(name, int(number)) for _, number, name in matches if len(name) >= MIN_NAME]
+            found.setdefault(path, []).extend(entries)
 
 
 def _re_definitions(
-    pattern: re.Pattern[bytes], paths: Sequence[Path], found: dict[Path, list[tuple[str, int]]]
+    pattern: re.Pattern[bytes], paths: Sequence[Path], found: dict[Path, list[tuple[bytes, int]]]
 ) -> None:
     for path in paths:
         data = _read(path)
@@ -143,7 +165,7 @@ def _re_definitions(
             if len(name) >= MIN_NAME:
                 line += data.count(b"\n", counted, match.start())
                 counted = match.start()
-                found.setdefault(path, []).append((name.decode("utf-8", "replace"), line))
+                found.setdefault(path, []).append((name, line))
 
 
 def _read(path: Path) -> bytes | None:
@@ -178,35 +200,47 @@ def _sample_step(sources: Sequence[Path]) -> int:
     return max(1, math.ceil(total / MAX_SCANNED_BYTES))
 
 
-def rank(files: Sequence[Path]) -> list[MapEntry]:
-    """Every definition of ``files``, best first."""
-    definitions = _definitions(files)
-    defined_in: Counter[str] = Counter()
-    for found in definitions.values():
-        defined_in.update({name for name, _ in found})
-    names = {name.encode() for name in defined_in}
-    mentioned: Counter[bytes] = Counter()
-    sources = [path for path in files if _family(path) is not None]
+def _mentions(sources: Sequence[Path]) -> Counter[bytes]:
+    """For every word, how many of ``sources`` say it (counted on a sample, scaled up)."""
     step = _sample_step(sources)
+    mentioned: Counter[bytes] = Counter()
     for path in sources[::step]:
         if (data := _read(path)) is not None:
-            mentioned.update(names.intersection(data.translate(_WORDS).split()))
+            mentioned.update(set(data.translate(_WORDS).split()))
     if step > 1:  # each file read stands for ``step`` files
-        mentioned = Counter({name: count * step for name, count in mentioned.items()})
-    entries = []
-    scores: dict[tuple[str, str], float] = {}
+        mentioned = Counter({word: count * step for word, count in mentioned.items()})
+    return mentioned
+
+
+def rank(files: Sequence[Path]) -> Iterator[MapEntry]:
+    """Every definition of ``files``, best first.
+
+    ripgrep finds the definitions while this thread counts the mentions: the two halves of
+    the work, each about as long as the other, overlap on two cores."""
+    sources = [path for path in files if _family(path) is not None]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="repo-map") as pool:
+        searched = pool.submit(_definitions, sources)
+        mentioned = _mentions(sources)
+        definitions = searched.result()
+    defined_in: Counter[bytes] = Counter()
+    for found in definitions.values():
+        defined_in.update({name for name, _ in found})
+    scores: dict[tuple[bytes, str], float] = {}
+    ranked: list[tuple[float, str, int, bytes, Path]] = []
     for path, found in definitions.items():
         language = SUFFIXES.get(path.suffix.lower(), "")
+        label = str(path)
         for name, line in found:
             score = scores.get((name, language))
             if score is None:
-                others = max(mentioned[name.encode()] - 1, 0)
-                score = _weight(name, defined_in[name], language) * math.sqrt(others)
+                weight = _weight(name.decode("utf-8", "replace"), defined_in[name], language)
+                score = weight * math.sqrt(max(mentioned[name] - 1, 0))
                 scores[name, language] = score
             if score > 0:
-                entries.append(MapEntry(path, name, line, score))
-    entries.sort(key=lambda e: (-e.score, str(e.path), e.line))
-    return entries
+                ranked.append((-score, label, line, name, path))
+    ranked.sort()
+    for score, _, line, name, path in ranked:  # made as they are taken: the map takes few
+        yield MapEntry(path, name.decode("utf-8", "replace"), line, -score)
 
 
 def repo_map(
@@ -240,7 +274,10 @@ def repo_map(
             continue
         parsed += len(data)
         if parsed > MAX_PARSED_BYTES:  # its definitions' own lines, without a parse
-            lines = [f"  {_line_text(data, e.line)}  (line {e.line})" for e in wanted.values()]
+            text_lines = data.split(b"\n")
+            lines = [
+                f"  {_line_text(text_lines, e.line)}  (line {e.line})" for e in wanted.values()
+            ]
         else:
             lines = _kept(outline(data, grammar), set(wanted))
         if not lines:
@@ -274,10 +311,6 @@ def _kept(definitions: Sequence[Definition], lines: set[int], depth: int = 1) ->
     return kept
 
 
-def _line_text(data: bytes, line: int) -> str:
-    start = 0
-    for _ in range(line - 1):
-        start = data.index(b"\n", start) + 1
-    end = data.find(b"\n", start)
-    text = data[start : end if end >= 0 else len(data)].decode("utf-8", "replace").strip()
-    return text.rstrip("{:").rstrip()
+def _line_text(lines: Sequence[bytes], line: int) -> str:
+    text = lines[line - 1] if 0 < line <= len(lines) else b""
+    return text.decode("utf-8", "replace").strip().rstrip("{:").rstrip()

@@ -43,6 +43,8 @@ class ChangedPath:
     """The path as the model knows it."""
     before: bytes | None
     """What it held before the call; None when the call created it."""
+    moved_from: Path | None = None
+    """Where it was before the call, when the call moved it (apply_patch's ``Move to``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,10 @@ async def _diagnostics(ctx: ToolContext, changed: list[ChangedPath]) -> list[str
     files = await anyio.to_thread.run_sync(_read_changed, changed)
     service = await anyio.to_thread.run_sync(_service_module)  # pygls: ~0.2 s to import
     return await code_diagnostics(ctx.session).after_edit(
-        [service.ChangedFile(c.path, c.shown, before, after) for c, before, after in files],
+        [
+            service.ChangedFile(c.path, c.shown, before, after, c.moved_from)
+            for c, before, after in files
+        ],
         started=started,
     )
 

@@ -11,6 +11,7 @@ any of them denies); then the files are written with a rollback (``tools._patch_
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -199,16 +200,18 @@ def _report(plan: PatchPlan) -> EditReport:
             f"{'that file' if len(hidden) == 1 else 'those files'} is not allowed without asking."
         )
     changed = tuple(
-        ChangedPath(change.resolved.path, change.shown, _before(plan, change))
+        ChangedPath(change.resolved.path, change.shown, before, moved_from)
         for change in plan.changes
         if change.after is not None
+        for before, moved_from in [_before(plan, change)]
     )
     return EditReport([*lines, *details], {"files": files}, changed)
 
 
-def _before(plan: PatchPlan, change: PlannedChange) -> bytes | None:
-    """What the changed file held before: a move's destination held its source's bytes."""
+def _before(plan: PatchPlan, change: PlannedChange) -> tuple[bytes | None, Path | None]:
+    """What the changed file held before, and where: a move's destination held its source's
+    bytes, at the source's path."""
     if change.moved_from is None:
-        return change.before
+        return change.before, None
     source = next((c for c in plan.changes if c.moved_to == change.shown), None)
-    return None if source is None else source.before
+    return (None, None) if source is None else (source.before, source.resolved.path)
