@@ -28,6 +28,7 @@ from toolbelt.agent.sessions import SavedSession, SessionLog
 from toolbelt.agent.transcript import Transcript
 from toolbelt.core.content import ContentBlock, TextBlock
 from toolbelt.hooks.session_hooks import SessionHooks
+from toolbelt.providers.catalog import total_cost
 from toolbelt.providers.deferral import session_state
 from toolbelt.providers.model import Usage
 
@@ -70,20 +71,12 @@ class Conversation:
     @property
     def usage(self) -> Usage:
         """Tokens of every turn of the session."""
-        total = Usage()
-        for usage, _ in self.turns:
-            total = total + usage
-        return total
+        return Usage.summed(usage for usage, _ in self.turns)
 
     @property
     def cost(self) -> float | None:
         """US dollars the session cost; None when a turn's price is unknown."""
-        total = 0.0
-        for _, cost in self.turns:
-            if cost is None:
-                return None
-            total += cost
-        return total
+        return total_cost(cost for _, cost in self.turns)
 
     def restore(self, saved: SavedSession) -> None:
         """Continue ``saved``: its messages, its costs, the tools its searches loaded."""

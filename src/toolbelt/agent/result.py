@@ -94,17 +94,9 @@ class AgentResult:
     @property
     def usage(self) -> Usage:
         """Tokens of this run's turns, summed."""
-        total = Usage()
-        for turn in self.turns:
-            total = total + turn.usage
-        return total
+        return Usage.summed(turn.usage for turn in self.turns)
 
     @property
     def cost(self) -> float | None:
         """US dollars this run cost, or None when the prices are unknown."""
-        total = 0.0
-        for turn in self.turns:
-            if turn.cost is None:
-                return None
-            total += turn.cost
-        return total
+        return catalog.total_cost(turn.cost for turn in self.turns)

@@ -98,10 +98,7 @@ class SavedSession:
     @property
     def usage(self) -> Usage:
         """Tokens of every turn, summed."""
-        total = Usage()
-        for usage, _ in self.turns:
-            total = total + usage
-        return total
+        return Usage.summed(usage for usage, _ in self.turns)
 
 
 @dataclass(frozen=True, slots=True)

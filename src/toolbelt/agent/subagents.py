@@ -52,6 +52,7 @@ from toolbelt.core.permission import (
 from toolbelt.core.registry import AnyTool, FilteredToolset, ToolRegistry, Toolset
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.hooks.session_hooks import SessionHooks
+from toolbelt.providers.catalog import total_cost
 from toolbelt.providers.model import Usage
 from toolbelt.runtime import Runtime, RuntimeOptions
 
@@ -213,11 +214,8 @@ async def _run_subagent(
             if profile.model:
                 await model.aclose()
     changed = files_changed(agent.transcript.messages)
-    usage = Usage()
-    for turn in turns:
-        usage = usage + turn.usage
-    costs = [t.cost for t in turns]
-    cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+    usage = Usage.summed(turn.usage for turn in turns)
+    cost = total_cost(turn.cost for turn in turns)
     text = result.text.strip() or "(The subagent ended without an answer.)"
     if result.stop != "end_turn":
         text += f"\n\n(The subagent stopped early: {result.stop.replace('_', ' ')}.)"

@@ -23,6 +23,8 @@ import secrets
 import zlib
 from pathlib import Path
 
+from toolbelt.checkpoints.durable import write_whole
+
 __all__ = ["blob_id", "read_loose_blob", "write_blob"]
 
 
@@ -47,20 +49,7 @@ def write_blob(objects: Path, data: bytes, oid: str | None = None) -> str:
         os.mkdir(folder, 0o700)
     packer = zlib.compressobj(1)
     packed = packer.compress(b"blob %d\0" % len(data)) + packer.compress(data) + packer.flush()
-    temp = folder / f"tmp_obj_{secrets.token_hex(6)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
-    try:
-        view = memoryview(packed)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    os.close(fd)
-    os.replace(temp, target)
+    write_whole(folder / f"tmp_obj_{secrets.token_hex(6)}", target, packed, 0o444)
     return oid
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from toolbelt.checkpoints.durable import write_whole
 from toolbelt.checkpoints.layout import Layout
 
 __all__ = ["Records", "process_alive", "process_started"]
@@ -83,20 +84,7 @@ def _new_name() -> str:
 
 def _write_durably(directory: Path, name: str, data: dict[str, Any]) -> None:
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    temp = directory / f".tmp-{secrets.token_hex(6)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    os.close(fd)
-    os.replace(temp, directory / name)
+    write_whole(directory / f".tmp-{secrets.token_hex(6)}", directory / name, payload, 0o600)
 
 
 def _read_all(directory: Path, since_ns: int) -> Iterator[tuple[str, dict[str, Any]]]:

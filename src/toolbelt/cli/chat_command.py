@@ -23,13 +23,12 @@ import anyio
 
 from toolbelt.agent import AgentFinished, AgentResult
 from toolbelt.agent.conversation import PromptBlocked
-from toolbelt.cli.commands import terminal_requester, terminal_user
 from toolbelt.cli.conversation_setup import (
     ConversationOptions,
     OpenedConversation,
-    open_conversation,
+    open_at_terminal,
+    opening_failed,
 )
-from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note
 from toolbelt.cli.termination import Termination
 from toolbelt.core.errors import UsageError
@@ -48,19 +47,9 @@ def run_chat(options: ConversationOptions, *, yes: bool) -> int:
     """Run the chat; returns the exit status."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     try:
-        opened = open_conversation(
-            options,
-            requester_for=lambda trusted: terminal_requester(
-                Renderer.for_stderr(), yes=yes, trusted=trusted
-            ),
-            user=terminal_user(),
-        )
-    except UsageError as exc:
-        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
-        return 2
-    except ProviderError as exc:
-        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
-        return 1
+        opened = open_at_terminal(options, yes=yes)
+    except (UsageError, ProviderError) as exc:
+        return opening_failed(exc)
     if opened.runtime.notice:
         print(f"toolbelt: {escape_for_terminal(opened.runtime.notice)}", file=sys.stderr)
     termination = Termination()

@@ -10,6 +10,7 @@ contents are sent).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,17 +28,27 @@ from toolbelt.agent.sessions import (
     workspace_dir,
 )
 from toolbelt.agent.subagents import enable_subagents
-from toolbelt.cli.commands import toolset_from_spec
+from toolbelt.cli.commands import terminal_requester, terminal_user, toolset_from_spec
+from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.config.settings import load_settings
 from toolbelt.core.errors import UsageError
 from toolbelt.core.permission import PermissionRequester
+from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserChannel
 from toolbelt.hooks.permission_hooks import HookedRequester, HookedUser
 from toolbelt.hooks.session_hooks import SessionHooks
+from toolbelt.providers.model import ProviderError
 from toolbelt.runtime import Runtime, RuntimeOptions
 
-__all__ = ["MODEL_ENV", "ConversationOptions", "OpenedConversation", "open_conversation"]
+__all__ = [
+    "MODEL_ENV",
+    "ConversationOptions",
+    "OpenedConversation",
+    "open_at_terminal",
+    "open_conversation",
+    "opening_failed",
+]
 
 MODEL_ENV = "TOOLBELT_MODEL"
 NO_RESUME = "<none>"
@@ -144,6 +155,25 @@ def open_conversation(
         if options.model and options.model != saved.model:
             log.setting("model", spec)
     return OpenedConversation(runtime, conversation, spec, saved)
+
+
+def open_at_terminal(options: ConversationOptions, *, yes: bool) -> OpenedConversation:
+    """``open_conversation`` for a person at this terminal (``chat``, ``run``): permission
+    prompts and questions on standard error, approved without asking under ``--yes``."""
+    return open_conversation(
+        options,
+        requester_for=lambda trusted: terminal_requester(
+            Renderer.for_stderr(), yes=yes, trusted=trusted
+        ),
+        user=terminal_user(),
+    )
+
+
+def opening_failed(error: UsageError | ProviderError) -> int:
+    """Say on standard error why the conversation could not be opened; the exit status: 2
+    for invalid usage, 1 when the model provider failed."""
+    print(f"toolbelt: {escape_for_terminal(str(error))}", file=sys.stderr)
+    return 2 if isinstance(error, UsageError) else 1
 
 
 def _saved(root: Path, options: ConversationOptions) -> SavedSession | None:

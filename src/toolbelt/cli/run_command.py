@@ -43,17 +43,23 @@ import anyio
 
 from toolbelt.agent import AgentFinished, AgentResult, Compacted, ModelTurn, ToolResults
 from toolbelt.agent.conversation import ConversationEvent, PromptBlocked
-from toolbelt.cli.commands import result_as_json, terminal_requester, terminal_user
+from toolbelt.cli.commands import result_as_json
 from toolbelt.cli.conversation_setup import (
     MODEL_ENV,
     ConversationOptions,
     OpenedConversation,
-    open_conversation,
+    open_at_terminal,
+    opening_failed,
 )
 from toolbelt.cli.json_output import print_json
 from toolbelt.cli.notices import print_notices
-from toolbelt.cli.render import Renderer
-from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json, usage_json
+from toolbelt.cli.run_output import (
+    ActivityLog,
+    stop_note,
+    tool_call_json,
+    transcript_json,
+    usage_json,
+)
 from toolbelt.cli.termination import Termination
 from toolbelt.core.errors import ToolError, UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
@@ -77,19 +83,9 @@ def run_task(
     """Run the task and print its answer; returns the documented exit status."""
     try:
         text = "" if prompt is None and mcp_prompt else _prompt(prompt or "")
-        opened = open_conversation(
-            options,
-            requester_for=lambda trusted: terminal_requester(
-                Renderer.for_stderr(), yes=yes, trusted=trusted
-            ),
-            user=terminal_user(),
-        )
-    except UsageError as exc:
-        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
-        return 2
-    except ProviderError as exc:
-        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
-        return 1
+        opened = open_at_terminal(options, yes=yes)
+    except (UsageError, ProviderError) as exc:
+        return opening_failed(exc)
     print_notices(opened.runtime)
     termination = Termination()
     try:
@@ -260,10 +256,7 @@ def _event_json(event: ConversationEvent) -> dict[str, Any] | None:
         return {
             "type": "turn",
             "index": event.index,
-            "tool_calls": [
-                {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
-                for c in event.message.tool_calls
-            ],
+            "tool_calls": [tool_call_json(call) for call in event.message.tool_calls],
             "usage": usage_json(event.usage),
             "cost_usd": event.cost,
             "stop_reason": event.stop_reason,

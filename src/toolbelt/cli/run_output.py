@@ -11,13 +11,14 @@ from toolbelt.cli.commands import result_as_json
 from toolbelt.core.content import ContentBlock
 from toolbelt.core.events import CallState, StateEvent
 from toolbelt.core.terminal_text import escape_for_terminal
-from toolbelt.providers.model import AssistantMessage, Message, Usage, UserMessage
+from toolbelt.providers.model import AssistantMessage, Message, ModelToolCall, Usage, UserMessage
 
 __all__ = [
     "ActivityLog",
     "duration",
     "stop_note",
     "target_of",
+    "tool_call_json",
     "transcript_json",
     "usage_json",
 ]
@@ -122,10 +123,7 @@ def _message(message: Message) -> dict[str, Any]:
         return {
             "role": "assistant",
             "text": message.text,
-            "tool_calls": [
-                {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
-                for c in message.tool_calls
-            ],
+            "tool_calls": [tool_call_json(call) for call in message.tool_calls],
             "invalid_calls": [
                 {"id": c.id, "name": c.name, "raw": c.raw, "problem": c.problem}
                 for c in message.invalid_calls
@@ -138,6 +136,11 @@ def _block(block: ContentBlock) -> dict[str, Any]:
     if block.type == "text":
         return {"type": "text", "text": block.text}
     return {"type": "image", "mime_type": block.mime_type, "data": block.data}
+
+
+def tool_call_json(call: ModelToolCall) -> dict[str, Any]:
+    """A call the model made, as the JSON outputs show it (a transcript's, a turn event's)."""
+    return {"id": call.id, "name": call.name, "arguments": dict(call.arguments)}
 
 
 def usage_json(usage: Usage) -> dict[str, int]:

@@ -40,6 +40,7 @@ __all__ = [
     "JsonSchema",
     "SchemaTooLarge",
     "forms",
+    "json_type",
     "lifted",
     "model_schema",
     "neutral_form",
@@ -47,6 +48,23 @@ __all__ = [
 ]
 
 JsonSchema = dict[str, Any]
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema ``type`` of a JSON value (an ``enum``'s, a ``const``'s): ``integer``
+    for a whole number, ``number`` for a float, ``boolean`` before either (a bool is an int)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
 
 MAX_NODES = 20_000
 """Schema nodes the neutral form may hold once its references are inlined: a schema whose

@@ -104,23 +104,25 @@ def compare(
     now = _relevant(after)
     old_lines = (before_text or "").splitlines()
     new_lines = after_text.splitlines()
-    remaining = Counter(_key(d, old_lines) for d in old)
-    new: list[Diagnostic] = []
-    for diagnostic in now:
-        key = _key(diagnostic, new_lines)
-        if remaining[key] > 0:
-            remaining[key] -= 1
-        else:
-            new.append(diagnostic)
-    current = Counter(_key(d, new_lines) for d in now)
-    fixed: list[Diagnostic] = []
-    for diagnostic in old:
-        key = _key(diagnostic, old_lines)
-        if current[key] > 0:
-            current[key] -= 1
-        else:
-            fixed.append(diagnostic)
+    new = _unmatched(now, new_lines, Counter(_key(d, old_lines) for d in old))
+    fixed = _unmatched(old, old_lines, Counter(_key(d, new_lines) for d in now))
     return Outcome(label, source, tuple(new), tuple(fixed))
+
+
+def _unmatched(
+    diagnostics: Sequence[Diagnostic], lines: Sequence[str], other: Counter[tuple[object, ...]]
+) -> list[Diagnostic]:
+    """The ``diagnostics`` (of the text ``lines``) with no like one on the other side: each
+    one of ``other`` (keys counted) answers a single diagnostic here, so a second copy of an
+    old error is still new."""
+    unmatched: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        key = _key(diagnostic, lines)
+        if other[key] > 0:
+            other[key] -= 1
+        else:
+            unmatched.append(diagnostic)
+    return unmatched
 
 
 def render(outcomes: Sequence[Outcome]) -> list[str]:

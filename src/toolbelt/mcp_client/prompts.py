@@ -16,10 +16,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 import mcp_types as types
-from mcp.client.session import ClientSession
 
 from toolbelt.core.call_results import ToolCall, ToolCallResult
 from toolbelt.core.errors import ToolError
+from toolbelt.mcp_client.paging import listing_pages
 from toolbelt.mcp_client.server import McpServerToolset
 from toolbelt.mcp_client.toolset import McpToolset
 
@@ -33,7 +33,6 @@ __all__ = [
     "server_prompts",
 ]
 
-MAX_PAGES = 20
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*://[^\s]+)")
 """``@server:scheme://rest``, as Claude Code writes a resource mention."""
 
@@ -60,22 +59,14 @@ async def server_prompts(server: McpServerToolset) -> list[PromptInfo]:
     if server.capabilities is not None and server.capabilities.prompts is None:
         return []
     found: list[PromptInfo] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-
-        async def page_of(session: ClientSession) -> types.ListPromptsResult:
-            return await session.list_prompts(params=params)  # noqa: B023 - awaited here
-
-        page = await server.request("prompts/list", page_of)
+    async for page in listing_pages(
+        server, "prompts/list", lambda session, params: session.list_prompts(params=params)
+    ):
         for prompt in page.prompts:
             arguments = tuple((a.name, bool(a.required)) for a in prompt.arguments or ())
             found.append(
                 PromptInfo(server.config.name, prompt.name, prompt.description or "", arguments)
             )
-        cursor = page.next_cursor
-        if not cursor:
-            break
     return found
 
 

@@ -14,7 +14,6 @@ import base64
 from typing import Any, Protocol
 
 import mcp_types as types
-from mcp.client.session import ClientSession
 from pydantic import Field
 
 from toolbelt.core.access import Access, AccessKind
@@ -25,6 +24,7 @@ from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.mcp_client.config import output_cap
+from toolbelt.mcp_client.paging import listing_pages
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.server import McpServerToolset
 from toolbelt.mcp_client.tools import McpNames
@@ -42,7 +42,6 @@ class McpToolset(Protocol):
 
 __all__ = ["ListMcpResourcesTool", "ReadMcpResourceTool", "read_contents", "server_resources"]
 
-MAX_PAGES = 20
 _LISTED = 200
 """Resources one listing shows at the most (a server may offer millions)."""
 _IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -54,17 +53,11 @@ async def server_resources(server: McpServerToolset) -> list[types.Resource]:
     if server.capabilities is not None and server.capabilities.resources is None:
         return []
     found: list[types.Resource] = []
-    cursor: str | None = None
-    for _ in range(MAX_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-
-        async def page_of(session: ClientSession) -> types.ListResourcesResult:
-            return await session.list_resources(params=params)  # noqa: B023 - awaited here
-
-        page = await server.request("resources/list", page_of)
+    async for page in listing_pages(
+        server, "resources/list", lambda session, params: session.list_resources(params=params)
+    ):
         found += page.resources
-        cursor = page.next_cursor
-        if not cursor or len(found) >= _LISTED:
+        if len(found) >= _LISTED:
             break
     return found
 

@@ -72,12 +72,9 @@ def server_states(runtime: Runtime) -> list[ServerState]:
     root = mcp.root if mcp is not None else None
     for path, name, what in changed:
         states.append(
-            ServerState(
+            _not_started(
                 name,
-                str(path),
-                "?",
-                "not started",
-                0,
+                path,
                 f"{what.strip()[1:-1] or 'it'} changed since you trusted the workspace; review it, "
                 "then run "
                 f"`toolbelt trust {root}` to approve it",
@@ -89,17 +86,20 @@ def server_states(runtime: Runtime) -> list[ServerState]:
     for path in ignored:
         for name in _names(path):
             states.append(
-                ServerState(
+                _not_started(
                     name,
-                    str(path),
-                    "?",
-                    "not started",
-                    0,
+                    path,
                     "the workspace is not trusted; trust it with `toolbelt trust` "
                     "(or `--trust-workspace` for one run)",
                 )
             )
     return states
+
+
+def _not_started(name: str, path: Any, why: str) -> ServerState:
+    """A server of a workspace file that is held back until the user trusts it (again):
+    its transport unknown (the file is read by name only), ``why`` saying what to do."""
+    return ServerState(name, str(path), "?", "not started", 0, why)
 
 
 def _names(path: Any) -> list[str]:

@@ -74,11 +74,8 @@ class SecretLinks:
 
     def twin(self, path: Path) -> Protection | None:
         """The secret protection ``path`` has as another name of a secret file, or None."""
-        try:
-            info = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+        info = _linked_file(path)
+        if info is None:
             return None
         found, complete = self._look_up(info)
         if found is not None:
@@ -96,11 +93,8 @@ class SecretLinks:
     def secret_of(self, path: Path) -> Path | None:
         """The secret file ``path`` is another hard link of, when a walk found it; None when
         it is none, or a walk cut short cannot tell."""
-        try:
-            info = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+        info = _linked_file(path)
+        if info is None:
             return None
         found, _ = self._look_up(info)
         return None if found is None else found[0]
@@ -121,17 +115,7 @@ class SecretLinks:
         secrets: dict[tuple[int, int], tuple[Path, str]] = {}
         seen = 0
         while pending and seen <= self._limit:
-            directory = pending.popleft()
-            try:
-                with os.scandir(directory) as entries:
-                    for entry in entries:
-                        seen += 1
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
-                            self._note(entry, first, secrets)
-            except OSError:
-                continue
+            seen += self._note_directory(pending.popleft(), pending, first, secrets)
         self._complete = not pending
         self._walk_locations(first, secrets)
         self._secrets = secrets
@@ -146,21 +130,30 @@ class SecretLinks:
             if not os.path.isdir(place) or os.path.islink(place):
                 self._note_file(place, first, secrets)
                 continue
-            try:
-                with os.scandir(place) as entries:
-                    for entry in entries:
-                        seen += 1
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append(entry.path)
-                        elif entry.is_file(follow_symlinks=False):
-                            self._note(entry, first, secrets)
-            except OSError:
-                continue
+            seen += self._note_directory(place, pending, first, secrets)
 
-    def _note(
-        self, entry: os.DirEntry[str], first: str, secrets: dict[tuple[int, int], tuple[Path, str]]
-    ) -> None:
-        self._note_file(entry.path, first, secrets, entry)
+    def _note_directory(
+        self,
+        directory: str,
+        pending: deque[str],
+        first: str,
+        secrets: dict[tuple[int, int], tuple[Path, str]],
+    ) -> int:
+        """One step of a breadth-first walk: note the files in ``directory``, queue its
+        subdirectories on ``pending``; how many entries were read (a directory that cannot be
+        read counts what was read before it failed)."""
+        seen = 0
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        self._note_file(entry.path, first, secrets, entry)
+        except OSError:
+            pass
+        return seen
 
     def _note_file(
         self,
@@ -182,3 +175,15 @@ class SecretLinks:
             return
         if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):
             secrets[(info.st_dev, info.st_ino)] = (path, reason)
+
+
+def _linked_file(path: Path) -> os.stat_result | None:
+    """What ``os.stat`` says of ``path`` when it is a regular file with other hard links (the
+    only kind that can be a secret's twin); None for any other, or one that cannot be read."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+        return None
+    return info

@@ -15,6 +15,7 @@ provider to this), so the cost is a plain weighted sum.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolbelt.providers.model import Usage
@@ -26,6 +27,7 @@ __all__ = [
     "context_window",
     "cost",
     "price",
+    "total_cost",
 ]
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -119,6 +121,17 @@ def cost(spec: str, usage: Usage) -> float | None:
         + usage.cache_read_tokens * known.cache_read
         + usage.cache_write_tokens * known.cache_write
     ) / 1_000_000
+
+
+def total_cost(costs: Iterable[float | None]) -> float | None:
+    """What several turns cost together; None as soon as one turn's price is unknown (a sum
+    of the known ones would understate the bill)."""
+    total = 0.0
+    for one in costs:
+        if one is None:
+            return None
+        total += one
+    return total
 
 
 def _bare(name: str) -> str:

@@ -13,10 +13,10 @@ call, with the tool's current name and description, so a request costs only the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from toolbelt.core.content import ImageBlock, TextBlock
+from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
@@ -33,6 +33,7 @@ __all__ = [
     "mcp_tool",
     "openai_chat_tool",
     "openai_chat_tool_message",
+    "openai_responses_content",
     "openai_responses_output",
     "openai_responses_tool",
     "tool_definitions",
@@ -205,14 +206,21 @@ def openai_responses_output(result: ToolCallResult) -> dict[str, Any]:
     if not any(isinstance(b, ImageBlock) for b in result.output.content):
         output: str | list[dict[str, Any]] = _error_prefixed(result, result.text)
     else:
-        output = []
-        for block in result.output.content:
-            if isinstance(block, TextBlock):
-                output.append({"type": "input_text", "text": block.text})
-            else:
-                url = f"data:{block.mime_type};base64,{block.data}"
-                output.append({"type": "input_image", "image_url": url})
+        output = openai_responses_content(result.output.content)
     return {"type": "function_call_output", "call_id": result.call_id, "output": output}
+
+
+def openai_responses_content(blocks: Sequence[ContentBlock]) -> list[dict[str, Any]]:
+    """Content blocks as Responses input parts (a user message's, a tool output's); images
+    travel as data URLs."""
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            parts.append({"type": "input_text", "text": block.text})
+        else:
+            url = f"data:{block.mime_type};base64,{block.data}"
+            parts.append({"type": "input_image", "image_url": url})
+    return parts
 
 
 def gemini_function_response(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolbelt.core.schema import lifted
+from toolbelt.core.schema import json_type, lifted
 
 __all__ = ["GEMINI_KEYWORDS", "gemini_schema"]
 
@@ -198,7 +198,7 @@ def _inferred(node: dict[str, Any]) -> str | None:
         return "ARRAY"
     values = node.get("enum", [node["const"]] if "const" in node else None)
     if isinstance(values, list):
-        kinds = {_type_of(v) for v in values if v is not None}
+        kinds = {json_type(v).upper() for v in values if v is not None}
         return kinds.pop() if len(kinds) == 1 else None
     if any(k in node for k in ("minLength", "maxLength", "pattern", "format")):
         return "STRING"
@@ -249,17 +249,3 @@ def _noted(description: str | None, notes: list[str]) -> str:
     """``description`` followed by what Gemini's subset cannot say, in parentheses."""
     text = f"({'; '.join(notes)})"
     return f"{description} {text}" if description else text
-
-
-def _type_of(value: object) -> str:
-    if isinstance(value, bool):
-        return "BOOLEAN"
-    if isinstance(value, int):
-        return "INTEGER"
-    if isinstance(value, float):
-        return "NUMBER"
-    if isinstance(value, list):
-        return "ARRAY"
-    if isinstance(value, dict):
-        return "OBJECT"
-    return "STRING"

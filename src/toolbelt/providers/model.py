@@ -17,7 +17,7 @@ imports a provider SDK.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -131,6 +131,14 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
         )
+
+    @classmethod
+    def summed(cls, usages: Iterable[Usage]) -> Usage:
+        """The tokens of several turns together (a run's, a session's, a subagent's)."""
+        total = cls()
+        for usage in usages:
+            total = total + usage
+        return total
 
 
 @dataclass(frozen=True, slots=True)

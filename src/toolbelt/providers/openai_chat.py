@@ -28,16 +28,10 @@ from toolbelt.providers.model import (
     ToolResultsMessage,
     Usage,
 )
+from toolbelt.providers.openai_sdk import OpenAISdkClient
 from toolbelt.providers.retry import RetryPolicy
-from toolbelt.providers.sdk_client import SdkModelClient
-from toolbelt.providers.special_tokens import SpecialTokens
 from toolbelt.providers.turn import TurnBuilder
-from toolbelt.providers.untrusted import (
-    arguments_as_written,
-    neutralised_definition,
-    neutralised_request,
-    restored_turn,
-)
+from toolbelt.providers.untrusted import arguments_as_written
 
 __all__ = ["OpenAIChatClient", "chat_messages"]
 
@@ -50,7 +44,7 @@ _STOP: dict[str, StopReason] = {
 }
 
 
-class OpenAIChatClient(SdkModelClient):
+class OpenAIChatClient(OpenAISdkClient):
     """Chat Completions at OpenAI or at any server that speaks its wire format."""
 
     def __init__(
@@ -62,27 +56,10 @@ class OpenAIChatClient(SdkModelClient):
         neutralise_untrusted: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
-        import openai  # the SDK costs a second to import: only when this client is used
-
-        super().__init__(endpoint, retry=retry)
+        super().__init__(endpoint, api_key, neutralise_untrusted=neutralise_untrusted, retry=retry)
         self._compatible = compatible
-        self._neutralise = neutralise_untrusted
-        self._tokens = SpecialTokens(endpoint.base_url, api_key)
-        self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
 
-    async def aclose(self) -> None:
-        await self._sdk.close()
-
-    async def learn_special_tokens(self) -> None:
-        """Ask a self-hosted server for its special tokens, once, so untrusted text sent to
-        it has them broken too (``special_tokens``)."""
-        if self._neutralise:
-            await self._tokens.learn()
-
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        if self._neutralise:
-            await self._tokens.learn()
-            request = neutralised_request(request)
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         params: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": chat_messages(request.system, request.messages),
@@ -92,10 +69,7 @@ class OpenAIChatClient(SdkModelClient):
         # OpenAI's reasoning models refuse ``max_tokens``; many compatible servers only know it.
         params["max_tokens" if self._compatible else "max_completion_tokens"] = request.max_tokens
         if request.tools:
-            definitions = tool_definitions(request.tools, "openai")
-            if self._neutralise:
-                definitions = [neutralised_definition(d) for d in definitions]
-            params["tools"] = definitions
+            params["tools"] = self._definitions(tool_definitions(request.tools, "openai"))
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if "reasoning_effort" in request.options:
@@ -124,8 +98,7 @@ class OpenAIChatClient(SdkModelClient):
                         if delta.refusal:
                             stop = "refusal"
         early.flush(turn)
-        complete = turn.finish(stop, usage)
-        yield restored_turn(complete) if self._neutralise else complete
+        yield turn.finish(stop, usage)
 
 
 class _EarlyFragments:

@@ -19,7 +19,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from toolbelt.core.content import ContentBlock, TextBlock
 from toolbelt.providers.deferral import TOOL_SEARCH
 from toolbelt.providers.deferred import (
     native_search_by_toolbelt,
@@ -27,8 +26,8 @@ from toolbelt.providers.deferred import (
     openai_tool_search_output,
     request_tool_definitions,
 )
-from toolbelt.providers.failures import Endpoint, Failure, describe
-from toolbelt.providers.formats import openai_responses_output
+from toolbelt.providers.failures import Failure, describe
+from toolbelt.providers.formats import openai_responses_content, openai_responses_output
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
@@ -38,16 +37,9 @@ from toolbelt.providers.model import (
     ToolResultsMessage,
     Usage,
 )
-from toolbelt.providers.retry import RetryPolicy
-from toolbelt.providers.sdk_client import SdkModelClient
-from toolbelt.providers.special_tokens import SpecialTokens
+from toolbelt.providers.openai_sdk import OpenAISdkClient
 from toolbelt.providers.turn import TurnBuilder
-from toolbelt.providers.untrusted import (
-    arguments_as_written,
-    neutralised_definition,
-    neutralised_request,
-    restored_turn,
-)
+from toolbelt.providers.untrusted import arguments_as_written
 
 __all__ = ["OpenAIResponsesClient", "responses_input"]
 
@@ -61,37 +53,10 @@ _INCOMPLETE: dict[str, StopReason] = {
 }
 
 
-class OpenAIResponsesClient(SdkModelClient):
+class OpenAIResponsesClient(OpenAISdkClient):
     """OpenAI models over the Responses API."""
 
-    def __init__(
-        self,
-        endpoint: Endpoint,
-        api_key: str,
-        *,
-        neutralise_untrusted: bool = False,
-        retry: RetryPolicy | None = None,
-    ):
-        import openai  # the SDK costs a second to import: only when this client is used
-
-        super().__init__(endpoint, retry=retry)
-        self._neutralise = neutralise_untrusted  # a self-hosted server (see ``untrusted``)
-        self._tokens = SpecialTokens(endpoint.base_url, api_key)
-        self._sdk = openai.AsyncOpenAI(api_key=api_key, base_url=endpoint.base_url, max_retries=0)
-
-    async def aclose(self) -> None:
-        await self._sdk.close()
-
-    async def learn_special_tokens(self) -> None:
-        """Ask a self-hosted server for its special tokens, once, so untrusted text sent to
-        it has them broken too (``special_tokens``)."""
-        if self._neutralise:
-            await self._tokens.learn()
-
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        if self._neutralise:
-            await self._tokens.learn()
-            request = neutralised_request(request)
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         params: dict[str, Any] = {
             "model": self.endpoint.model,
             "input": responses_input(request.messages, request),
@@ -102,9 +67,7 @@ class OpenAIResponsesClient(SdkModelClient):
             params["instructions"] = request.system
         if request.tools:
             definitions = request_tool_definitions(request, "openai-responses")
-            if self._neutralise:
-                definitions = [neutralised_definition(d) for d in definitions]
-            params["tools"] = definitions
+            params["tools"] = self._definitions(definitions)
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if "reasoning" in request.options:
@@ -153,12 +116,11 @@ class OpenAIResponsesClient(SdkModelClient):
             for item in final.output
             if item.type not in _OWN_ITEMS and not _searches_here(item)
         ]
-        complete = turn.finish(
+        yield turn.finish(
             _stop(final),
             _usage(final.usage),
             {_REPLAYED_KEY: replayed} if replayed else None,
         )
-        yield restored_turn(complete) if self._neutralise else complete
 
 
 def responses_input(
@@ -179,7 +141,7 @@ def responses_input(
                 else:
                     items.append(openai_responses_output(result))
         else:
-            items.append({"role": "user", "content": _content(message.content)})
+            items.append({"role": "user", "content": openai_responses_content(message.content)})
     return items
 
 
@@ -201,17 +163,6 @@ def _assistant_items(message: AssistantMessage, native_search: bool) -> list[dic
 
 def _call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     return {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
-
-
-def _content(blocks: tuple[ContentBlock, ...]) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, TextBlock):
-            parts.append({"type": "input_text", "text": block.text})
-        else:
-            url = f"data:{block.mime_type};base64,{block.data}"
-            parts.append({"type": "input_image", "image_url": url})
-    return parts
 
 
 def _stop(response: Any) -> StopReason:

@@ -10,6 +10,7 @@ from typing import AnyStr
 
 from toolbelt.checkpoints.journal import before_write
 from toolbelt.config.factory import session_protections
+from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.wording import counted
@@ -17,7 +18,7 @@ from toolbelt.files.atomic import atomic_write, sweep_now_and_then
 from toolbelt.files.diff import Hunk, Region, diff_stats, hunks_as_dicts, region_diff, unified_text
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness, ReadTracker, start_digest
-from toolbelt.paths.guard import PathGuard, ResolvedPath
+from toolbelt.paths.guard import PathGuard, ResolvedPath, protections_of
 
 __all__ = [
     "Change",
@@ -25,6 +26,7 @@ __all__ = [
     "describe_change",
     "file_guard",
     "load_for_change",
+    "read_access",
     "read_tracker",
     "require_read_to_match",
     "resolve",
@@ -66,6 +68,15 @@ def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
     if not isinstance(found, ResolvedPath):
         found = ctx.scratch[key] = file_guard(ctx).resolve(raw, ctx.cwd)
     return found
+
+
+def read_access(ctx: ToolContext, raw: str, summary: str) -> Access:
+    """What a tool that reads one model-supplied path (a file, a directory to list or search)
+    asks for: that path, resolved once for ``run`` (``resolve``), with its protections."""
+    target = resolve(ctx, raw)
+    return Access(
+        AccessKind.READ, paths=(target.path,), protections=protections_of(target), summary=summary
+    )
 
 
 def require_read_to_match(ctx: ToolContext, resolved: ResolvedPath) -> None:

@@ -13,18 +13,17 @@ from pathlib import Path
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.guard import protections_of
 from toolbelt.search.budget import SearchBudget, cut_note
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import rg_newest_first
-from toolbelt.tools._files import file_guard, not_a_directory, resolve
+from toolbelt.tools._files import file_guard, not_a_directory, read_access, resolve
 
 __all__ = ["GlobInput", "GlobTool"]
 
@@ -69,13 +68,7 @@ class GlobTool(Tool[GlobInput]):
     idempotent = True
 
     async def access(self, args: GlobInput, ctx: ToolContext) -> Access:
-        target = resolve(ctx, args.path or ".")
-        return Access(
-            AccessKind.READ,
-            paths=(target.path,),
-            protections=protections_of(target),
-            summary=f"list {args.path or '.'}",
-        )
+        return read_access(ctx, args.path or ".", f"list {args.path or '.'}")
 
     async def run(self, args: GlobInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")

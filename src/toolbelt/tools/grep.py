@@ -18,12 +18,12 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.guard import PathGuard, ResolvedPath, protections_of
+from toolbelt.paths.guard import PathGuard, ResolvedPath
 from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
@@ -31,7 +31,7 @@ from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
 from toolbelt.search.text_prefix import TextPrefix
-from toolbelt.tools._files import file_guard, missing_path, resolve
+from toolbelt.tools._files import file_guard, missing_path, read_access, resolve
 
 __all__ = ["GrepInput", "GrepTool"]
 
@@ -95,13 +95,7 @@ class GrepTool(Tool[GrepInput]):
     idempotent = True
 
     async def access(self, args: GrepInput, ctx: ToolContext) -> Access:
-        target = resolve(ctx, args.path or ".")
-        return Access(
-            AccessKind.READ,
-            paths=(target.path,),
-            protections=protections_of(target),
-            summary=f"search {args.path or '.'}",
-        )
+        return read_access(ctx, args.path or ".", f"search {args.path or '.'}")
 
     async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path or ".")

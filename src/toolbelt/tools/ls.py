@@ -22,15 +22,14 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.paths.beneath import open_beneath
-from toolbelt.paths.guard import protections_of
 from toolbelt.search.ignored import git_ignored
-from toolbelt.tools._files import file_guard, not_a_directory, resolve
+from toolbelt.tools._files import file_guard, not_a_directory, read_access, resolve
 
 __all__ = ["LsInput", "LsTool"]
 
@@ -75,13 +74,7 @@ class LsTool(Tool[LsInput]):
     idempotent = True
 
     async def access(self, args: LsInput, ctx: ToolContext) -> Access:
-        target = resolve(ctx, args.path)
-        return Access(
-            AccessKind.READ,
-            paths=(target.path,),
-            protections=protections_of(target),
-            summary=f"list {args.path}",
-        )
+        return read_access(ctx, args.path, f"list {args.path}")
 
     async def run(self, args: LsInput, ctx: ToolContext) -> ToolOutput:
         target = resolve(ctx, args.path)

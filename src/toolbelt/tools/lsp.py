@@ -17,17 +17,16 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.guard import protections_of
 from toolbelt.tools._code import code_diagnostics
 from toolbelt.tools._code_map import repo_map_result
 from toolbelt.tools._code_search import find_definitions
 from toolbelt.tools._code_text import FileLines, place_lines, read_source
-from toolbelt.tools._files import file_guard, resolve
+from toolbelt.tools._files import file_guard, read_access, resolve
 from toolbelt.tools._outline import can_outline, outline_result
 
 __all__ = ["LspInput", "LspTool"]
@@ -91,13 +90,7 @@ class LspTool(Tool[LspInput]):
     idempotent = True
 
     async def access(self, args: LspInput, ctx: ToolContext) -> Access:
-        resolved = resolve(ctx, args.path)
-        return Access(
-            AccessKind.READ,
-            paths=(resolved.path,),
-            protections=protections_of(resolved),
-            summary=f"lsp {args.operation} {args.path}",
-        )
+        return read_access(ctx, args.path, f"lsp {args.operation} {args.path}")
 
     async def run(self, args: LspInput, ctx: ToolContext) -> ToolOutput:
         from toolbelt.lsp.languages import language_of

@@ -17,7 +17,7 @@ from typing import BinaryIO
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
@@ -28,8 +28,8 @@ from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
 from toolbelt.files.media import IMAGE_TYPES, image_info, render_notebook
 from toolbelt.files.pdf_text import MAX_PDF_BYTES, PdfText, pdf_text
 from toolbelt.files.text import decode_text, looks_binary
-from toolbelt.paths.guard import ResolvedPath, protections_of
-from toolbelt.tools._files import file_guard, read_tracker, resolve
+from toolbelt.paths.guard import ResolvedPath
+from toolbelt.tools._files import file_guard, read_access, read_tracker, resolve
 from toolbelt.tools._outline import can_outline, outline_result
 
 __all__ = ["ReadFileInput", "ReadFileTool"]
@@ -104,13 +104,7 @@ class ReadFileTool(Tool[ReadFileInput]):
     idempotent = True
 
     async def access(self, args: ReadFileInput, ctx: ToolContext) -> Access:
-        resolved = resolve(ctx, args.path)
-        return Access(
-            AccessKind.READ,
-            paths=(resolved.path,),
-            protections=protections_of(resolved),
-            summary=f"read {args.path}",
-        )
+        return read_access(ctx, args.path, f"read {args.path}")
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         resolved = resolve(ctx, args.path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -152,22 +152,32 @@ async def _rename(
 ) -> list[tuple[str, Callable[[str], str]]]:
     from lsprotocol import types as lsp
 
-    from toolbelt.lsp.languages import language_of
     from toolbelt.tools._symbol_edits import workspace_edit_rewrites
 
     assert args.new_name is not None
     connection, position = await _server_at(args, ctx, path, text, shown, "Renaming")
     params = lsp.RenameParams(lsp.TextDocumentIdentifier(path.as_uri()), position, args.new_name)
+    edit = await _ask_in_sync(
+        connection, path, text, lambda: connection.client.text_document_rename_async(params)
+    )
+    if edit is None:
+        raise ToolError(f"The server cannot rename {args.symbol!r} in {shown}.")
+    return workspace_edit_rewrites(edit)
+
+
+async def _ask_in_sync(
+    connection: Any, path: Path, text: str, send: Callable[[], Awaitable[Any]]
+) -> Any:
+    """The answer to ``send``, asked once the server holds ``text`` as ``path``'s content and
+    has settled on it (an edit computed on an older copy would be wrong), within
+    ``START_WAIT``."""
+    from toolbelt.lsp.languages import language_of
+
     with anyio.fail_after(START_WAIT):
         async with connection.checking:
             connection.sync(path, text, language_of(path) or "")
             await connection.settle(path)
-            edit = await connection.request(
-                lambda: connection.client.text_document_rename_async(params)
-            )
-    if edit is None:
-        raise ToolError(f"The server cannot rename {args.symbol!r} in {shown}.")
-    return workspace_edit_rewrites(edit)
+            return await connection.request(send)
 
 
 async def _server_at(
@@ -200,7 +210,6 @@ async def _refuse_if_used(
     """A ``ToolError`` naming the uses of the definition outside itself, if any."""
     from lsprotocol import types as lsp
 
-    from toolbelt.lsp.languages import language_of
     from toolbelt.lsp.queries import locations
     from toolbelt.tools._symbol_edits import locate_definition
 
@@ -211,13 +220,9 @@ async def _refuse_if_used(
         lsp.TextDocumentIdentifier(path.as_uri()),
         position,
     )
-    with anyio.fail_after(START_WAIT):
-        async with connection.checking:
-            connection.sync(path, text, language_of(path) or "")
-            await connection.settle(path)
-            answer = await connection.request(
-                lambda: connection.client.text_document_references_async(params)
-            )
+    answer = await _ask_in_sync(
+        connection, path, text, lambda: connection.client.text_document_references_async(params)
+    )
     lines = text.splitlines()
     uses = [
         place

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolbelt.core.schema import JsonSchema
+from toolbelt.core.schema import JsonSchema, json_type
 
 __all__ = ["coerce_arguments", "coerce_value", "load_lenient"]
 
@@ -121,9 +121,9 @@ def _types(schema: JsonSchema) -> set[str]:
             if isinstance(option, dict):
                 kinds |= _types(option)
     if not kinds and "enum" in schema:
-        kinds = {_json_type(v) for v in schema["enum"]}
+        kinds = {json_type(v) for v in schema["enum"]}
     if not kinds and "const" in schema:
-        kinds = {_json_type(schema["const"])}
+        kinds = {json_type(schema["const"])}
     if "number" in kinds:
         kinds.add("integer")
     return kinds
@@ -140,17 +140,3 @@ def _option(schema: JsonSchema, kind: str) -> JsonSchema | None:
             if isinstance(option, dict) and kind in _types(option):
                 return _option(option, kind)
     return None
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"

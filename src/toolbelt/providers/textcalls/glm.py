@@ -15,7 +15,7 @@ from typing import Any
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.family import Family
-from toolbelt.providers.textcalls.render import tools_json_lines
+from toolbelt.providers.textcalls.render import tools_in_xml_tags
 from toolbelt.providers.textcalls.tagged import (
     GLM45_SHAPE,
     GLM47_SHAPE,
@@ -30,10 +30,8 @@ __all__ = ["GLM45", "GLM47"]
 def _glm_tools(layout: str) -> Callable[[Sequence[Tool[Any]]], str]:
     def render(tools: Sequence[Tool[Any]]) -> str:
         return (
-            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-            "You are provided with function signatures within <tools></tools> XML tags:\n"
-            f"<tools>\n{tools_json_lines(tools)}\n</tools>\n\n"
-            "For each function call, output the function name and arguments within the "
+            tools_in_xml_tags(tools)
+            + "For each function call, output the function name and arguments within the "
             f"following XML format:\n{layout}"
         )
 

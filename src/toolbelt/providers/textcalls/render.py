@@ -17,7 +17,7 @@ __all__ = [
     "result_text",
     "tool_description",
     "tool_schema",
-    "tools_json_lines",
+    "tools_in_xml_tags",
 ]
 
 
@@ -51,9 +51,16 @@ def tool_schema(tool: Tool[Any]) -> dict[str, Any]:
     return schema
 
 
-def tools_json_lines(tools: Sequence[Tool[Any]]) -> str:
-    """One function definition per line (Hermes, GLM)."""
-    return "\n".join(dumps(function_definition(tool)) for tool in tools)
+def tools_in_xml_tags(tools: Sequence[Tool[Any]]) -> str:
+    """The opening of the tools section Hermes' template writes and GLM's copies word for
+    word: the definitions one per line inside ``<tools></tools>``; each family then says in
+    its own words how a call is written."""
+    lines = "\n".join(dumps(function_definition(tool)) for tool in tools)
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n"
+        f"<tools>\n{lines}\n</tools>\n\n"
+    )
 
 
 def result_text(result: ToolCallResult) -> str:

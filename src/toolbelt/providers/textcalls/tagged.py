@@ -29,7 +29,7 @@ from toolbelt.providers.textcalls.render import (
     result_text,
     tool_description,
     tool_schema,
-    tools_json_lines,
+    tools_in_xml_tags,
 )
 from toolbelt.providers.textcalls.xmlcalls import (
     glm_name_hint,
@@ -125,10 +125,8 @@ def text_value(value: Any) -> str:
 
 def _hermes_tools(tools: Sequence[Tool[Any]]) -> str:
     return (
-        "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-        "You are provided with function signatures within <tools></tools> XML tags:\n"
-        f"<tools>\n{tools_json_lines(tools)}\n</tools>\n\n"
-        "For each function call, return a json object with function name and arguments "
+        tools_in_xml_tags(tools)
+        + "For each function call, return a json object with function name and arguments "
         "within <tool_call></tool_call> XML tags:\n<tool_call>\n"
         '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
     )
