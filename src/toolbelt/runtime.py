@@ -159,7 +159,6 @@ class Runtime(AsyncResource):
         imported only when a server is configured), with ``tool_search`` over them: past the
         deferral threshold a request offers only the tools a search has loaded."""
         from toolbelt.mcp_client.config import load_mcp_config
-        from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
             self.session.root,
@@ -167,11 +166,13 @@ class Runtime(AsyncResource):
             home=self.settings.home,
             approved=self.settings.approved,
         )
+        if shared is None and not self.mcp_config.servers:
+            return builtins
+        from toolbelt.toolsearch.tool import ToolSearchToolset  # with a server only
+
         if shared is not None:
             self.mcp_servers = shared.servers
             return ToolSearchToolset(CombinedToolset(builtins, shared))
-        if not self.mcp_config.servers:
-            return builtins
         from toolbelt.mcp_client.toolset import McpToolset
 
         self.mcp_servers = McpToolset(self.mcp_config.servers, taken=frozenset(builtins.names()))

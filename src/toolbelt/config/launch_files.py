@@ -43,7 +43,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from toolbelt.commands.analysis import analyze_command
 from toolbelt.commands.programs import INTERPRETERS, RUNNERS, SHELLS, WRAPPERS
 from toolbelt.core.programs import absolute_path
 from toolbelt.paths.containment import is_within
@@ -133,6 +132,8 @@ def _runner_bins(argv: Sequence[str], base: Path) -> list[Path]:
 
 def hook_files(command: str, workspace: Path, *, depth: int = 0) -> list[Path]:
     """The workspace files a hook's shell ``command``, run in ``workspace``, names."""
+    from toolbelt.commands.analysis import analyze_command  # the bash parser: only for hooks
+
     found: list[Path] = []
     cwd = workspace
     text = _PROJECT_DIR.sub(_PLACEHOLDER, command)  # a plain word: the parse stays the same
