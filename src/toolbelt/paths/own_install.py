@@ -25,12 +25,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
 from toolbelt.core.distribution import DISTRIBUTION
+from toolbelt.core.path_prefixes import PathPrefixes
 from toolbelt.paths.containment import is_beneath, is_within, is_within_any
 
 __all__ = ["OwnInstall", "install_places", "own_install"]
@@ -73,6 +74,10 @@ class OwnInstall:
     for every path a call names, so it compares strings and touches no disk."""
 
     places: tuple[str, ...]
+    _prefixes: PathPrefixes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", PathPrefixes(self.places))
 
     @classmethod
     def around(cls, roots: Sequence[Path], places: Iterable[Path] | None = None) -> OwnInstall:
@@ -89,9 +94,9 @@ class OwnInstall:
 
     def protection(self, path: PurePath | str, real: Path | None = None) -> Protection | None:
         """The protection of ``real`` (default ``path``) as toolbelt's installation, or None."""
-        target = Path(path) if real is None else real
-        if is_within_any(target, self.places):
-            return Protection("code", _REASON, target)
+        target = path if real is None else real
+        if target in self._prefixes:
+            return Protection("code", _REASON, Path(target))
         return None
 
 
