@@ -56,9 +56,11 @@ LAYERS = (
     "toolsearch",
     "tools",
     "mcp_client",
+    "remote",
     "runtime",
     "agent",
     "mcp",
+    "integrations",
     "testing",
     "cli",
     "__main__",  # `python -m toolbelt`: the command

@@ -10,8 +10,9 @@ stderr when there are some) and what to do instead, the same way wherever it sur
 from __future__ import annotations
 
 from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
 
-from toolbelt.core.errors import ToolError
+from toolbelt.core.errors import ConnectionLostError, ToolError
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.http_limits import TOO_LARGE
 from toolbelt.mcp_client.stdio import StdioConnection
@@ -60,7 +61,7 @@ def not_open(server: str) -> ToolError:
 
 
 def could_not_start(server: str, why: str | None) -> ToolError:
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` could not be started ({why}); "
         "continue without its tools or ask the user to fix its configuration."
     )
@@ -74,10 +75,17 @@ def call_timed_out(server: str, remote: str, timeout: float) -> ToolError:
 
 
 def stopped_during(server: str, remote: str, why: str) -> ToolError:
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` stopped during `{remote}` ({why}); it "
         "restarts on the next call, but check whether the work was done first."
     )
+
+
+def connection_closed(exc: MCPError) -> bool:
+    """Whether the SDK gave up the request because its connection closed (the transport is
+    gone: an HTTP server that went away), rather than an answer the server sent, or an answer
+    past the size limit dropped on a connection that goes on."""
+    return exc.code == CONNECTION_CLOSED and TOO_LARGE not in str(exc)
 
 
 def refused(server: str, remote: str, exc: MCPError) -> ToolError:
@@ -98,7 +106,7 @@ def answered_badly(server: str, exc: Exception) -> ToolError:
 
 def could_not_run(server: str, remote: str, why: str) -> ToolError:
     """The transport's own failures (HTTP errors, a closed pipe)."""
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` could not run `{remote}` ({why}); try "
         "again, or continue without it."
     )
