@@ -30,6 +30,7 @@ BENCHMARKS = {
     "textcalls": "bench_textcalls",
     "chat": "bench_chat",
     "quick": "bench_quick",
+    "fleet": "bench_fleet",
 }
 
 
