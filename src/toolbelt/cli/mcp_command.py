@@ -14,7 +14,6 @@ from types import FrameType
 
 import anyio
 
-from toolbelt.cli.environment_secret import take_from_environment
 from toolbelt.cli.mcp_token import kept_token, run_token, token_path
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
@@ -380,6 +379,8 @@ def _given_token(token_file: str | None) -> str | None:
     """The token from ``--token-file`` or ``$TOOLBELT_MCP_TOKEN`` (never from argv, which
     ``ps`` shows). The variable is taken out of the environment, wiped from the block
     ``/proc/<pid>/environ`` shows, so no command the tools run can read it back."""
+    from toolbelt.cli.environment_secret import take_from_environment  # ctypes: HTTP only
+
     from_environment = take_from_environment(TOKEN_ENV)
     if from_environment is not None:
         if token_file is not None:
