@@ -26,7 +26,6 @@ def take_from_environment(name: str) -> str | None:
     libc.getenv.restype = ctypes.c_void_p
     libc.getenv.argtypes = [ctypes.c_char_p]
     address = libc.getenv(os.fsencode(name))
-    value = os.environ.pop(name)  # unsetenv: gone from what children inherit
-    if address:
+    if address:  # wiped while the entry is still set: its memory is certainly still the block's
         ctypes.memset(address, 0, len(ctypes.string_at(address)))
-    return value
+    return os.environ.pop(name)  # unsetenv: gone from what children inherit
