@@ -67,7 +67,8 @@ class AlanCode:
 class McpPeer:
     """An MCP server over stdio, driven by the official SDK client on a private event loop."""
 
-    def __init__(self, command: list[str], cwd: Path) -> None:
+    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+        self._env = env
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
@@ -97,7 +98,7 @@ class McpPeer:
 
         self._stack = AsyncExitStack()
         params = StdioServerParameters(
-            command=self._command[0], args=self._command[1:], cwd=str(self._cwd)
+            command=self._command[0], args=self._command[1:], cwd=str(self._cwd), env=self._env
         )
         read, write = await self._stack.enter_async_context(stdio_client(params))
         self.session = await self._stack.enter_async_context(ClientSession(read, write))

@@ -23,6 +23,7 @@ BENCHMARKS = {
     "shell": "bench_shell",
     "mcp": "bench_mcp",
     "http-soak": "bench_http_soak",
+    "http-battery": "bench_http_battery",
     "mcp-search": "bench_mcp_search",
     "sandbox": "bench_sandbox",
     "toolsearch": "bench_toolsearch",
@@ -31,6 +32,9 @@ BENCHMARKS = {
     "chat": "bench_chat",
     "quick": "bench_quick",
     "fleet": "bench_fleet",
+    "checkpoints": "bench_checkpoints",
+    "code": "bench_code",
+    "serena": "bench_serena",
 }
 
 

@@ -5,27 +5,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
+from tests.support import toolbelt_cli
 
 
 def toolbelt(
     *args: str, cwd: Path | None = None, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "120"}
-    return subprocess.run(
-        [*TOOLBELT, *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-    )
+    return toolbelt_cli.toolbelt(*args, cwd=cwd, stdin=stdin, env={"COLUMNS": "120"})
 
 
 def test_version() -> None:

@@ -7,10 +7,11 @@ import json
 import os
 import pty
 import select
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests.support.toolbelt_cli import TOOLBELT, toolbelt
 
 QUESTIONS = {
     "questions": [
@@ -37,7 +38,7 @@ class Terminal:
 
     def __init__(self, root: Path, *extra: str) -> None:
         arguments = json.dumps(QUESTIONS)
-        command = [sys.executable, "-m", "toolbelt.cli.main", "call", "ask_user", arguments]
+        command = [*TOOLBELT, "call", "ask_user", arguments]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the CLI
             os.chdir(root)
@@ -141,14 +142,7 @@ def test_ctrl_c_cancels_the_call_and_the_process_ends(tmp_path: Path) -> None:
 
 
 def test_without_a_terminal_nobody_is_asked(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "call", "ask_user", json.dumps(QUESTIONS)],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = toolbelt("call", "ask_user", json.dumps(QUESTIONS), cwd=tmp_path)
     assert done.returncode == 1
     assert done.stdout == (
         "No person is attached to this session, so the question cannot be asked; decide with "

@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.shell.environment import command_environment, is_secret
 
-CALL = [sys.executable, "-m", "toolbelt.cli.main", "call"]
 LEAKS = {
     "DATABASE_URL": "postgres://u:PW1@db.internal/app",
     "OPENAI_KEY": "sk-leak2",
@@ -36,13 +33,14 @@ KEPT = {
 
 
 def run_env(tmp_path: Path, extra: dict[str, str]) -> str:
-    out = subprocess.run(
-        [*CALL, "bash", '{"command": "env"}', "--mode", "plan"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **LEAKS, **KEPT, **extra},
+    out = toolbelt(
+        "call",
+        "bash",
+        '{"command": "env"}',
+        "--mode",
+        "plan",
+        env={**LEAKS, **KEPT, **extra},
         cwd=tmp_path,
-        timeout=60,
     )
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout

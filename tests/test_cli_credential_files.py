@@ -6,16 +6,13 @@ command cannot read them and read_file asks for them, while what builds read bes
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.sandbox.landlock import abi_version
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 CREDENTIALS = [
     ".config/gh/hosts.yml",
     ".npmrc",
@@ -48,13 +45,15 @@ def home(tmp_path: Path) -> Path:
 
 
 def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[int, str]:
-    out = subprocess.run(
-        [*TOOLBELT, "call", tool, json.dumps(args), "--root", str(home.parent / "ws"), *extra],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(home)},
+    out = toolbelt(
+        "call",
+        tool,
+        json.dumps(args),
+        "--root",
+        str(home.parent / "ws"),
+        *extra,
+        env={"HOME": str(home)},
         cwd=home.parent / "ws",
-        stdin=subprocess.DEVNULL,
         timeout=120,
     )
     return out.returncode, out.stdout + out.stderr
@@ -64,7 +63,7 @@ def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[i
 def test_a_sandboxed_script_reads_no_credential_file_but_the_build_caches(home: Path) -> None:
     reader = "".join(f'cat "$HOME/{name}" 2>/dev/null; ' for name in CREDENTIALS + BUILD_FILES)
     (home.parent / "ws" / "r.sh").write_text(reader + "echo END\n")
-    code, out = call(home, "bash", {"command": "sh r.sh"})
+    code, out = call(home, "bash", {"command": "sh r.sh"}, "--yes")  # approved: workspace profile
     assert code == 0, out
     assert "END" in out
     assert [name for n, name in enumerate(CREDENTIALS) if f"TOKEN-{n:02d}" in out] == []

@@ -6,12 +6,13 @@ import json
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.toolbelt_cli import TOOLBELT
 
 # prints A, CSI (U+009B) "2J", B, RIGHT-TO-LEFT OVERRIDE (U+202E), C, DEL
 COMMAND = r'printf "A\xc2\x9b2JB\xe2\x80\xaeC\x7f"'
-ARGS = [sys.executable, "-m", "toolbelt.cli.main", "call", "bash"]
+ARGS = [*TOOLBELT, "call", "bash"]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.core.programs import absolute_path
 
 
@@ -38,15 +38,7 @@ def test_ls_never_runs_a_git_a_path_entry_finds_in_the_workspace(
     ws, marker = planted_workspace(tmp_path)
     (tmp_path / "venv-link").symlink_to(ws / ".venv")  # outside by name, inside once resolved
     path = prefix.format(ws=ws, link=tmp_path / "venv-link") + os.environ["PATH"]
-    done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "call", "ls", '{"path": "."}', "--json"],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        cwd=ws,
-        env={**os.environ, "PATH": path},
-        timeout=60,
-    )
+    done = toolbelt("call", "ls", '{"path": "."}', "--json", cwd=ws, env={"PATH": path})
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     assert '"build' not in done.stdout  # the real git was asked: ignored entries left out

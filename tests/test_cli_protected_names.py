@@ -4,13 +4,11 @@ protected: writing one asks even in accept_edits and bypass, and nothing is writ
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-CALL = [sys.executable, "-m", "toolbelt.cli.main", "call"]
+from tests.support.toolbelt_cli import toolbelt
 
 
 @pytest.mark.parametrize(
@@ -31,12 +29,7 @@ CALL = [sys.executable, "-m", "toolbelt.cli.main", "call"]
 @pytest.mark.parametrize("mode", ["accept_edits", "bypass"])
 def test_write_file_asks_for_a_run_code_later_file(tmp_path: Path, name: str, mode: str) -> None:
     args = json.dumps({"path": name, "content": "x\n"})
-    out = subprocess.run(
-        [*CALL, "write_file", args, "--root", str(tmp_path), "--mode", mode],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = toolbelt("call", "write_file", args, "--root", str(tmp_path), "--mode", mode)
     assert out.returncode == 3, out.stdout + out.stderr
     assert "touches a protected path" in out.stdout
     assert not (tmp_path / name).exists()
@@ -44,11 +37,6 @@ def test_write_file_asks_for_a_run_code_later_file(tmp_path: Path, name: str, mo
 
 def test_an_ordinary_makefile_is_written_in_accept_edits(tmp_path: Path) -> None:
     args = json.dumps({"path": "Makefile", "content": "all:\n"})
-    out = subprocess.run(
-        [*CALL, "write_file", args, "--root", str(tmp_path), "--mode", "accept_edits"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = toolbelt("call", "write_file", args, "--root", str(tmp_path), "--mode", "accept_edits")
     assert out.returncode == 0, out.stdout + out.stderr
     assert (tmp_path / "Makefile").read_text() == "all:\n"

@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-CALL = [sys.executable, "-m", "toolbelt.cli.main", "call"]
+from tests.support.toolbelt_cli import toolbelt
 
 
 def read(root: Path, args: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CALL, "read_file", json.dumps(args), "--root", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return toolbelt("call", "read_file", json.dumps(args), "--root", str(root))
 
 
 def test_a_ranged_read_stops_at_the_budget_and_names_the_next_offset(tmp_path: Path) -> None:

@@ -5,14 +5,12 @@ the way around it — reading one asks in every mode (bypass too), listings leav
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
+from tests.support.toolbelt_cli import toolbelt
+
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- SECRETKEY"
 
 
@@ -30,18 +28,36 @@ def home(tmp_path: Path) -> Path:
 
 
 def call(home: Path, tool: str, args: dict[str, object], *extra: str) -> tuple[int, str]:
-    out = subprocess.run(
-        [*TOOLBELT, "call", tool, json.dumps(args), "--root", str(home.parent / "ws"), *extra],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(home), "COLUMNS": "200"},
-        timeout=60,
+    out = toolbelt(
+        "call",
+        tool,
+        json.dumps(args),
+        "--root",
+        str(home.parent / "ws"),
+        *extra,
+        env={"HOME": str(home), "COLUMNS": "200"},
     )
     return out.returncode, out.stdout + out.stderr
 
 
-@pytest.mark.parametrize("name", [".ssh/id_rsa", ".aws/credentials", ".netrc"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".ssh/id_rsa",
+        ".aws/credentials",
+        ".netrc",
+        # other agents' MCP token stores, and toolbelt's own
+        ".codex/.credentials.json",
+        ".gemini/mcp-oauth-tokens.json",
+        ".local/share/opencode/mcp-auth.json",
+        ".mcp-auth/mcp-remote-0.1.29/abc_tokens.json",
+        ".config/toolbelt/mcp-credentials/github-0123456789abcdef.json",
+    ],
+)
 def test_read_file_of_a_secret_asks_even_in_bypass(home: Path, name: str) -> None:
+    if not (home / name).exists():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text('{"access_token": "SECRETKEY"}\n')
     code, out = call(home, "read_file", {"path": str(home / name)}, "--mode", "bypass")
     assert code == 3
     assert "touches a protected path" in out

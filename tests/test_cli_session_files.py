@@ -5,13 +5,10 @@ the session ends."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.shell.output import OutputBuffer
-
-CALL = [sys.executable, "-m", "toolbelt.cli.main", "call"]
 
 
 def test_a_cli_call_leaves_no_session_directory(tmp_path: Path) -> None:
@@ -19,12 +16,14 @@ def test_a_cli_call_leaves_no_session_directory(tmp_path: Path) -> None:
     run.mkdir()
     (tmp_path / "ws").mkdir()
     command = '{"command": "seq 1 20000"}'
-    out = subprocess.run(
-        [*CALL, "bash", command, "--root", str(tmp_path / "ws"), "--yes"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_RUNTIME_DIR": str(run)},
-        timeout=60,
+    out = toolbelt(
+        "call",
+        "bash",
+        command,
+        "--root",
+        str(tmp_path / "ws"),
+        "--yes",
+        env={"XDG_RUNTIME_DIR": str(run)},
     )
     assert out.returncode == 0, out.stdout + out.stderr
     spilled = out.stdout.split(" is in ")[1].split(" — ")[0]

@@ -7,30 +7,20 @@ unsandboxed at the next ``python`` start. The real CLI on a real virtualenv."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import toolbelt_cli
 from tests.support.sandboxes import backend_params
 from toolbelt.sandbox.backends import namespaces_work
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
-
 
 def toolbelt(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(root.parent)}
-    return subprocess.run(
-        [*TOOLBELT, *args, "--root", str(root)],
-        cwd=root.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=90,
-        check=False,
+    return toolbelt_cli.toolbelt(
+        *args, "--root", str(root), cwd=root.parent, env={"HOME": str(root.parent)}, timeout=90
     )
 
 

@@ -6,14 +6,13 @@ named by path and loaded alone. The real console script runs in a planted reposi
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import toolbelt_cli
 from tests.support.shadow_modules import marks_left, plant_shadows
 
-TOOLBELT = Path(sys.executable).with_name("toolbelt")
 SHADOWS = ["openai", "anthropic", "httpx", "concurrent", "difflib", "json", "toolbelt_toolset_file"]
 
 MY_TOOLS = """
@@ -55,15 +54,7 @@ def repository(tmp_path: Path) -> Path:
 
 
 def toolbelt(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [TOOLBELT, *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-        check=False,
-    )
+    return toolbelt_cli.toolbelt(*args, cwd=repo, launcher=True)
 
 
 def marks(repo: Path) -> list[str]:

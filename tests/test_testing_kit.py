@@ -13,6 +13,7 @@ from toolbelt import (
     Answer,
     Approval,
     CommandAccess,
+    Question,
     Runtime,
     Session,
     Tool,
@@ -22,7 +23,14 @@ from toolbelt import (
     ToolOutput,
     ToolRegistry,
 )
-from toolbelt.testing import EventLog, NeverAnswers, ScriptedRequester, run_call, tool_context
+from toolbelt.testing import (
+    EventLog,
+    NeverAnswers,
+    NeverReplies,
+    ScriptedRequester,
+    run_call,
+    tool_context,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -57,6 +65,10 @@ async def test_run_call_goes_through_the_policy_and_the_scripted_answers(tmp_pat
         ("deploy", "deploy runs a command."),
         ("deploy", "deploy runs a command."),
     ]
+    assert requester.prompts == [
+        ("deploy", "deploy runs a command."),
+        ("deploy", "deploy runs a command."),
+    ]
 
 
 async def test_a_requester_whose_script_ran_out_denies_and_says_why(tmp_path: Path) -> None:
@@ -73,6 +85,34 @@ async def test_never_answers_ends_at_the_permission_timeout(tmp_path: Path) -> N
     )
     assert result.error_kind == "permission_denied"
     assert requester.asking.is_set()
+    assert requester.prompts == [("deploy", "deploy runs a command.")]
+
+
+class AskTool(Tool[DeployInput]):
+    """A user's tool that asks the person which environment to deploy to."""
+
+    name = "ask_env"
+    title = "Ask"
+    description = "Ask where to deploy."
+    input_model = DeployInput
+    example = {"env": "staging"}
+    readonly = True
+
+    async def run(self, args: DeployInput, ctx: ToolContext) -> ToolOutput:
+        with anyio.move_on_after(ctx.answer_timeout):
+            answer = await ctx.user.ask(Question(f"Deploy to {args.env}?"))
+            return ToolOutput.text(f"{answer.action}: {answer.text}")
+        return ToolOutput.text("No answer; staying on staging.")
+
+
+async def test_never_replies_leaves_the_tool_to_its_answer_timeout(tmp_path: Path) -> None:
+    user = NeverReplies()
+    result = await run_call(
+        AskTool(), {"env": "prod"}, root=tmp_path, user=user, permission_timeout=0.01
+    )
+    assert result.text == "No answer; staying on staging."
+    assert [question.prompt for question in user.questions] == ["Deploy to prod?"]
+    assert user.asking.is_set()
 
 
 async def test_event_log_tells_a_calls_story(tmp_path: Path) -> None:

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
         ModelTurn,
         ToolResults,
     )
+    from toolbelt.checkpoints.history import Checkpoint
+    from toolbelt.checkpoints.session import Checkpoints
+    from toolbelt.checkpoints.undo import UndoError, UndoOutcome
     from toolbelt.config.factory import build_hooks, build_policy, configure_session
     from toolbelt.config.settings import load_settings
     from toolbelt.core.access import Access, AccessKind, CommandAccess, Protection
@@ -123,6 +126,8 @@ _EXPORTS = {
     "Ask": "toolbelt.core.permission",
     "AutoApprove": "toolbelt.core.requesters",
     "CallState": "toolbelt.core.events",
+    "Checkpoint": "toolbelt.checkpoints.history",
+    "Checkpoints": "toolbelt.checkpoints.session",
     "CombinedToolset": "toolbelt.core.registry",
     "CommandAccess": "toolbelt.core.access",
     "CondenseError": "toolbelt.core.errors",
@@ -185,6 +190,8 @@ _EXPORTS = {
     "ToolResults": "toolbelt.agent",
     "ToolbeltError": "toolbelt.core.errors",
     "Toolset": "toolbelt.core.registry",
+    "UndoError": "toolbelt.checkpoints.undo",
+    "UndoOutcome": "toolbelt.checkpoints.undo",
     "UnknownToolError": "toolbelt.core.errors",
     "UnusableToolError": "toolbelt.core.errors",
     "UsageError": "toolbelt.core.errors",

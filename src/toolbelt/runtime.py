@@ -8,7 +8,8 @@ workspace's trust (an untrusted repository's settings may only restrict) and app
 session (extra directories; the one catalogue of protected paths the path guard, the policy
 and the sandbox share), the policy applies the settings' mode and rules, the hooks come from
 the same settings, and the executor runs whichever toolset the caller injects (the built-ins by
-default, or a filtered or extended set).
+default, or a filtered or extended set) — wrapped so that its file and command tools leave
+checkpoints (``checkpoints``), unless the settings turn them off.
 
 What a caller usually chooses is an argument (``root``, ``toolset``, ``mode``, ``add_dirs``,
 ``trusted``, ``settings``, the ``requester`` that answers permission prompts, the ``user``
@@ -30,8 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from toolbelt.checkpoints.session import Checkpoints
+from toolbelt.checkpoints.toolset import CheckpointToolset
 from toolbelt.config.factory import build_hooks, build_policy, configure_session
 from toolbelt.config.settings import Settings, load_settings, untrusted_notice
+from toolbelt.core.authorization import read_allowed
 from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.errors import UsageError
 from toolbelt.core.events import EventBus
@@ -135,10 +139,23 @@ class Runtime(AsyncResource):
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
-            # the skill tool lists the workspace's skills only when the workspace is trusted
-            toolset = builtin_toolset(workspace=self.session.root, trusted=self.settings.trusted)
+            # the skill tool lists the workspace's skills only when the workspace is trusted,
+            # and only those read_file would show without asking
+            policy = self.policy
+            toolset = builtin_toolset(
+                workspace=self.session.root,
+                trusted=self.settings.trusted,
+                read_check=lambda path: read_allowed(policy, path),
+            )
             toolset = self._with_mcp_servers(toolset, options.mcp_servers)
         self.toolset = toolset
+        self.checkpoints = Checkpoints(
+            self.session.root, session_id=self.session.id, settings=self.settings.checkpoints
+        )
+        """The workspace's checkpoints: list, undo and redo calls' changes (any process's)."""
+        if self.settings.checkpoints.enabled:  # the tools record through the session's
+            self.session.resource(Checkpoints, lambda: self.checkpoints)
+            toolset = CheckpointToolset(toolset, self.checkpoints)
         self._state = RuntimeState.UNOPENED
         self._listed_for: set[str] = set()
         """The unknown MCP tool names a listing was made for (``_list_for``)."""
@@ -158,13 +175,14 @@ class Runtime(AsyncResource):
         """The built-ins plus the configured MCP servers' tools (``mcp_client``; its SDK is
         imported only when a server is configured), with ``tool_search`` over them: past the
         deferral threshold a request offers only the tools a search has loaded."""
-        from toolbelt.mcp_client.config import load_mcp_config
+        from toolbelt.mcp_client.config import load_mcp_config, server_choice
 
         self.mcp_config = load_mcp_config(
             self.session.root,
             trusted=self.settings.trusted,
             home=self.settings.home,
             approved=self.settings.approved,
+            choice=server_choice(self.settings),
         )
         if shared is None and not self.mcp_config.servers:
             return builtins

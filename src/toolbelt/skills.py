@@ -11,7 +11,12 @@ the user's ``~/.config/toolbelt/skills/`` and ``~/.claude/skills/``, then the wo
 ``.toolbelt/skills/`` and ``.claude/skills/`` — the workspace's only when it is trusted, since
 every skill's description is put in front of the model in the tool list, where a cloned
 repository must not be able to write. A workspace skill whose ``SKILL.md`` resolves outside the
-workspace (a symlink) is skipped.
+workspace (a symlink) is skipped, and so is one that read_file could not show without asking:
+a ``SKILL.md`` that is a link to ``.env`` (a symlink, or a hard link) would put the secret's
+first line in front of the model as the description. The workspace's skill files go through
+the read policy (``may_read``: the session's, where there is one; else the workspace's
+catalogue of protected paths) and are opened as the path guard opens files — the resolved
+file itself, never a symlink swapped in after the check.
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolbelt.config.trust import user_config_dir
-from toolbelt.paths.containment import is_beneath
+from toolbelt.core.errors import PathError
+from toolbelt.paths.guard import PathGuard
 
 __all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_sources"]
 
@@ -70,10 +77,20 @@ def skill_sources(root: Path, *, trusted: bool, home: Path | None = None) -> lis
     return sources
 
 
-def load_skills(root: Path, *, trusted: bool, home: Path | None = None) -> SkillCatalog:
-    """Find and parse every skill; broken ones are listed in ``skipped``, never fatal."""
+def load_skills(
+    root: Path,
+    *,
+    trusted: bool,
+    home: Path | None = None,
+    may_read: Callable[[Path], bool] | None = None,
+) -> SkillCatalog:
+    """Find and parse every skill; broken ones are listed in ``skipped``, never fatal.
+
+    ``may_read`` says whether read_file would show a real path without asking (the session's
+    read policy); None: the workspace's own catalogue of protected paths decides.
+    """
     catalog = SkillCatalog()
-    real_root = Path(os.path.realpath(root))
+    guard = PathGuard(root)
     for label, directory in skill_sources(root, trusted=trusted, home=home):
         try:
             folders = sorted(p for p in directory.iterdir() if (p / "SKILL.md").is_file())
@@ -81,12 +98,10 @@ def load_skills(root: Path, *, trusted: bool, home: Path | None = None) -> Skill
             continue
         for folder in folders:
             skill_file = folder / "SKILL.md"
-            real = Path(os.path.realpath(skill_file))
-            if label.startswith("workspace") and not is_beneath(real, real_root):
-                catalog.skipped.append(f"{skill_file}: it resolves outside the workspace")
-                continue
+            workspace = label.startswith("workspace")
             try:
-                skill = _parse(skill_file, folder, label)
+                data = _workspace_file(guard, skill_file, may_read) if workspace else None
+                skill = _parse(skill_file, folder, label, data)
             except ValueError as exc:
                 catalog.skipped.append(f"{skill_file}: {exc}")
                 continue
@@ -94,14 +109,38 @@ def load_skills(root: Path, *, trusted: bool, home: Path | None = None) -> Skill
     return catalog
 
 
-def _parse(path: Path, folder: Path, source: str) -> Skill:
+def _workspace_file(guard: PathGuard, path: Path, may_read: Callable[[Path], bool] | None) -> bytes:
+    """The bytes of a workspace skill file, read as read_file would read it: inside the
+    workspace, allowed without asking, and opened without following a symlink put there
+    after the check."""
+    try:
+        resolved = guard.resolve(str(path), guard.root, must_exist=True)
+    except PathError as exc:
+        raise ValueError(str(exc)) from exc
+    if not resolved.inside:
+        raise ValueError("it resolves outside the workspace")
+    protection = resolved.protection
+    if protection is not None and protection.kind == "secret":
+        raise ValueError(f"reading it asks ({protection.reason}), so it is not shown")
+    if may_read is not None and not may_read(resolved.path):
+        raise ValueError("reading it asks, so it is not shown")
+    try:
+        fd = guard.open_for_read(resolved)
+    except PathError as exc:
+        raise ValueError(str(exc)) from exc
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(MAX_SKILL_BYTES + 1)
+
+
+def _parse(path: Path, folder: Path, source: str, data: bytes | None = None) -> Skill:
     import yaml
 
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SKILL_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot be read ({exc.strerror})") from exc
+    if data is None:
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_SKILL_BYTES + 1)
+        except OSError as exc:
+            raise ValueError(f"cannot be read ({exc.strerror})") from exc
     if len(data) > MAX_SKILL_BYTES:
         raise ValueError(f"larger than {MAX_SKILL_BYTES // 1024} KB")
     text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")

@@ -9,7 +9,7 @@ person replaced by a script::
         requester = ScriptedRequester(Answer(Approval.DENY, "not today"))
         result = await run_call(DeployTool(), {"env": "prod"}, root=tmp_path, requester=requester)
         assert result.error_kind == "permission_denied"
-        assert [request.tool for request, _ in requester.asked] == ["deploy"]
+        assert requester.prompts == [("deploy", "deploy runs a command.")]
 
 An agent built on toolbelt is tested the same way with ``ScriptedModel``, a model client that
 plays back replies written in advance and keeps every request it was sent.
@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 
 from toolbelt.agent.scripted import ScriptedModel
+from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig, ToolContext
 from toolbelt.core.events import Event, EventBus, StateEvent
@@ -46,6 +47,7 @@ from toolbelt.runtime import Runtime, RuntimeOptions
 __all__ = [
     "EventLog",
     "NeverAnswers",
+    "NeverReplies",
     "ScriptedModel",
     "ScriptedRequester",
     "ScriptedUser",
@@ -65,6 +67,11 @@ class ScriptedRequester(PermissionRequester):
         self.answers = list(answers)
         self.asked: list[tuple[PermissionRequest, Ask]] = []
 
+    @property
+    def prompts(self) -> list[tuple[str, str]]:
+        """What a person would have read, in order: each question's tool and reason."""
+        return _prompts(self.asked)
+
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         self.asked.append((request, decision))
         if self.answers:
@@ -80,11 +87,20 @@ class NeverAnswers(PermissionRequester):
         self.asked: list[tuple[PermissionRequest, Ask]] = []
         self.asking = anyio.Event()
 
+    @property
+    def prompts(self) -> list[tuple[str, str]]:
+        """Each question's tool and reason, in order."""
+        return _prompts(self.asked)
+
     async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
         self.asked.append((request, decision))
         self.asking.set()
         await anyio.sleep_forever()
         raise AssertionError("unreachable: sleep_forever returned")
+
+
+def _prompts(asked: list[tuple[PermissionRequest, Ask]]) -> list[tuple[str, str]]:
+    return [(request.tool, decision.reason) for request, decision in asked]
 
 
 class ScriptedUser(UserChannel):
@@ -110,6 +126,26 @@ class ScriptedUser(UserChannel):
         self.shown.append(message)
 
 
+class NeverReplies(UserChannel):
+    """A person who sees a tool's question and never replies: the permission timeout or a
+    cancel must end the wait. ``asking`` is set once the first question arrives; what they are
+    shown is kept in ``shown``."""
+
+    def __init__(self) -> None:
+        self.questions: list[Question] = []
+        self.shown: list[str] = []
+        self.asking = anyio.Event()
+
+    async def ask(self, question: Question) -> UserAnswer:
+        self.questions.append(question)
+        self.asking.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable: sleep_forever returned")
+
+    async def show(self, message: str) -> None:
+        self.shown.append(message)
+
+
 class EventLog:
     """Every event of an ``EventBus``, in order; ``states(call_id)`` tells a call's story."""
 
@@ -126,6 +162,9 @@ class EventLog:
         ]
 
 
+_NO_CHECKPOINTS = CheckpointSettings(enabled=False)
+
+
 async def run_call(
     tool: Tool[Any],
     arguments: str | Mapping[str, Any] | None = None,
@@ -139,12 +178,14 @@ async def run_call(
     user: UserChannel | None = None,
 ) -> ToolCallResult:
     """Run one call of ``tool`` the way every door does (validation, hooks, policy, the user's
-    answer, the tool), in a session of its own that is closed afterwards."""
+    answer, the tool), in a session of its own that is closed afterwards. Without
+    ``settings``, no settings file is read and no checkpoint is recorded (a test's changes
+    do not belong in the user's undo history)."""
     runtime = Runtime(
         root,
         toolset=ToolRegistry([tool]),
         mode=mode,
-        settings=settings if settings is not None else Settings(),
+        settings=settings if settings is not None else Settings(checkpoints=_NO_CHECKPOINTS),
         requester=requester,
         user=user,
         options=RuntimeOptions(config=config, permission_timeout=permission_timeout),

@@ -12,6 +12,7 @@ import pytest
 
 from tests.agent.scripts import call, open_runtime, reply
 from tests.support.processes import live_pids
+from tests.support.waiting import wait_until_async
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.content import TextBlock
@@ -35,9 +36,7 @@ def sleeps_running() -> list[int]:
 
 
 async def until_sleeping() -> None:
-    with anyio.fail_after(20):
-        while not sleeps_running():
-            await anyio.sleep(0.01)
+    await wait_until_async(sleeps_running, "the command to start")
 
 
 async def test_cancel_mid_tool_aborts_the_call_and_kills_its_process(tmp_path: Path) -> None:

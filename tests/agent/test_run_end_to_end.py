@@ -4,6 +4,7 @@ OpenAI SDK: a task that reads, edits and runs a command in a temporary workspace
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
@@ -278,3 +279,27 @@ def test_stream_json_prints_one_event_per_line_as_it_happens(tmp_path: Path) -> 
     assert events[3]["results"][0]["status"] == "success"
     assert events[-1]["text"] == "Fixed the typo; app.py now prints hello."
     assert (events[-1]["stop"], events[-1]["refused"]) == ("end_turn", 0)
+
+
+def test_workspace_files_reach_the_provider_only_through_the_read_policy(tmp_path: Path) -> None:
+    """``.git/HEAD`` a link to ``.env`` (its first line would be the "git branch" fact), a
+    trusted workspace's skill whose SKILL.md is a hard link to ``.env`` (its first line would
+    be the skill's description in the tool list), ``AGENTS.md`` a FIFO (the prompt would
+    hang): none of them reaches the provider, and the run still starts."""
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    (root / ".env").write_text("API_KEY=sk-branch-secret\n")
+    (root / ".git" / "HEAD").symlink_to(root / ".env")
+    (root / ".toolbelt" / "skills" / "s").mkdir(parents=True)
+    os.link(root / ".env", root / ".toolbelt" / "skills" / "s" / "SKILL.md")
+    os.mkfifo(root / "AGENTS.md")
+    home = tmp_path / "home"
+    home.mkdir()
+    with FakeProvider([{"text": "Done."}]) as fake:
+        done = toolbelt_run(
+            "hi", *fake_model(fake.openai_url, root), "--trust-workspace", home=home
+        )
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(fake.requests[0].body)
+    assert "sk-branch-secret" not in sent
+    assert "- git branch:" not in sent and "Project instructions" not in sent

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 from pathlib import Path
 
 from tests.support.fake_provider import FakeProvider
-from tests.support.toolbelt_cli import TOOLBELT, toolbelt_run
+from tests.support.toolbelt_cli import toolbelt, toolbelt_run
 from toolbelt.cli.render import Renderer
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.events import CallState
@@ -63,13 +61,8 @@ def test_an_untrusted_workspaces_notice_names_its_path_escaped(tmp_path: Path) -
     (root / ".toolbelt" / "settings.json").write_text(
         json.dumps({"permissions": {"allow": ["Bash(ls)"]}})
     )
-    done = subprocess.run(
-        [*TOOLBELT, "call", "think", '{"thought": "x"}', "--root", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "HOME": str(tmp_path)},
+    done = toolbelt(
+        "call", "think", '{"thought": "x"}', "--root", str(root), env={"HOME": str(tmp_path)}
     )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stderr

@@ -334,3 +334,61 @@ def test_reasons_and_targets() -> None:
     parts = analyze_command("cd src && npm test | tee out.log").commands
     assert [c.program for c in parts] == ["cd", "npm", "tee"]
     assert [c.text for c in parts] == ["cd src", "npm test", "tee out.log"]
+
+
+SEEN = [  # (command, every effect is a named write the analysis sees)
+    ("mkdir -p build && cp a.txt build/a.txt && sort a.txt > build/s.txt", True),
+    ("echo x >> notes.txt", True),
+    ("tee out.txt < a.txt", True),
+    ("install -m 644 a b", True),
+    ("touch -d 2001-01-01 new.txt", True),
+    (": > new.txt", True),
+    ("cp -l a b", False),  # a link: a later write reaches the source
+    ("cp --li a b", False),  # the abbreviation of --link
+    ("cp -a a b", False),  # copies symlinks
+    ("cp --remove-destination a b", False),
+    ("sort -o out.txt a.txt", False),  # opens, then truncates
+    ("awk 1 a.txt > b.txt", False),
+    ("base64 a.txt > b.txt", False),
+    ("tar -cf out.tar src", False),
+    ("make", False),
+    ("env --chdir=/tmp cat f > g", False),
+    ("printf '%s\\0' f | sort --files0-from=-", False),
+    ("find . -files0-from - -exec cat {} +", False),
+    ("find . --files0-from=- -exec cat {} +", False),
+    ("find . -name x -exec touch {} +", False),  # names from find
+    ("export PATH=/x:$PATH; touch a", False),
+    ("f() { :; }; touch a", False),
+    ("git stash", False),
+    ("git branch new-branch", False),
+    ("git tag v1", False),
+]
+
+
+@pytest.mark.parametrize(("command", "seen"), SEEN)
+def test_what_the_analysis_sees_all_of(command: str, seen: bool) -> None:
+    assert analyze_command(command).effects_seen is seen
+
+
+@pytest.mark.parametrize(
+    ("command", "readonly"),
+    [
+        ("git stash list", True),
+        ("git stash -u", False),  # a push: it takes changes out of the working tree
+        ("git branch -a", True),
+        ("git branch --list 'feat*'", True),
+        ("git branch topic", False),
+        ("git tag", True),
+        ("git tag -l 'v*'", True),
+        ("git tag v2", False),
+        ("git remote -v", True),
+    ],
+)
+def test_git_listing_is_read_only_and_making_is_not(command: str, readonly: bool) -> None:
+    assert analyze_command(command).readonly is readonly
+
+
+def test_mkdir_targets_are_known_as_directories_it_makes() -> None:
+    analysis = analyze_command("mkdir -p build dist && touch build/x")
+    assert analysis.made_dirs == ("build", "dist")
+    assert analysis.write_targets == ("build", "dist", "build/x")

@@ -17,6 +17,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from tests.mcp_client.test_prompt_arguments import on_terminal
+from tests.support.toolbelt_cli import TOOLBELT, TOOLBELT_ARGS
 
 NO_ALWAYS = (
     "(no always: this workspace is not trusted, so a rule saved in it would be ignored; "
@@ -45,7 +46,7 @@ def workspace(tmp_path: Path) -> Path:
 
 def call_on_terminal(workspace: Path, answers: list[bytes], *extra: str) -> tuple[int, str]:
     arguments = json.dumps(WRITE)
-    command = [sys.executable, "-m", "toolbelt.cli.main", "call", "write_file", arguments]
+    command = [*TOOLBELT, "call", "write_file", arguments]
     return on_terminal([*command, "--root", str(workspace), *extra], answers)
 
 
@@ -78,7 +79,7 @@ def test_trusted_terminal_always_is_kept_and_honoured_next_run(home: Path, works
 async def mcp_door(root: Path, elicit: Any, *extra: str) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root), *extra],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(root), *extra],
         cwd=str(root),
         env=dict(os.environ),
     )

@@ -273,3 +273,43 @@ def test_concurrent_appends_from_two_processes_all_land(tmp_path: Path) -> None:
     assert sorted(data["permissions"]["allow"]) == sorted(
         f"Bash(job-{i}-{n})" for i in (1, 2) for n in range(40)
     )
+
+
+def test_lsp_section_a_workspace_names_servers_only_when_trusted(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "proj"
+    write(
+        home / ".config/toolbelt/settings.json",
+        {"lsp": {"timeoutMs": 1500, "servers": {"go": ["/opt/gopls", "serve"]}}},
+    )
+    project = write(
+        root / ".toolbelt/settings.json",
+        {
+            "lsp": {
+                "diagnostics": False,
+                "servers": {"python": ["./evil-server"], "typescript": False},
+            }
+        },
+    )
+    untrusted = load_settings(root, home=home, trusted=False)
+    assert untrusted.lsp_timeout == 1.5
+    assert untrusted.lsp_diagnostics is False  # turning off is always allowed
+    assert untrusted.lsp_servers == {"go": ("/opt/gopls", "serve"), "typescript": None}
+    assert untrusted.ignored == [f"{project}: 1 language server command"]
+    trusted = load_settings(root, home=home, trusted=True)
+    assert trusted.lsp_servers == {
+        "go": ("/opt/gopls", "serve"),
+        "python": ("./evil-server",),
+        "typescript": None,
+    }
+
+
+def test_a_malformed_lsp_section_names_file_and_line(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    text = '{\n  "lsp": {\n    "servers": {"python": []}\n  }\n}'
+    path = write(root / ".toolbelt/settings.json", text)
+    with pytest.raises(SettingsError) as caught:
+        load_settings(root, home=tmp_path / "home", trusted=True)
+    assert str(caught.value) == (
+        f"{path}, line 3: `lsp.servers`: the server for 'python' must be a command such as "
+        '["pyright-langserver", "--stdio"], or false for none.'
+    )

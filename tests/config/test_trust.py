@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support import toolbelt_cli
+from tests.support.toolbelt_cli import TOOLBELT
 
 from toolbelt.config.settings import load_settings
 from toolbelt.config.trust import distrust, is_trusted, trust, trust_file
@@ -26,15 +27,8 @@ NOTICE = (
 
 
 def toolbelt(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        env={**env, "HOME": str(home), "COLUMNS": "120"},
-        timeout=60,
+    return toolbelt_cli.toolbelt(
+        *args, cwd=cwd, env={"HOME": str(home), "COLUMNS": "120"}, unset=["XDG_CONFIG_HOME"]
     )
 
 
@@ -129,7 +123,7 @@ def test_the_mcp_server_honours_trust_too(hostile: Path) -> None:
     def serve(*extra: str) -> tuple[dict[str, Any], str]:
         env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
         server = subprocess.Popen(
-            [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(hostile), *extra],
+            [*TOOLBELT, "mcp", "--root", str(hostile), *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

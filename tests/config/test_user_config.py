@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.support.toolbelt_cli import toolbelt
 
 BYPASS = ("--mode", "bypass")
 DENY = {"permissions": {"deny": ["Read(./secret.txt)"]}}
@@ -44,27 +44,12 @@ def call(
     xdg_config: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``toolbelt call TOOL ARGS --mode bypass`` as the user in ``user``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
-    env.update(HOME=str(user["home"]), XDG_RUNTIME_DIR=str(user["runtime"]), COLUMNS="120")
+    env = {"HOME": str(user["home"]), "XDG_RUNTIME_DIR": str(user["runtime"]), "COLUMNS": "120"}
     if xdg_config is not None:
         env["XDG_CONFIG_HOME"] = str(xdg_config)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
-            "call",
-            tool,
-            json.dumps(args),
-            *BYPASS,
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        cwd=user["work"],
-        env=env,
-        timeout=60,
+    xdg = [k for k in os.environ if k.startswith("XDG_")]
+    return toolbelt(
+        "call", tool, json.dumps(args), *BYPASS, *extra, cwd=user["work"], env=env, unset=xdg
     )
 
 

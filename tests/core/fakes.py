@@ -1,4 +1,5 @@
-"""Fake tools and requesters for executor tests: real code paths, controllable timing."""
+"""Fake tools for executor tests: real code paths, controllable timing (the fake people —
+requesters and users — are the public ones, ``toolbelt.testing``)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,6 @@ from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
-from toolbelt.core.permission import (
-    Answer,
-    Approval,
-    Ask,
-    PermissionRequest,
-    PermissionRequester,
-)
 from toolbelt.core.tool import Tool, ToolInput
 
 
@@ -144,23 +138,3 @@ class BrokenTool(Tool[NoteInput]):
         if args.label == "result":
             return ToolOutput.text("Exit code 3", {"exit_code": 3}, is_error=True)
         raise ValueError("boom")
-
-
-class ScriptedRequester(PermissionRequester):
-    """Answers permission prompts from a list and remembers what it was asked."""
-
-    def __init__(self, *answers: Answer) -> None:
-        self.answers = list(answers)
-        self.asked: list[tuple[str, str]] = []
-
-    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        self.asked.append((request.tool, decision.reason))
-        return self.answers.pop(0) if self.answers else Answer(Approval.DENY)
-
-
-class SilentRequester(PermissionRequester):
-    """Never answers (the executor's timeout must end the wait)."""
-
-    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        await anyio.sleep_forever()
-        raise AssertionError("unreachable")

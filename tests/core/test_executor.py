@@ -12,8 +12,6 @@ from tests.core.fakes import (
     BrokenTool,
     NoteInput,
     ReaderTool,
-    ScriptedRequester,
-    SilentRequester,
     SlowTool,
     Trace,
     WriterTool,
@@ -28,6 +26,7 @@ from toolbelt.core.hooks import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.core.permission import Answer, Approval
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.tool import Tool
+from toolbelt.testing import NeverAnswers, ScriptedRequester
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +71,7 @@ async def test_write_asks_then_runs_when_approved(tmp_path: Any) -> None:
     executor, events = make_executor(tmp_path, WriterTool(Trace()), requester=requester)
     [result] = await executor.run([ToolCall("w", "writer", {"label": "f.txt"})])
     assert result.state is CallState.SUCCESS
-    assert requester.asked == [("writer", "write f.txt changes files.")]
+    assert requester.prompts == [("writer", "write f.txt changes files.")]
     assert states(events, "w") == ["pending", "permission_required", "executing", "success"]
 
 
@@ -97,7 +96,7 @@ async def test_denied_without_reason_tells_the_model_not_to_retry(tmp_path: Any)
 
 async def test_unanswered_prompt_times_out_as_deny(tmp_path: Any) -> None:
     executor, _ = make_executor(
-        tmp_path, WriterTool(Trace()), requester=SilentRequester(), permission_timeout=0.05
+        tmp_path, WriterTool(Trace()), requester=NeverAnswers(), permission_timeout=0.05
     )
     [result] = await executor.run([ToolCall("w", "writer", {"label": "f"})])
     assert result.error_kind == "permission_denied"
@@ -390,7 +389,7 @@ async def test_hook_allow_skips_an_ordinary_prompt(tmp_path: Any) -> None:
     executor, _ = make_executor(tmp_path, WriterTool(Trace()), hooks=hooks, requester=requester)
     [result] = await executor.run([ToolCall("1", "writer", {"label": "w"})])
     assert result.state is CallState.SUCCESS
-    assert requester.asked == []
+    assert requester.prompts == []
 
 
 async def test_hook_ask_forces_a_prompt_for_a_read(tmp_path: Any) -> None:
@@ -398,7 +397,7 @@ async def test_hook_ask_forces_a_prompt_for_a_read(tmp_path: Any) -> None:
     hooks = RecordingHooks(PreToolUseResult("ask", "Check this read."))
     executor, _ = make_executor(tmp_path, ReaderTool(Trace()), hooks=hooks, requester=requester)
     [result] = await executor.run([ToolCall("1", "reader", {"label": "r"})])
-    assert requester.asked == [("reader", "Check this read.")]
+    assert requester.prompts == [("reader", "Check this read.")]
     assert result.error_kind == "permission_denied"
 
 
@@ -433,4 +432,6 @@ async def test_default_policy_allows_reads_inside_and_asks_outside(tmp_path: Any
     )
     assert inside.state is CallState.SUCCESS
     assert outside.error_kind == "permission_denied"
-    assert requester.asked == [("outside_reader", "`outside_reader` reads outside the workspace.")]
+    assert requester.prompts == [
+        ("outside_reader", "`outside_reader` reads outside the workspace.")
+    ]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import TOOLBELT
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 
 _SURROGATE = (
@@ -54,7 +54,7 @@ def test_the_stdio_server_answers_a_hostile_line_and_keeps_serving(tmp_path: Pat
     duplicate = '{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}\n'
     ping = '{"jsonrpc": "2.0", "id": 3, "method": "ping"}\n'
     server = subprocess.Popen(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)],
+        [*TOOLBELT, "mcp", "--root", str(tmp_path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -27,7 +27,7 @@ async def test_think_records_the_thought(tmp_path: Path) -> None:
         tmp_path, ToolCall("1", "think", {"thought": "a"}), ToolCall("2", "think", {"thought": "b"})
     )
     assert texts == ["Thought recorded.", "Thought recorded."]
-    assert session.resource(ThoughtLog).thoughts == ["a", "b"]
+    assert list(session.resource(ThoughtLog).thoughts) == ["a", "b"]
 
 
 async def test_todo_write_then_read(tmp_path: Path) -> None:

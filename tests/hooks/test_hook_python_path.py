@@ -8,24 +8,21 @@ user's settings (and the hook they hold) are the test's own.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support import toolbelt_cli
 
 HOOK = f"{sys.executable} -m fmt_tool -q . ; echo ran > hook-ran"
 
 
 def toolbelt(*args: str, cwd: Path, home: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "PYTHONSAFEPATH")}
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    return toolbelt_cli.toolbelt(
+        *args,
         cwd=cwd,
-        env={**env, "HOME": str(home), **extra},
-        timeout=60,
+        env={"HOME": str(home), **extra},
+        unset=["XDG_CONFIG_HOME", "PYTHONSAFEPATH"],
     )
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,8 @@ import httpx
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from tests.support.toolbelt_cli import TOOLBELT
+from tests.support.waiting import wait_until
 
 from mcp import Client
 
@@ -84,9 +84,7 @@ def start(
         extra = ["--token-file", name]
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
+            *TOOLBELT,
             "mcp",
             "--http",
             f"127.0.0.1:{port}",
@@ -99,12 +97,17 @@ def start(
         stderr=stderr,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+
+    def ready() -> bool:
         try:
-            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                return HttpServer(process, base, port, token, name)
+            return httpx.get(f"{base}/readyz", timeout=1).status_code == 200
         except httpx.HTTPError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError("the HTTP server did not become ready")
+            return process.poll() is not None  # it ended: no use waiting
+
+    try:
+        wait_until(ready, "the HTTP server to be ready")
+    except AssertionError:
+        process.kill()
+        raise
+    assert process.poll() is None, f"the HTTP server ended at start (exit {process.returncode})"
+    return HttpServer(process, base, port, token, name)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +24,7 @@ LINES = "1\talpha line\n2\tbeta line"
 
 
 def server_args(root: Path) -> list[str]:
-    return ["-m", "toolbelt.cli.main", "mcp", "--root", str(root), "--mode", "bypass"]
+    return [*TOOLBELT_ARGS, "mcp", "--root", str(root), "--mode", "bypass"]
 
 
 @pytest.fixture

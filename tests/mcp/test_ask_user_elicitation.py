@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
+from tests.support.toolbelt_cli import TOOLBELT, TOOLBELT_ARGS
 
 from mcp import Client, ClientSession, StdioServerParameters
 
@@ -84,7 +85,7 @@ TOLD = (
 
 def server(root: Path) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root)]
+        command=sys.executable, args=[*TOOLBELT_ARGS, "mcp", "--root", str(root)]
     )
 
 
@@ -156,7 +157,7 @@ async def test_fastmcp_client_fills_the_form(tmp_path: Path) -> None:
         seen.append(message)
         return {"answer_1": "PostgreSQL", "answer_2_other": "audit log", "answer_3": "no"}
 
-    args = ["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+    args = [*TOOLBELT_ARGS, "mcp", "--root", str(tmp_path)]
     transport = StdioTransport(sys.executable, args, keep_alive=False)
     async with FastClient(transport, elicitation_handler=handler) as client:
         result = await client.call_tool("ask_user", QUESTIONS)
@@ -173,7 +174,7 @@ class RawClient:
 
     def __init__(self, root: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+            [*TOOLBELT, "mcp", "--root", str(root)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

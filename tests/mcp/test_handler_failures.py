@@ -24,7 +24,7 @@ from toolbelt.runtime import Runtime
 pytestmark = pytest.mark.anyio
 
 PING = {"jsonrpc": "2.0", "id": 8, "method": "ping"}
-PONG = {"jsonrpc": "2.0", "id": 8, "result": {"resultType": "complete"}}
+PONG = {"jsonrpc": "2.0", "id": 8, "result": {}}  # a session-era ping: no 2026-07-28 field
 
 
 def internal_error(request_id: int, method: str) -> dict[str, Any]:

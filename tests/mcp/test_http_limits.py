@@ -8,12 +8,12 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
 from tests.support.mcp_requests import INITIALIZE
 from tests.support.processes import alive
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.anyio
 
@@ -113,9 +113,7 @@ async def test_caps_on_sessions_and_calls_answer_with_an_error_not_a_wait(tmp_pa
             async with http.stream(
                 "POST", server.url, json=modern_call(f"sleep 5{mark}"), headers=headers
             ):
-                with anyio.fail_after(10):
-                    while not alive(f"sleep 5{mark}"):
-                        await anyio.sleep(0.02)
+                await wait_until_async(lambda: alive(f"sleep 5{mark}"), "the call to start")
                 second = await http.post(
                     server.url, json=modern_call("echo hi", 2), headers=headers
                 )
@@ -152,9 +150,9 @@ async def test_an_idle_session_ends_with_the_jobs_it_started(tmp_path: Path) -> 
             assert "Started in the background" in started.text
             assert alive(f"sleep 6{mark}")
             # the client never comes back: the session expires and its job ends with it
-            with anyio.fail_after(20):
-                while alive(f"sleep 6{mark}"):
-                    await anyio.sleep(0.1)
+            await wait_until_async(
+                lambda: not alive(f"sleep 6{mark}"), "the idle session's job to end"
+            )
             gone = await http.post(
                 server.url,
                 json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"},

@@ -5,16 +5,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import httpx
 import pytest
 from tests.mcp.http_server import HttpServer, start
+from tests.support.homes import private_home
 from tests.support.mcp_requests import INITIALIZE
 from tests.support.processes import alive
+from tests.support.toolbelt_cli import TOOLBELT, toolbelt
+from tests.support.waiting import wait_until_async
 
 from mcp import ClientSession
 from toolbelt.sandbox.landlock import abi_version
@@ -22,9 +23,12 @@ from toolbelt.sandbox.landlock import abi_version
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[HttpServer]:
-    running = start(tmp_path, "--mode", "bypass")
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    """One server for the tests that only talk to it (each in sessions of its own)."""
+    base = tmp_path_factory.mktemp("http-server")
+    (base / "ws").mkdir()
+    running = start(base / "ws", "--mode", "bypass", env=private_home(base / "user"))
     yield running
     running.stop()
 
@@ -148,7 +152,7 @@ def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> 
 
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--http", str(port), "--root", root],
+        [*TOOLBELT, "mcp", "--http", str(port), "--root", root],
         env={**os.environ, **env},
         stderr=subprocess.PIPE,
     )
@@ -185,12 +189,7 @@ def test_a_generated_token_in_a_private_file_named_on_stderr(tmp_path: Path) -> 
 
 def test_a_port_in_use_exits_1_with_a_clear_message(server: HttpServer, tmp_path: Path) -> None:
     address = f"127.0.0.1:{server.port}"
-    taken = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", tmp_path, "--http", address],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    taken = toolbelt("mcp", "--root", str(tmp_path), "--http", address)
     assert taken.returncode == 1
     assert taken.stderr == (
         f"toolbelt: cannot listen on 127.0.0.1:{server.port}: the address is already in use; "
@@ -199,7 +198,7 @@ def test_a_port_in_use_exits_1_with_a_clear_message(server: HttpServer, tmp_path
 
 
 def test_remote_bind_needs_allow_remote_and_a_token(tmp_path: Path) -> None:
-    base = [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+    base = [*TOOLBELT, "mcp", "--root", str(tmp_path)]
     refused = subprocess.run(
         [*base, "--http", "0.0.0.0:0"], capture_output=True, text=True, timeout=30
     )
@@ -284,9 +283,9 @@ async def test_sigterm_ends_every_process_the_sessions_started(tmp_path: Path) -
         running.process.wait(20)
         running.stop()  # already stopped: removes the test's token file
     assert running.process.returncode == 0  # a graceful stop, not death by the signal
-    with anyio.fail_after(10):
-        while alive(f"sleep 4646{os.getpid()}"):
-            await anyio.sleep(0.05)
+    await wait_until_async(
+        lambda: not alive(f"sleep 4646{os.getpid()}"), "the job to end with the server"
+    )
 
 
 def test_the_listening_socket_says_tcp_so_asyncio_turns_nagle_off() -> None:

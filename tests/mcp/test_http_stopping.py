@@ -6,19 +6,12 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 from tests.mcp.http_server import start
 from tests.support.mcp_requests import INITIALIZE
-
-
-def _until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 20
-    while not condition():
-        assert time.monotonic() < deadline, f"waited 20 s for {what}"
-        time.sleep(0.02)
+from tests.support.waiting import wait_until
 
 
 def test_health_says_stopping_from_sigterm_while_the_call_in_flight_finishes(
@@ -49,7 +42,7 @@ def test_health_says_stopping_from_sigterm_while_the_call_in_flight_finishes(
             )
         )
         caller.start()
-        _until((tmp_path / "started").exists, "the call to start")
+        wait_until((tmp_path / "started").exists, "the call to start")
         running.process.send_signal(signal.SIGTERM)
         live = httpx.get(f"{running.base}/livez")
         deadline = time.monotonic() + 20

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.support.toolbelt_cli import TOOLBELT
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = [
@@ -32,7 +32,7 @@ def inspector() -> str:
 
 
 def run_inspector(tmp_path: Path, *args: str) -> dict[str, object]:
-    server = [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+    server = [*TOOLBELT, "mcp", "--root", str(tmp_path)]
     out = subprocess.run(
         [inspector(), "--cli", *server, *args],
         capture_output=True,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import httpx
 import pytest
 from tests.mcp.http_server import start
 from tests.support.mcp_requests import INITIALIZE
+from tests.support.toolbelt_cli import TOOLBELT
 
 pytestmark = pytest.mark.anyio
 
@@ -137,7 +137,7 @@ def test_stdio_answers_each_malformed_line_with_its_error_and_serves_the_next(
         lines += [line, json.dumps(ping(f"after-{number}"))]
     lines.append(json.dumps(think("last")))
     done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)],
+        [*TOOLBELT, "mcp", "--root", str(tmp_path)],
         input="".join(line + "\n" for line in lines).encode(),
         capture_output=True,
         timeout=60,
@@ -150,7 +150,7 @@ def test_stdio_answers_each_malformed_line_with_its_error_and_serves_the_next(
         assert replies[2 + 2 * number] == {
             "jsonrpc": "2.0",
             "id": f"after-{number}",
-            "result": {"resultType": "complete"},
+            "result": {},
         }
     assert replies[-1]["id"] == "last"
     assert replies[-1]["result"]["content"][0]["text"] == "Thought recorded."
@@ -193,7 +193,7 @@ async def test_http_answers_each_malformed_request_alone_and_other_sessions_keep
                 assert refused.status_code == (400 if request_id is None else 200), line
                 assert_refused(refused.json(), code, request_id, text)
                 pong = await rpc(ping(f"after-{number}"), first)
-                assert pong["result"] == {"resultType": "complete"}, line
+                assert pong["result"] == {}, line
             assert (await rpc(think("a"), first))["result"]["isError"] is False
             assert (await rpc(think("b"), other))["result"]["isError"] is False
             pwd = {"name": "bash", "arguments": {"command": "pwd"}}

@@ -12,6 +12,8 @@ import pytest
 from mcp.types import ElicitResult
 from tests.mcp.http_server import start
 from tests.support.processes import alive
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
+from tests.support.waiting import wait_until_async
 
 from mcp import Client, StdioServerParameters
 
@@ -31,7 +33,7 @@ def answering(decision: str) -> Any:
 
 async def test_stdio_discover_and_input_required(tmp_path: Path) -> None:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+        command=sys.executable, args=[*TOOLBELT_ARGS, "mcp", "--root", str(tmp_path)]
     )
     elicit = answering("allow_once")
     async with Client(params, elicitation_callback=elicit) as client:
@@ -68,7 +70,6 @@ async def test_stateless_http_keeps_state_in_the_process_and_asks_by_retry(tmp_p
 
 
 async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> None:
-    import anyio
     import httpx
 
     running = start(tmp_path, "--mode", "bypass")
@@ -92,12 +93,10 @@ async def test_closing_the_response_stream_cancels_the_call(tmp_path: Path) -> N
         async with httpx.AsyncClient(timeout=30) as client:
             async with client.stream("POST", running.url, json=body, headers=headers) as response:
                 assert response.status_code == 200
-                with anyio.fail_after(10):
-                    while not alive(f"sleep 4848{os.getpid()}"):
-                        await anyio.sleep(0.02)
+                await wait_until_async(
+                    lambda: alive(f"sleep 4848{os.getpid()}"), "the command to start"
+                )
             # leaving the block closed the stream: the 2026-07-28 cancel signal
-        with anyio.fail_after(10):
-            while alive(f"sleep 4848{os.getpid()}"):
-                await anyio.sleep(0.05)
+        await wait_until_async(lambda: not alive(f"sleep 4848{os.getpid()}"), "the command to end")
     finally:
         running.stop()

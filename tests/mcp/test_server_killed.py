@@ -11,6 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp.client.stdio import stdio_client
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
+from tests.support.waiting import wait_until_async
 
 from mcp import ClientSession, StdioServerParameters
 from toolbelt.sandbox.landlock import abi_version
@@ -100,7 +102,7 @@ async def test_sigkill_of_the_server_ends_every_process_it_started(
     job, escaped, foreground = f"9100{tag}", f"9200{tag}", f"9300{tag}"
     server_args = ["mcp", "--root", str(tmp_path), "--mode", "bypass", "--sandbox", sandbox]
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolbelt.cli.main", *server_args], cwd=str(tmp_path)
+        command=sys.executable, args=[*TOOLBELT_ARGS, *server_args], cwd=str(tmp_path)
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()
@@ -115,9 +117,10 @@ async def test_sigkill_of_the_server_ends_every_process_it_started(
         async with anyio.create_task_group() as group:
             group.start_soon(_call_ignoring_the_end, client, f"sleep {foreground}")
             sleeps = [f"sleep {n}" for n in (job, escaped, foreground)]
-            with anyio.fail_after(20):
-                while not all(any(s in _cmdline(pid) for pid in _processes()) for s in sleeps):
-                    await anyio.sleep(0.02)
+            await wait_until_async(
+                lambda: all(any(s in _cmdline(pid) for pid in _processes()) for s in sleeps),
+                "the sleeps to start",
+            )
             (server,) = [
                 pid
                 for pid, fields in _processes().items()
@@ -132,9 +135,7 @@ async def test_sigkill_of_the_server_ends_every_process_it_started(
             assert len(tree) >= 7, tree  # server, watchdog, shell, job, three sleeps
             os.kill(server, signal.SIGKILL)
             try:
-                with anyio.fail_after(20):
-                    while _still_running(tree):
-                        await anyio.sleep(0.02)
+                await wait_until_async(lambda: not _still_running(tree), "the server's tree to end")
             finally:
                 for pid in tree:  # a failed run leaves nothing either
                     if _still_running({pid: tree[pid]}):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.toolbelt_cli import TOOLBELT
 
-SERVER = [sys.executable, "-m", "toolbelt.cli.main", "mcp"]
+SERVER = [*TOOLBELT, "mcp"]
 
 
 def initialize(request_id: int = 1, capabilities: dict[str, Any] | None = None) -> str:

@@ -13,6 +13,8 @@ import anyio
 import pytest
 from mcp.client.stdio import stdio_client
 from tests.support.processes import alive
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
+from tests.support.waiting import wait_until_async
 
 from mcp import ClientSession, StdioServerParameters
 
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.anyio
 async def connect(root: Path, *args: str, elicitation: Any = None) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root), *args],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(root), *args],
         cwd=str(root),
     )
     async with stdio_client(params) as (read, write):
@@ -116,13 +118,11 @@ async def test_cancellation_kills_the_command(tmp_path: Path) -> None:
     async with connect(tmp_path, "--mode", "bypass") as client:
         async with anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "bash", {"command": f"sleep 4242{os.getpid()}"})
-            with anyio.fail_after(10):
-                while not alive(f"sleep 4242{os.getpid()}"):
-                    await anyio.sleep(0.02)
+            await wait_until_async(
+                lambda: alive(f"sleep 4242{os.getpid()}"), "the command to start"
+            )
             group.cancel_scope.cancel()  # the SDK sends notifications/cancelled
-        with anyio.fail_after(10):
-            while alive(f"sleep 4242{os.getpid()}"):
-                await anyio.sleep(0.02)
+        await wait_until_async(lambda: not alive(f"sleep 4242{os.getpid()}"), "the command to end")
         still = await client.call_tool("think", {"thought": "still serving"})
         assert still.is_error is False
 
@@ -134,9 +134,9 @@ async def test_disconnect_ends_background_jobs(tmp_path: Path) -> None:
         )
         assert started.is_error is False
         assert alive(f"sleep 4343{os.getpid()}")
-    with anyio.fail_after(15):
-        while alive(f"sleep 4343{os.getpid()}"):
-            await anyio.sleep(0.05)
+    await wait_until_async(
+        lambda: not alive(f"sleep 4343{os.getpid()}"), "the job to end with the server"
+    )
 
 
 async def test_every_tool_over_mcp(tmp_path: Path) -> None:
@@ -210,6 +210,8 @@ async def test_every_tool_over_mcp(tmp_path: Path) -> None:
         "git_commit",
         "skill",
         "ask_user",
+        "lsp",
+        "symbol_edit",
     } == listed
     assert (tmp_path / "m.py").read_text() == "a = 10\nb = 20\n"
     assert (tmp_path / "notes.txt").read_text() == "patched\n"

@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp.client.stdio import stdio_client
 from tests.mcp.http_server import start
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 
 from mcp import ClientSession, StdioServerParameters
 from toolbelt import Runtime, ToolRegistry
@@ -109,7 +110,7 @@ async def test_stdio_opens_the_toolset_once_and_closes_it_when_the_client_leaves
 ) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "lifecycle_tools:per_session"],
+        args=[*TOOLBELT_ARGS, "mcp", "--toolset", "lifecycle_tools:per_session"],
         cwd=str(project),
         env={**os.environ, **environment(project)},
     )

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.mcp.http_server import start
 from tests.mcp.test_stdio_end_of_input import call, initialize, serve
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 
 from mcp import Client, StdioServerParameters
 from toolbelt.sandbox.landlock import abi_version
@@ -140,7 +141,7 @@ class Logs:
 def stdio(root: Path, tmp_path: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(root)],
         env=home_env(tmp_path),
     )
 

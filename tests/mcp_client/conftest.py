@@ -7,16 +7,18 @@ no live process may still carry it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).with_name("fake_server.py")
@@ -57,11 +59,9 @@ def mark() -> Iterator[str]:
     """The marker the test's servers carry; asserts afterwards that none of them is left."""
     value = uuid.uuid4().hex
     yield value
-    deadline = time.monotonic() + 5  # a process killed a moment ago may not be reaped yet
+    with contextlib.suppress(AssertionError):  # one killed a moment ago may not be reaped yet
+        wait_until(lambda: not marked_processes(value), "the test's MCP servers to end")
     left = marked_processes(value)
-    while left and time.monotonic() < deadline:
-        time.sleep(0.05)
-        left = marked_processes(value)
     assert left == [], f"processes left behind by the test's MCP servers: {left}"
 
 

@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from tests.mcp_client.conftest import fake_entry, write_servers
+from tests.support.waiting import wait_until_async
 from toolbelt import Runtime, ToolCall
 from toolbelt.core.events import ProgressEvent
 from toolbelt.core.permission import Answer, Approval
@@ -131,13 +132,12 @@ async def test_cancelling_a_call_stops_the_remote_work(fake: Path, state: Path) 
 
             group.start_soon(call)
             pid_file = state / "sleeper.pid"
-            while not pid_file.exists():
-                await anyio.sleep(0.01)
+            await wait_until_async(pid_file.exists, "the remote work to start")
             runtime.cancel()
         assert results[0].state.value == "aborted"
-        with anyio.fail_after(10):
-            while not (state / "cancelled").exists():
-                await anyio.sleep(0.01)
+        await wait_until_async(
+            lambda: (state / "cancelled").exists(), "the server to cancel the work"
+        )
         # the server received notifications/cancelled and ended the work's process
         assert not Path(f"/proc/{pid_file.read_text()}").exists()
         echo = await runtime.run_one(ToolCall("e", "mcp__fake__echo", {"text": "still here"}))
@@ -167,9 +167,9 @@ async def test_a_changed_tool_list_is_followed(fake: Path) -> None:
         await runtime.toolset.list_tools()
         assert "mcp__fake__added" not in runtime.toolset
         await runtime.run_one(ToolCall("c", "mcp__fake__change", {}))
-        with anyio.fail_after(10):
-            while "mcp__fake__added" not in runtime.toolset:
-                await anyio.sleep(0.01)
+        await wait_until_async(
+            lambda: "mcp__fake__added" in runtime.toolset, "the changed tool list to arrive"
+        )
         result = await runtime.run_one(ToolCall("a", "mcp__fake__added", {"text": "new"}))
     assert result.text == "added: new"
 

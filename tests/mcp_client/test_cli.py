@@ -15,6 +15,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mcp import Client
 from tests.mcp_client.conftest import everything_entry, fake_entry, write_servers
+from tests.support import toolbelt_cli
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 
 NOTICE = (
     "this workspace is not trusted, so the MCP servers in {path} were not started (they would "
@@ -22,15 +24,9 @@ NOTICE = (
 )
 
 
-def toolbelt(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+def toolbelt(*args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """``toolbelt ARGS``, given the time to start the test's MCP servers."""
+    return toolbelt_cli.toolbelt(*args, timeout=120, **options)
 
 
 def test_call_runs_a_server_everything_tool(workspace: Path, mark: str) -> None:
@@ -74,6 +70,7 @@ def test_an_untrusted_workspace_starts_no_server_and_says_how_to_trust(
             "tools": 0,
             "error": "the workspace is not trusted; trust it with `toolbelt trust` (or "
             "`--trust-workspace` for one run)",
+            "auth": "none",
         }
     ]
     assert not (tmp_path / "started").exists()
@@ -117,7 +114,7 @@ async def test_toolbelt_mcp_serves_the_servers_tools_beside_the_builtins(
     (user_config / "settings.json").write_text('{"permissions": {"allow": ["mcp__fake"]}}')
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(workspace), "--trust-workspace"],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(workspace), "--trust-workspace"],
         env={"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"], "TOOLBELT_TEST_MARK": mark},
     )
     async with Client(stdio_client(params), mode="legacy") as client:
@@ -211,12 +208,8 @@ def test_toolbelt_mcp_ends_cleanly_when_its_client_leaves(
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(workspace)],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = toolbelt(
+        "mcp", "--root", str(workspace), stdin="".join(json.dumps(line) + "\n" for line in lines)
     )
     assert "mcp__fake__echo" in done.stdout
     assert "Traceback" not in done.stderr
@@ -273,12 +266,10 @@ def planted_python(workspace: Path, marker: Path) -> str:
 
 
 def call_echo(workspace: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "call", "mcp__fake__echo", '{"text":"hi"}',
-         "--root", str(workspace), "--trust-workspace", "--yes"],
-        cwd=workspace, env=env | {"HOME": str(home)},
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    return toolbelt(
+        "call", "mcp__fake__echo", '{"text":"hi"}',
+        "--root", str(workspace), "--trust-workspace", "--yes",
+        cwd=workspace, env={"HOME": str(home)}, unset=["XDG_CONFIG_HOME"],
     )  # fmt: skip
 
 

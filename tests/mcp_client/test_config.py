@@ -102,17 +102,95 @@ def test_variables_are_expanded_with_defaults(workspace: Path) -> None:
         ({"command": "x", "startup": "now"}, '`mcpServers.s.startup` must be "lazy" or "eager"'),
     ],
 )
-def test_a_bad_entry_skips_its_file_with_a_warning_naming_the_file_and_key(
+def test_a_bad_entry_is_skipped_alone_with_a_warning_naming_the_file_and_key(
     workspace: Path, entry: dict[str, object], message: str
 ) -> None:
     good = {"mcpServers": {"fine": {"command": "x"}, "s": entry}}
     path = write(workspace / ".mcp.json", good)
     write(workspace / ".toolbelt" / "mcp.json", {"mcpServers": {"other": {"command": "y"}}})
     config = load_mcp_config(workspace, trusted=True, environ={})
-    assert [server.name for server in config.servers] == ["other"]  # none of the broken file
+    assert [server.name for server in config.servers] == ["fine", "other"]  # only `s` is out
     [warning] = config.warnings
     assert warning.startswith(f"{path}: {message.rstrip('.')}")
-    assert warning.endswith("; its MCP servers were skipped until it is fixed.")
+    assert warning.endswith("; the MCP server `s` was skipped until it is fixed.")
+
+
+def test_claude_codes_whole_entry_loads_and_unknown_keys_only_warn(workspace: Path) -> None:
+    path = write(
+        workspace / ".mcp.json",
+        {
+            "mcpServers": {
+                "api": {
+                    "type": "http",
+                    "url": "https://mcp.example.test/mcp",
+                    "oauth": {
+                        "clientId": "cid",
+                        "clientSecret": "${API_SECRET}",
+                        "callbackPort": 8765,
+                        "scopes": "read write",
+                        "authServerMetadataUrl": "https://auth.example.test/.well-known/x",
+                        "futureKey": 1,
+                    },
+                    "headersHelper": "./bin/headers.sh api",
+                    "alwaysLoad": True,
+                },
+                "static": {"type": "sse", "url": "https://s.example.test/sse", "oauth": False},
+                "off": {"command": "x", "disabled": True},
+            }
+        },
+    )
+    config = load_mcp_config(workspace, trusted=True, environ={"API_SECRET": "s3cret"})
+    api, static = config.servers
+    assert api.oauth is not None
+    assert (api.oauth.client_id, api.oauth.client_secret, api.oauth.callback_port) == (
+        "cid",
+        "s3cret",
+        8765,
+    )
+    assert api.oauth.scopes == "read write"
+    assert api.oauth.auth_server_metadata_url == "https://auth.example.test/.well-known/x"
+    assert (api.headers_helper, api.cwd) == ("./bin/headers.sh api", str(workspace))
+    assert static.oauth is None  # "oauth": false
+    assert config.disabled == ((path, "off", "its entry says `disabled`"),)
+    assert sorted(config.warnings) == [
+        f"{path}: `mcpServers.api.alwaysLoad` is not a key toolbelt knows, so it was ignored.",
+        f"{path}: `mcpServers.api.oauth.futureKey` is not a key toolbelt knows, so it was ignored.",
+    ]
+
+
+def test_a_client_secret_written_into_the_file_is_refused(workspace: Path) -> None:
+    entry = {"type": "http", "url": "https://x.test/mcp", "oauth": {"clientSecret": "s3cret"}}
+    path = write(workspace / ".mcp.json", {"mcpServers": {"api": entry}})
+    config = load_mcp_config(workspace, trusted=True, environ={})
+    assert config.servers == ()
+    assert config.warnings == (
+        f"{path}: `mcpServers.api.oauth.clientSecret` must name an environment variable, "
+        '"${MY_SECRET}", never hold the secret itself (config files get shared); the MCP '
+        "server `api` was skipped until it is fixed.",
+    )
+
+
+def test_settings_choose_among_the_workspace_servers(workspace: Path, user_config: Path) -> None:
+    from toolbelt.mcp_client.config import ServerChoice
+
+    write(user_config / "mcp.json", {"mcpServers": {"mine": {"command": "m"}}})
+    path = write(
+        workspace / ".mcp.json",
+        {"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}, "c": {"command": "c"}}},
+    )
+    only = load_mcp_config(workspace, trusted=True, choice=ServerChoice(("a", "b"), ("b",)))
+    assert [server.name for server in only.servers] == ["mine", "a"]
+    assert only.disabled == (
+        (path, "b", "it is in `disabledMcpjsonServers` in your settings"),
+        (path, "c", "it is not in `enabledMcpjsonServers` in your settings"),
+    )
+    every = load_mcp_config(
+        workspace, trusted=True, choice=ServerChoice(("a",), (), enable_all=True)
+    )
+    assert [server.name for server in every.servers] == ["mine", "a", "b", "c"]
+    # the user's own servers are not the workspace's to choose
+    mine = load_mcp_config(workspace, trusted=True, choice=ServerChoice((), ("mine",)))
+    assert [server.name for server in mine.servers] == ["mine"]
 
 
 def test_a_file_that_is_not_json_is_skipped_with_a_warning(workspace: Path) -> None:

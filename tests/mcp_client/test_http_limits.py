@@ -6,7 +6,6 @@ goes on. Against a real MCP server on 127.0.0.1, answering with a JSON body or a
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from tests.mcp.http_server import free_port
 from tests.mcp_client.conftest import write_servers
+from tests.support.waiting import accepts_connections, wait_until_async
 from toolbelt import Runtime, ToolCall
 from toolbelt.core.requesters import AutoApprove
 from toolbelt.mcp_client.http_limits import _CappedStream
@@ -35,13 +35,7 @@ async def serve(mode: str, mark: str) -> tuple[anyio.abc.Process, str]:
         stdout=None,
         stderr=None,
     )
-    with anyio.fail_after(30):
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                await anyio.sleep(0.05)
+    await wait_until_async(lambda: accepts_connections(port), "the server to listen")
     return process, f"http://127.0.0.1:{port}/mcp"
 
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.mcp_client.conftest import fake_entry, write_servers
 from tests.mcp_client.test_cli import toolbelt
+from tests.support.waiting import wait_until_async
 from toolbelt import Runtime, ToolCall
 from toolbelt.core.requesters import AutoApprove
 from toolbelt.mcp_client.tools import server_prefixes, server_spellings, tool_names
@@ -91,9 +91,9 @@ async def test_a_colliding_tool_added_mid_session_gets_its_own_name(
         await runtime.toolset.list_tools()
         tools_file(tmp_path / "a-tools.json", "x", "b__c")
         await runtime.run_one(ToolCall("1", "mcp__a__change", {}))
-        with anyio.fail_after(10):
-            while "mcp__a__b__c" not in runtime.toolset:
-                await anyio.sleep(0.01)
+        await wait_until_async(
+            lambda: "mcp__a__b__c" in runtime.toolset, "the changed tool list to arrive"
+        )
         results = await runtime.run(
             [
                 ToolCall("2", "mcp__a__b__c", {}),

@@ -19,6 +19,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp_client.conftest import fake_entry, write_servers
+from tests.support.toolbelt_cli import TOOLBELT, TOOLBELT_ARGS
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.display import shown_arguments
 
@@ -65,7 +66,7 @@ def on_terminal(command: list[str], answers: list[bytes]) -> tuple[int, str]:
 
 
 def test_the_terminal_prompt_shows_the_arguments_it_asks_about(sender: Path) -> None:
-    command = [sys.executable, "-m", "toolbelt.cli.main", "call", "mcp__s__send"]
+    command = [*TOOLBELT, "call", "mcp__s__send"]
     code, screen = on_terminal(
         [*command, json.dumps(ARGUMENTS), "--root", str(sender), "--trust-workspace"],
         [b"n\r", b"\r"],
@@ -91,7 +92,7 @@ def test_a_call_that_shows_its_command_or_path_is_not_shown_twice() -> None:
 async def mcp_door(root: Path, elicit: Any) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root), "--trust-workspace"],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(root), "--trust-workspace"],
         cwd=str(root),
         env=dict(os.environ),
     )

@@ -13,6 +13,8 @@ import pytest
 
 from tests.mcp.http_server import start
 from tests.mcp_client.conftest import FILESYSTEM, everything_entry, node_server, write_servers
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
+from tests.support.waiting import accepts_connections, wait_until_async
 from toolbelt import Runtime, ToolCall, tool_definitions
 from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.events import ProgressEvent
@@ -101,11 +103,10 @@ async def test_server_everything_progress_elicitation_and_cancel(everything: Pat
                 )
 
             group.start_soon(long)
-            with anyio.fail_after(30):
-                while not any(
-                    isinstance(e, ProgressEvent) and e.call_id == "c" for e in log.events
-                ):
-                    await anyio.sleep(0.01)
+            await wait_until_async(
+                lambda: any(isinstance(e, ProgressEvent) and e.call_id == "c" for e in log.events),
+                "the first progress",
+            )
             runtime.cancel()
         after = await runtime.run_one(ToolCall("a", "mcp__everything__echo", {"message": "after"}))
     assert done.text == "Long running operation completed. Duration: 0.3 seconds, Steps: 3."
@@ -152,7 +153,7 @@ async def test_toolbelt_mcp_itself_over_stdio(workspace: Path, mark: str, tmp_pa
     (inner / "notes.txt").write_text("from the inner workspace\n")
     entry = {
         "command": sys.executable,
-        "args": ["-m", "toolbelt.cli.main", "mcp", "--root", str(inner)],
+        "args": [*TOOLBELT_ARGS, "mcp", "--root", str(inner)],
         "env": {"TOOLBELT_TEST_MARK": mark, "XDG_CONFIG_HOME": str(tmp_path / "inner-config")},
     }
     write_servers(workspace / ".mcp.json", {"toolbelt": entry})
@@ -192,7 +193,6 @@ async def test_toolbelt_mcp_itself_over_http_with_a_token_from_the_environment(
 async def test_an_sse_server_with_headers_from_the_environment(
     workspace: Path, mark: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import socket
 
     from tests.mcp.http_server import free_port
 
@@ -205,13 +205,7 @@ async def test_an_sse_server_with_headers_from_the_environment(
         stderr=None,
     )
     try:
-        with anyio.fail_after(30):
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    await anyio.sleep(0.05)
+        await wait_until_async(lambda: accepts_connections(port), "the server to listen")
         monkeypatch.setenv("SSE_TOKEN", "s3cret")
         url = f"http://127.0.0.1:{port}/sse"
         write_servers(
@@ -231,13 +225,16 @@ async def test_an_sse_server_with_headers_from_the_environment(
             assert runtime.mcp_servers is not None
             refused = runtime.mcp_servers.server("refused")
             assert refused is not None
-            assert (refused.state, refused.tools()) == ("failed", ())
+            # a 401 is a server that wants a login (as in Claude Code): nobody is asked here
+            assert (refused.state, refused.tools()) == ("needs-login", ())
     finally:
         process.terminate()
         with anyio.fail_after(20):
             await process.wait()
     assert result.text == "sse: hi"
-    assert refused.error == f"HTTPStatusError: Client error '401 Unauthorized' for url '{url}'"
+    assert refused.error == (
+        "it needs a login (it answers 401 Unauthorized): run `toolbelt mcp-servers login refused`"
+    )
 
 
 def _name(definition: object) -> str:

@@ -68,3 +68,24 @@ def test_long_text_is_capped_and_the_whole_of_it_spilled() -> None:
         assert spilled.read_text() == lines + "\n"
     finally:
         remove_spill_dir(session)
+
+
+def test_the_cap_follows_max_mcp_output_tokens_or_the_entry() -> None:
+    from toolbelt.mcp_client.config import output_cap
+
+    assert output_cap(None, {}) == 30_000  # a bash command's cap
+    assert output_cap(None, {"MAX_MCP_OUTPUT_TOKENS": "50000"}) == 200_000  # 4 characters a token
+    assert output_cap(1_000, {"MAX_MCP_OUTPUT_TOKENS": "50000"}) == 4_000  # the entry's own
+    assert output_cap(None, {"MAX_MCP_OUTPUT_TOKENS": "lots"}) == 30_000
+    session = uuid.uuid4().hex
+    lines = "".join(f"line {n}\n" for n in range(20_000))  # 208,890 characters
+    result = types.CallToolResult(content=[types.TextContent(text=lines)])
+    try:
+        whole = output_from_result(result, session_id=session, call_id="a", cap=250_000)
+        assert whole.content == (TextBlock(lines),)
+        small = output_from_result(result, session_id=session, call_id="b", cap=4_000)
+        (block,) = small.content
+        assert isinstance(block, TextBlock)
+        assert 3_000 < len(block.text) < 5_000
+    finally:
+        remove_spill_dir(session)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.mcp_client.conftest import fake_entry, write_servers
+from tests.support.toolbelt_cli import TOOLBELT
+from tests.support.waiting import wait_until
 
 
 def gone(pid: int) -> bool:
@@ -31,9 +31,7 @@ def test_a_stopped_call_leaves_neither_the_server_nor_its_child(
     write_servers(workspace / ".mcp.json", {"fake": fake_entry(mark, state)})
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
+            *TOOLBELT,
             "call",
             "mcp__fake__sleeper",
             "{}",
@@ -48,10 +46,10 @@ def test_a_stopped_call_leaves_neither_the_server_nor_its_child(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not (state / "sleeper.pid").exists() and process.poll() is None:
-            assert time.monotonic() < deadline, "the tool never started its child"
-            time.sleep(0.02)
+        wait_until(
+            lambda: (state / "sleeper.pid").exists() or process.poll() is not None,
+            "the tool to start its child",
+        )
         process.send_signal(sig)
         _, err = process.communicate(timeout=30)
     finally:
@@ -59,9 +57,7 @@ def test_a_stopped_call_leaves_neither_the_server_nor_its_child(
     assert process.returncode == status, err
     server = int((state / "started").read_text().split()[0])
     child = int((state / "sleeper.pid").read_text())
-    deadline = time.monotonic() + 10  # after SIGKILL the watchdog ends them, a moment later
-    while not (gone(server) and gone(child)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert gone(server) and gone(child)
+    # after SIGKILL the watchdog ends them, a moment later
+    wait_until(lambda: gone(server) and gone(child), "the server and its child to end")
     if sig is signal.SIGTERM:
         assert err.endswith("toolbelt: stopped by SIGTERM; the call was cancelled.\n")

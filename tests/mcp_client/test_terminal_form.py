@@ -50,3 +50,24 @@ async def test_an_empty_line_at_a_required_field_dismisses_the_form(
 ) -> None:
     reply, _ = await ask_through_the_terminal(workspace, mark, tmp_path, monkeypatch, "\n")
     assert reply == {"action": "cancel", "content": None}
+
+
+def test_a_boolean_default_shows_as_json_writes_it() -> None:
+    import io as text_io
+
+    from toolbelt.cli.form_prompt import fill_form
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "notify": {"type": "boolean", "default": True},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "default": ["a"]},
+        },
+    }
+    screen = text_io.StringIO()
+    lines = iter(["\n", "\n"])
+    answer = fill_form(schema, screen, lambda: next(lines))
+    assert answer.data == {"notify": True, "tags": ["a"]}
+    assert "    (default: true)\n" in screen.getvalue()
+    assert '    (default: ["a"])\n' in screen.getvalue()
+    assert "True" not in screen.getvalue()

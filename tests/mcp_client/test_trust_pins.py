@@ -60,6 +60,7 @@ def test_an_mcp_server_edited_after_trust_is_not_started_until_trusted_again(
             "tools": 0,
             "error": "it changed since you trusted the workspace; review it, then run "
             f"`toolbelt trust {workspace}` to approve it",
+            "auth": "none",
         }
     ]
     assert not (second / "started").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.support.waiting import wait_until_async
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.session import ShellSession
 
@@ -91,9 +92,7 @@ async def test_a_jobs_fork_hopper_ends_with_the_session(tmp_path: Path, tag: str
     jobs = JobManager(f"{tag}-job")
     try:
         jobs.start(command(tag, started), tmp_path, dict(os.environ))
-        with anyio.fail_after(30):
-            while not started.exists():
-                await anyio.sleep(0.02)
+        await wait_until_async(lambda: started.exists(), "the hopper to start")
         assert hoppers(tag)
     finally:
         with anyio.fail_after(60):  # a hopper left alive keeps its job's anchor waiting

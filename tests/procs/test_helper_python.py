@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.sandboxes import backend_params
 from tests.support.shadow_modules import marks_left, plant_shadows
+from tests.support.toolbelt_cli import LAUNCHER
 from toolbelt.procs.helper_python import helper_argv, helper_code
 from toolbelt.sandbox.backends import namespaces_work
 
-TOOLBELT = Path(sys.executable).with_name("toolbelt")
 SHADOWED = ["zlib", "marshal", "ctypes", "encodings", "struct", "errno"]
 
 
@@ -37,7 +36,7 @@ def test_a_read_only_command_in_a_repository_with_shadow_modules_runs_none_of_th
     workspace, marks = planted
     env = {**os.environ, "HOME": str(workspace.parent)}
     done = subprocess.run(
-        [TOOLBELT, "call", "bash", json.dumps({"command": "ls"}), "--sandbox", sandbox],
+        [LAUNCHER, "call", "bash", json.dumps({"command": "ls"}), "--sandbox", sandbox],
         cwd=workspace,
         env=env,
         capture_output=True,

@@ -15,9 +15,9 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 
+from tests.support.waiting import wait_until_async
 from toolbelt.procs.ending import end_run, end_trees
 from toolbelt.procs.identity import Anchor, signal_if_same, start_time
 from toolbelt.shell.jobs import JobManager
@@ -76,6 +76,7 @@ def test_a_reaped_anchors_pid_and_group_are_left_alone(
 
 
 @pytest.mark.anyio
+@pytest.mark.serial  # it sets the machine's next pid: another test's process would take it
 @pytest.mark.skipif(
     not os.access(NS_LAST_PID, os.W_OK), reason="arranging a pid needs root (ns_last_pid)"
 )
@@ -86,9 +87,9 @@ async def test_session_end_spares_a_user_process_holding_a_finished_jobs_pid(
     try:
         for _ in range(20):  # other processes on the machine may take the pid first
             job = jobs.start("true", tmp_path, dict(os.environ))
-            with anyio.fail_after(30):
-                while job.status().state == "running":  # poll() reaps the anchor
-                    await anyio.sleep(0.02)
+            await wait_until_async(  # status() polls, which reaps the anchor
+                lambda job=job: job.status().state != "running", "the job to end"
+            )
             NS_LAST_PID.write_text(str(job.process.pid - 1))
             user = bystander(bystanders)
             if user.pid == job.process.pid:

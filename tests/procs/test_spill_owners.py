@@ -10,11 +10,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.support.toolbelt_cli import TOOLBELT
+from tests.support.waiting import wait_until
 from toolbelt.procs.spill_owners import (
     LEGACY_AGE,
     OWNER_FILE,
@@ -35,13 +36,6 @@ def base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return runtime / f"toolbelt-{os.getuid()}"
 
 
-def _until(done: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 30
-    while not done():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.05)
-
-
 def _sessions(base: Path) -> list[str]:
     return sorted(os.listdir(base)) if base.exists() else []
 
@@ -57,11 +51,11 @@ def _dead_owner() -> str:
 def test_a_killed_call_leaves_no_spill_directory(base: Path, tmp_path: Path) -> None:
     started = tmp_path / "started"
     command = f"touch {started} && sleep 60"
-    argv = [sys.executable, "-m", "toolbelt.cli.main", "call", "bash"]
+    argv = [*TOOLBELT, "call", "bash"]
     argv += [json.dumps({"command": command}), "--root", str(tmp_path), "--mode", "bypass"]
     toolbelt = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=-3, stderr=-3)
     try:
-        _until(lambda: started.exists() or toolbelt.poll() is not None, "the command to start")
+        wait_until(lambda: started.exists() or toolbelt.poll() is not None, "the command to start")
         assert toolbelt.poll() is None
         (session,) = _sessions(base)
         owner = (base / session / OWNER_FILE).read_text().split()
@@ -69,7 +63,7 @@ def test_a_killed_call_leaves_no_spill_directory(base: Path, tmp_path: Path) -> 
     finally:
         toolbelt.send_signal(signal.SIGKILL)
         toolbelt.wait()
-    _until(lambda: not _sessions(base), "the watchdog to remove the session's directory")
+    wait_until(lambda: not _sessions(base), "the watchdog to remove the session's directory")
 
 
 def test_a_sweep_removes_only_dead_sessions_directories(base: Path, tmp_path: Path) -> None:
@@ -132,7 +126,7 @@ def test_the_next_call_sweeps_what_a_dead_session_left(base: Path, tmp_path: Pat
     dead = base / "dead-session"
     dead.mkdir(parents=True)
     (dead / OWNER_FILE).write_text(_dead_owner())
-    argv = [sys.executable, "-m", "toolbelt.cli.main", "call", "bash"]
+    argv = [*TOOLBELT, "call", "bash"]
     argv += [json.dumps({"command": "echo hi"}), "--root", str(tmp_path), "--mode", "bypass"]
     done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False)
     assert done.returncode == 0, done.stderr

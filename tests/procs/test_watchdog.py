@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-from collections.abc import Callable
 
+from tests.support.waiting import wait_until
 from toolbelt.procs.watchdog import new_run_id, run_id_prefix
 
 
@@ -28,19 +27,12 @@ def _watchdogs(prefix: str) -> list[int]:
     return found
 
 
-def _until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-
-
 def test_a_killed_watchdog_is_started_again_with_the_same_prefix() -> None:
     prefix = run_id_prefix()
     assert new_run_id().startswith(prefix)
     (first,) = _watchdogs(prefix)
     os.kill(first, signal.SIGKILL)
-    _until(lambda: not _watchdogs(prefix))
+    wait_until(lambda: not _watchdogs(prefix), "the killed watchdog to be gone")
     assert new_run_id().startswith(prefix)  # noticed (its pipe is broken) and restarted
     (second,) = _watchdogs(prefix)
     assert second != first

@@ -19,6 +19,8 @@ from mcp.client.stdio import stdio_client
 
 import toolbelt
 from mcp import ClientSession, StdioServerParameters
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
+from tests.support.toolbelt_cli import toolbelt as run_toolbelt
 
 pytestmark = pytest.mark.anyio
 
@@ -97,14 +99,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def toolbelt_cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_toolbelt(*args, cwd=project)
 
 
 def test_toolbelt_call_runs_a_tool_of_the_users_toolset(project: Path) -> None:
@@ -142,7 +137,7 @@ def test_toolbelt_tools_lists_the_users_toolset(project: Path) -> None:
 async def test_toolbelt_mcp_serves_the_users_toolset(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
+        args=[*TOOLBELT_ARGS, "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
@@ -204,7 +199,7 @@ async def test_a_tools_question_reaches_the_mcp_clients_user_by_elicitation(
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
+        args=[*TOOLBELT_ARGS, "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with (
@@ -231,7 +226,7 @@ async def test_a_tools_question_reaches_the_mcp_clients_user_by_elicitation(
 async def test_a_client_without_elicitation_tells_the_model_to_carry_on(project: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--toolset", "./my_tools.py:toolset"],
+        args=[*TOOLBELT_ARGS, "mcp", "--toolset", "./my_tools.py:toolset"],
         cwd=str(project),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import errno
 import json
 import resource
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.toolbelt_cli import toolbelt
 from toolbelt.core.os_errors import TEMP_MARKER, tool_error_from_os
 from toolbelt.files.atomic import TEMP_MARKER as ATOMIC_TEMP_MARKER
 
@@ -23,14 +22,8 @@ def test_a_write_the_os_refuses_is_a_tool_error_that_names_no_temp_file(tmp_path
     ``os.write`` fail with EFBIG, as a full disk fails it with ENOSPC."""
     (tmp_path / "notes.txt").write_text("old\n")
     arguments = json.dumps({"path": "notes.txt", "content": "x" * 20_000})
-    done = subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", "call", "write_file", arguments, "--yes"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=_limit_file_size,
-        check=False,
+    done = toolbelt(
+        "call", "write_file", arguments, "--yes", cwd=tmp_path, preexec_fn=_limit_file_size
     )
     assert done.returncode == 1
     assert done.stdout.strip() == (

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.http_server import HttpServer, free_port, start
+from tests.support import toolbelt_cli
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 from toolbelt.config.settings import load_settings
 from toolbelt.sandbox.landlock import abi_version
 
@@ -19,16 +21,10 @@ needs_landlock = pytest.mark.skipif(abi_version() < 4, reason="needs Landlock AB
 
 
 def toolbelt(*args: str, home: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
-    env.update(HOME=str(home), COLUMNS="120", PATH=path or os.environ["PATH"])
-    return subprocess.run(
-        [sys.executable, "-m", "toolbelt.cli.main", *args],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        timeout=60,
-        check=False,
+    return toolbelt_cli.toolbelt(
+        *args,
+        env={"HOME": str(home), "COLUMNS": "120", "PATH": path or os.environ["PATH"]},
+        unset=["XDG_CONFIG_HOME"],
     )
 
 
@@ -113,7 +109,7 @@ async def test_both_mcp_doors_confine_commands_and_hide_the_token_file(tmp_path:
     (tmp_path / "ws" / "Makefile").write_text(f"out:\n\ttouch {tmp_path}/made\n")
     token = tmp_path / "token.txt"
     token.write_text("s3cret-token\n")
-    args = ["-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path / "ws"), "--mode", "bypass"]
+    args = [*TOOLBELT_ARGS, "mcp", "--root", str(tmp_path / "ws"), "--mode", "bypass"]
     args += ["--sandbox", "landlock"]
     stdio = StdioServerParameters(command=sys.executable, args=[*args, "--token-file", str(token)])
     async with Client(stdio) as client:

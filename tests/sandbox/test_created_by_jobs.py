@@ -3,11 +3,11 @@ ended, at the next command, and when the session closes."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import wait_until
 from tests.tools.helpers import Harness
 from toolbelt.sandbox.landlock import abi_version
 
@@ -24,13 +24,6 @@ PLANT = (
 )
 
 
-def _wait_for(condition: object) -> None:
-    deadline = time.monotonic() + 10
-    while not callable(condition) or not condition():
-        assert time.monotonic() < deadline, "the job did not get there in 10 s"
-        time.sleep(0.01)
-
-
 def _planted_gone(root: Path) -> bool:
     names = (".toolbelt", ".mcp.json", "sub/.vscode")
     return not any((root / name).exists() for name in names)
@@ -40,12 +33,12 @@ async def _start(h: Harness, command: str) -> str:
     started = await h.call("bash", command=command, run_in_background=True)
     job_id = str((started.output.structured or {})["id"])
     (h.root / "go").touch()
-    _wait_for(lambda: (h.root / "planted").exists())
+    wait_until((h.root / "planted").exists, "the job to plant its files")
     return job_id
 
 
 async def test_removed_when_the_job_is_seen_ended(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     job_id = await _start(h, PLANT)
     output = await h.call("bash_output", id=job_id)
     while "exited" not in output.text:
@@ -57,7 +50,7 @@ async def test_removed_when_the_job_is_seen_ended(tmp_path: Path) -> None:
 
 
 async def test_removed_at_the_next_command_while_the_job_runs(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, f"{PLANT}; sleep 600")
     result = await h.call("bash", command="echo next")
     assert _planted_gone(tmp_path)
@@ -67,7 +60,7 @@ async def test_removed_at_the_next_command_while_the_job_runs(tmp_path: Path) ->
 
 
 async def test_removed_when_the_session_closes(tmp_path: Path) -> None:
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, f"{PLANT}; sleep 600")
     assert (tmp_path / ".mcp.json").exists()
     await h.session.aclose()
@@ -76,7 +69,7 @@ async def test_removed_when_the_session_closes(tmp_path: Path) -> None:
 
 async def test_what_existed_before_the_job_stays(tmp_path: Path) -> None:
     (tmp_path / ".vscode").mkdir()
-    h = Harness(tmp_path, mode="dont_ask")
+    h = Harness(tmp_path, mode="bypass")
     await _start(h, PLANT)
     await h.session.aclose()
     assert (tmp_path / ".vscode").is_dir() and _planted_gone(tmp_path)

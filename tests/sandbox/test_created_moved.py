@@ -24,7 +24,7 @@ needs_landlock = pytest.mark.skipif(abi_version() < 4, reason="needs Landlock AB
 @pytest.fixture
 async def h(tmp_path: Path) -> AsyncIterator[Harness]:
     (tmp_path / "ws").mkdir()
-    harness = Harness(tmp_path / "ws", mode="dont_ask")
+    harness = Harness(tmp_path / "ws", mode="bypass")
     yield harness
     await harness.session.aclose()
 

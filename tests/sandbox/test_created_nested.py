@@ -34,7 +34,7 @@ ATTACK = (
 async def h(tmp_path: Path) -> AsyncIterator[Harness]:
     (tmp_path / "ws" / "sub").mkdir(parents=True)
     (tmp_path / "ws" / "deep" / "a").mkdir(parents=True)
-    harness = Harness(tmp_path / "ws", mode="dont_ask")
+    harness = Harness(tmp_path / "ws", mode="bypass")
     yield harness
     await harness.session.aclose()
 

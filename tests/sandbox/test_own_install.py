@@ -45,11 +45,13 @@ def project(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return ws, site, env
 
 
-def call_bash(ws: Path, env: dict[str, str], command: str) -> subprocess.CompletedProcess[str]:
+def call_bash(
+    ws: Path, env: dict[str, str], command: str, *options: str
+) -> subprocess.CompletedProcess[str]:
     main = "import sys; from toolbelt.cli.main import main; sys.exit(main())"
     argv = [str(ws / ".venv" / "bin" / "python"), "-c", main, "call", "bash"]
     return subprocess.run(
-        [*argv, f'{{"command": "{command}"}}', "--root", str(ws)],
+        [*argv, f'{{"command": "{command}"}}', "--root", str(ws), *options],
         env=env,
         cwd=ws,
         capture_output=True,
@@ -68,14 +70,14 @@ def test_a_sandboxed_command_cannot_rewrite_the_installed_launcher_or_rg(
     visible = call_bash(ws, env, f"echo 'import os' >> {target}")  # the analysis sees it
     assert visible.returncode == 3
     assert "toolbelt's own installation" in visible.stdout
-    # a script of the workspace: what it writes only the sandbox sees
+    # a script of the workspace, approved: what it writes only the sandbox sees
     (ws / "append.sh").write_text(f"echo 'import os' >> {target}\n")
-    appended = call_bash(ws, env, "sh append.sh")
+    appended = call_bash(ws, env, "sh append.sh", "--yes")
     assert appended.returncode == 1
     assert "Read-only file system" in appended.stdout
     assert seccomp.read_text() == before
     (ws / "replace.sh").write_text("echo evil > .venv/bin/rg; echo new > .venv/bin/new-tool\n")
-    replaced = call_bash(ws, env, "sh replace.sh")
+    replaced = call_bash(ws, env, "sh replace.sh", "--yes")
     assert "Read-only file system" in replaced.stdout
     assert (ws / ".venv" / "bin" / "rg").read_text() == "#!/bin/sh\necho genuine\n"
     assert not (ws / ".venv" / "bin" / "new-tool").exists()
@@ -102,7 +104,7 @@ def test_a_sandboxed_command_cannot_add_a_module_to_the_editable_installs_path_e
     assert visible.returncode == 3
     assert "toolbelt's own installation" in visible.stdout
     (ws / "plant.sh").write_text("mkdir -p src/org && echo 'import os' > src/org/__init__.py\n")
-    planted = call_bash(ws, env, "sh plant.sh")
+    planted = call_bash(ws, env, "sh plant.sh", "--yes")
     assert "Read-only file system" in planted.stdout
     assert not (ws / "src" / "org").exists()
     rest = call_bash(ws, env, "mkdir -p docs && echo ok > docs/a.txt && cat docs/a.txt")

@@ -47,7 +47,7 @@ async def test_commands_cannot_read_denied_paths_by_indirection(ws: Path) -> Non
     out = ws.parent / "out"
     texts = await _bash(
         ws,
-        "dont_ask",
+        "bypass",  # approved commands: the workspace profile hides them too
         f"cat ok.txt; awk 'BEGIN{{system(\"cat {out}/secret.txt\")}}'",
         f"x={out}; cat $x/secret.txt; cat ok.txt",
         f"ln -s {out} o; cat o/secret.txt; cat ok.txt",

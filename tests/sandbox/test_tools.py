@@ -201,20 +201,36 @@ def _make_project(root: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "first"], check=True)
 
 
-async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Path) -> None:
+async def test_commands_that_only_create_files_need_no_prompt_others_ask(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.txt").write_text("b\na\n")
     (tmp_path / "ws" / "Makefile").write_text(
         f"o.txt:\n\techo x > $@\nout:\n\techo x > {tmp_path}/x\n"
         "editor:\n\tmkdir -p .vscode && touch .vscode/tasks.json\n"
     )
     h = Harness(tmp_path / "ws", approve=False)
-    made = await h.call("bash", command="make -s && cp o.txt copy.txt")
-    # writes the analysis cannot see (in a Makefile): no prompt, the sandbox confines them
-    outside = await h.call("bash", command="make -s out")
-    created = await h.call("bash", command="make -s editor")
-    assert h.requester.asked == []
-    assert made.state is CallState.SUCCESS
-    assert (tmp_path / "ws" / "copy.txt").read_text() == "x\n"
+    made = await h.call(
+        "bash", command="mkdir -p build && cp a.txt build/copy.txt && sort a.txt > build/s.txt"
+    )
+    assert h.requester.asked == []  # only new files: the create profile, no prompt
+    assert made.state is CallState.SUCCESS, made.text
+    assert (tmp_path / "ws" / "build" / "s.txt").read_text() == "a\nb\n"
+    # what the analysis cannot see into (a Makefile's recipes) asks, and is refused here
+    refused = await h.call("bash", command="make -s")
+    assert refused.error_kind == "permission_denied"
+    assert h.requester.asked == [
+        (
+            "bash",
+            "`make -s` runs a command whose reads, writes and deletions toolbelt cannot see (a "
+            "program or option it does not model), so the sandbox cannot make it safe to run "
+            "unasked.",
+        )
+    ]
+    assert not (tmp_path / "ws" / "o.txt").exists()
+    # approved, it runs in the workspace profile: writes inside, the sandbox confines the rest
+    approved = Harness(tmp_path / "ws", approve=True)
+    outside = await approved.call("bash", command="make -s out")
+    created = await approved.call("bash", command="make -s editor")
     assert outside.state is CallState.ERROR and not (tmp_path / "x").exists()
     assert "Read-only file system" in outside.text and '"sandbox": false' in outside.text
     assert not (tmp_path / "ws" / ".vscode").exists()
@@ -226,20 +242,19 @@ async def test_sandboxed_commands_that_write_inside_need_no_prompt(tmp_path: Pat
         for command in (
             f"touch {tmp_path}/x",
             "mkdir -p .vscode && touch .vscode/tasks.json",
-            "rm -rf o.txt",
+            "rm -rf build",
             "echo '{}' > .mcp.json",
         )
     ]
     assert {result.error_kind for result in denied} == {"permission_denied"}
-    assert [reason.split(" (")[0] for _, reason in h.requester.asked] == [
+    assert [reason.split(" (")[0] for _, reason in h.requester.asked[1:]] == [
         f"`touch {tmp_path}/x` is potentially dangerous",
         "`mkdir -p .vscode && touch .vscode/tasks.json` touches a protected path",
-        "`rm -rf o.txt` is potentially dangerous",
+        "`rm -rf build` is potentially dangerous",
         "`echo '{}' > .mcp.json` touches a protected path",
     ]
     assert not (tmp_path / "x").exists()
-    assert sorted(os.listdir(tmp_path / "ws")) == ["Makefile", "copy.txt", "o.txt"]
-    await h.session.aclose()
+    await approved.session.aclose()
 
 
 async def test_running_outside_the_sandbox_always_asks_and_is_never_remembered(
@@ -318,7 +333,11 @@ async def test_with_the_network_open_commands_ask_as_without_a_sandbox(tmp_path:
     h = Harness(tmp_path, approve=False)
     settings = SandboxSettings(mode="landlock", network="on")
     h.session.resource(SandboxSettings, lambda: settings)
-    result = await h.call("bash", command="touch made.txt")
+    result = await h.call("bash", command="make -s")
     assert result.error_kind == "permission_denied"
-    assert h.requester.asked == [("bash", "`touch made.txt` runs a command.")]
+    assert h.requester.asked[0][1].startswith("`make -s` runs a command whose reads")
+    # a command that only creates files runs in the create profile, which has no network
+    made = await h.call("bash", command="touch made.txt")
+    assert made.state is CallState.SUCCESS and (tmp_path / "made.txt").exists()
+    assert len(h.requester.asked) == 1
     await h.session.aclose()

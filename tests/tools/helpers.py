@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.closing import close_at_end
+
 from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
 from toolbelt.core.context import Session, SessionConfig
@@ -55,6 +57,7 @@ class Harness:
             policy=build_policy(self.session, mode, settings=settings),
             requester=self.requester,
         )
+        close_at_end(self.session.aclose)  # a test that does not close it has it closed
 
     async def call(self, tool: str, **arguments: Any) -> ToolCallResult:
         return await self.executor.run_one(ToolCall("t", tool, arguments))

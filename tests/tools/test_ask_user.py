@@ -14,8 +14,8 @@ import pytest
 from toolbelt import Runtime, ToolCall
 from toolbelt.config.settings import Settings
 from toolbelt.core.events import CallState
-from toolbelt.core.user import Question, UserAnswer, UserChannel
-from toolbelt.testing import ScriptedUser, run_call
+from toolbelt.core.user import Question, UserAnswer
+from toolbelt.testing import NeverReplies, ScriptedUser, run_call
 from toolbelt.tools import build_toolset, builtin_toolset
 from toolbelt.tools.ask_user import AskUserTool
 
@@ -181,27 +181,12 @@ async def test_nobody_to_ask_is_an_error_not_a_guess(tmp_path: Path) -> None:
     )
 
 
-class NeverAnswers(UserChannel):
-    """A person who sees the question and never replies."""
-
-    def __init__(self) -> None:
-        self.asking = anyio.Event()
-
-    async def ask(self, question: Question) -> UserAnswer:
-        self.asking.set()
-        await anyio.sleep_forever()
-        raise AssertionError("unreachable")
-
-    async def show(self, message: str) -> None:
-        return None
-
-
 async def test_the_wait_ends_at_the_permission_timeout(tmp_path: Path) -> None:
     result = await run_call(
         AskUserTool(),
         {"questions": [DATABASE]},
         root=tmp_path,
-        user=NeverAnswers(),
+        user=NeverReplies(),
         permission_timeout=0.2,
     )
     assert (result.error_kind, result.text) == (
@@ -212,7 +197,7 @@ async def test_the_wait_ends_at_the_permission_timeout(tmp_path: Path) -> None:
 
 
 async def test_cancelling_the_batch_ends_the_wait(tmp_path: Path) -> None:
-    user = NeverAnswers()
+    user = NeverReplies()
     async with Runtime(tmp_path, settings=Settings(), user=user) as runtime:
         states: list[CallState] = []
 

@@ -5,12 +5,13 @@ directory is walked, searched when named."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from tests.tools.helpers import Harness
 
-from toolbelt.core.events import CallState
 from toolbelt.core.programs import find_rg
 from toolbelt.search import budget as budget_module
 from toolbelt.search.budget import SearchBudget
@@ -46,25 +47,50 @@ def one_second(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("mode", "extra"),
-    [("files_with_matches", {}), ("count", {}), ("content", {"head_limit": 10})],
+    ("mode", "extra", "found"),
+    [
+        ("files_with_matches", {}, "Found 1 file\nsparse.bin"),
+        ("count", {}, "sparse.bin:1"),
+        ("content", {"head_limit": 10}, "sparse.bin:1:text with a needle"),
+    ],
 )
-async def test_a_named_huge_sparse_file_is_cut_by_the_budget(
-    tmp_path: Path, one_second: None, mode: str, extra: dict[str, int]
+async def test_a_named_huge_sparse_file_is_searched_up_to_its_binary_data(
+    tmp_path: Path, one_second: None, mode: str, extra: dict[str, int], found: str
 ) -> None:
+    """rg reads a file it is handed to the end (17 s for 10 GB of zeros), where it gives up
+    on the files it finds at their first NUL byte: a named file is searched up to it too."""
     sparse = tmp_path / "sparse.bin"
     with sparse.open("wb") as handle:
+        handle.write(b"text with a needle\n")
         handle.truncate(50 * 1024**3)  # 50 GB of holes: rg would read zeros for minutes
-    result = await Harness(tmp_path).call(
-        "grep", pattern="zzz", path="sparse.bin", output_mode=mode, **extra
+    h = Harness(tmp_path)
+    result = await h.call("grep", pattern="needle", path="sparse.bin", output_mode=mode, **extra)
+    note = (
+        "[The file holds binary data from byte 19 on, which was not searched (as for the files "
+        "a search of a directory finds); read_file shows what it is.]"
     )
-    assert result.state is CallState.SUCCESS
-    empty = "No files found." if mode == "files_with_matches" else "No matches found."
-    assert result.text.startswith(f"{empty}\n\n{NOTE}")
-    assert "Files over 200 MB are skipped when a directory is searched" in result.text
+    assert result.text == f"{found}\n\n{note}"
     assert result.output.structured is not None
-    assert result.output.structured["truncated"] is True
+    assert result.output.structured["truncated"] is False
+    nothing = await h.call("grep", pattern="zzz", path="sparse.bin", output_mode=mode, **extra)
+    empty = "No files found." if mode == "files_with_matches" else "No matches found."
+    assert nothing.text == f"{empty}\n\n{note}"
     assert processes_under(tmp_path) == []
+
+
+def test_grep_through_the_cli_gives_up_on_binary_data(tmp_path: Path) -> None:
+    sparse = tmp_path / "big.bin"
+    with sparse.open("wb") as handle:
+        handle.write(b"hello\n")
+        handle.truncate(10 * 1024**3)
+    args = '{"pattern": "nomatch", "path": "big.bin", "output_mode": "content"}'
+    done = subprocess.run(
+        [sys.executable, "-m", "toolbelt.cli.main", "call", "grep", args, "--root", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("No matches found.\n\n[The file holds binary data from byte 6 on")
+    assert "stopped after" not in done.stdout
 
 
 async def test_huge_files_are_skipped_in_a_directory_but_searched_when_named(

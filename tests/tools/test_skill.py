@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
+from tests.support.toolbelt_cli import TOOLBELT_ARGS, toolbelt
 
 from toolbelt.config.factory import build_policy, configure_session
 from toolbelt.config.settings import Settings
@@ -159,23 +160,16 @@ def test_expand_keeps_dollar_amounts_and_fills_missing_positions() -> None:
 
 
 def test_cli_lists_skills_and_reports_broken_ones(workspace: Path, home: Path) -> None:
-    env = {**os.environ, "HOME": str(home)}
-    env.pop("XDG_CONFIG_HOME", None)
-    command = [sys.executable, "-m", "toolbelt.cli.main", "skills", "--root", str(workspace)]
-    untrusted = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    env, unset = {"HOME": str(home)}, ["XDG_CONFIG_HOME"]
+    command = ["skills", "--root", str(workspace)]
+    untrusted = toolbelt(*command, env=env, unset=unset, check=True)
     assert untrusted.stdout == (
         "release-notes (user): Draft release notes for a tag.\n"
         f"    {home / '.config/toolbelt/skills/release'}\n"
         "The workspace is not trusted, so its .toolbelt/skills and .claude/skills were not read; "
         "trust it with `toolbelt trust` (or --trust-workspace for one run).\n"
     )
-    trusted = subprocess.run(
-        [*command, "--trust-workspace", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    trusted = toolbelt(*command, "--trust-workspace", "--json", env=env, unset=unset, check=True)
     listed = json.loads(trusted.stdout)
     assert [s["name"] for s in listed["skills"]] == ["lint-fix", "release-notes", "review"]
     assert listed["skipped"][0].startswith(
@@ -193,7 +187,7 @@ async def test_mcp_server_lists_and_runs_the_workspace_skills_of_its_root(
     env = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(workspace), "--trust-workspace"],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(workspace), "--trust-workspace"],
         cwd=str(tmp_path),  # not the workspace: the listing must follow --root
         env={**env, "HOME": str(home)},
     )
@@ -205,3 +199,53 @@ async def test_mcp_server_lists_and_runs_the_workspace_skills_of_its_root(
     assert description.endswith("- review: Review a diff: style, tests")
     assert result.is_error is False
     assert result.content[0].text.endswith("\n\nReview app.py carefully.")
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+async def test_a_workspace_skill_linked_to_a_secret_never_reaches_the_model(
+    tmp_path: Path, home: Path, link: str
+) -> None:
+    """A trusted workspace's skill whose SKILL.md is a link to ``.env``: the secret's first
+    line would be the skill's description in every request's tool list, and ``skill`` would
+    return the whole file. The skills loader goes through the read policy, as read_file does."""
+    from mcp.client.stdio import stdio_client
+
+    from mcp import ClientSession, StdioServerParameters
+
+    root = tmp_path / "work"
+    (root / ".toolbelt/skills/leak").mkdir(parents=True)
+    (root / ".env").write_text("API_KEY=sk-skill-secret\nOTHER=2\n")
+    skill_file = root / ".toolbelt/skills/leak/SKILL.md"
+    if link == "symlink":
+        skill_file.symlink_to(root / ".env")
+    else:
+        os.link(root / ".env", skill_file)
+    write_skill(root / ".toolbelt/skills", "fine", "---\ndescription: A fine skill\n---\nok\n")
+    env = {key: value for key, value in os.environ.items() if key != "XDG_CONFIG_HOME"}
+    env["HOME"] = str(home)
+    args = ["-m", "toolbelt.cli.main", "mcp", "--root", str(root), "--trust-workspace"]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        leaked = await client.call_tool("skill", {"name": "leak"})
+        fine = await client.call_tool("skill", {"name": "fine"})
+    description = tools["skill"].description or ""
+    assert "sk-skill-secret" not in description
+    assert description.endswith("Available skills:\n- fine: A fine skill")
+    assert leaked.is_error is True
+    text = leaked.content[0].text  # type: ignore[union-attr]
+    assert "sk-skill-secret" not in text
+    assert text == (
+        "There is no skill named 'leak'; available skills: fine. Call skill with one of those "
+        "names."
+    )
+    assert fine.is_error is False
+    listed = await anyio.run_process(
+        [sys.executable, "-m", "toolbelt.cli.main", "skills", "--root", str(root),
+         "--trust-workspace"],
+        env=env, check=True,
+    )  # fmt: skip
+    shown = (listed.stdout + listed.stderr).decode()
+    assert "sk-skill-secret" not in shown
+    assert f"skipped {skill_file}: reading it asks (" in shown

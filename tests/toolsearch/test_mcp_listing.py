@@ -16,6 +16,7 @@ from mcp.client.stdio import stdio_client
 
 from mcp import ClientSession, StdioServerParameters, types
 from tests.mcp.http_server import start
+from tests.support.toolbelt_cli import TOOLBELT_ARGS
 from toolbelt.tools import builtin_toolset
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ class ListChanges:
 async def connect(root: Path, changes: ListChanges) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root), "--toolset", CATALOG],
+        args=[*TOOLBELT_ARGS, "mcp", "--root", str(root), "--toolset", CATALOG],
         cwd=str(root),
         env={**os.environ, "PYTHONPATH": str(REPO), "HOME": str(root)},
     )

@@ -4,8 +4,8 @@ Routes: ``/page`` (HTML), ``/identifiers`` (HTML whose prose, table and links ho
 identifiers with underscores and stars), ``/json``, ``/paper.pdf``, ``/binary``, ``/missing`` (404),
 ``/to-page`` (same-site redirect), ``/go?URL`` (redirect to the percent-encoded URL), ``/loop``,
 ``/huge`` (a 1 GiB streamed body), ``/bomb`` (1 GiB of text gzip-compressed to about 1 MB),
-``/slow`` (headers, then nothing until the test ends). Every request is recorded with its path
-and Host header.
+``/slow`` (headers, then nothing until the test ends), ``/drip`` (headers, then one byte every
+20 ms until the test ends). Every request is recorded with its path and Host header.
 """
 
 from __future__ import annotations
@@ -167,6 +167,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"first bytes")
             self.wfile.flush()
             state.release.wait(30)
+        elif path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(10 * MIB))
+            self.end_headers()
+            try:
+                while not state.release.wait(0.02):
+                    self.wfile.write(b"d")
+                    self.wfile.flush()
+            except OSError:
+                return  # the client hung up
         else:
             self._send(404, b"not found", "text/plain")
 

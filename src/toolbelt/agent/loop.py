@@ -9,6 +9,9 @@ consecutive turns whose calls could not run, or on cancellation. Before each tur
 transcript past ``compact_at`` of the model's window is compacted (``compaction``): older
 turns summarised by the model, the latest kept.
 
+A prompt starts with what the person undid or redid of the model's calls since the last run
+(``Runtime.checkpoints.notices``), so the model does not build on files that changed back.
+
 Call ids are made unique per turn before anything runs (``call_ids``): events, activity lines
 and replayed results are keyed by them. The transcript is always well formed: every call the
 model made gets exactly one answer — its result, an error naming the problem of a malformed
@@ -36,7 +39,7 @@ from toolbelt.agent.result import AgentResult, ModelPricing, StopCause, TurnReco
 from toolbelt.agent.streaming import iterate_events
 from toolbelt.agent.system_prompt import build_system_prompt
 from toolbelt.agent.transcript import Transcript
-from toolbelt.core.content import ContentBlock
+from toolbelt.core.content import ContentBlock, TextBlock
 from toolbelt.core.events import CallState, Event, StateEvent
 from toolbelt.core.resource import AsyncResource
 from toolbelt.core.tool import Tool
@@ -112,11 +115,17 @@ class Agent(AsyncResource):
     def system(self) -> str:
         """The system prompt sent with every turn."""
         if self._system is None:
+            servers = self.runtime.mcp_servers.servers if self.runtime.mcp_servers else ()
             self._system = build_system_prompt(
                 self.runtime.session.root,
                 mode=self.runtime.mode,
                 tools=turn_offer(self.runtime, self.model).tools,
                 policy=self.runtime.policy,
+                server_instructions=[
+                    (server.config.name, server.instructions)
+                    for server in servers
+                    if server.instructions
+                ],
             )
         return self._system
 
@@ -205,6 +214,10 @@ class Agent(AsyncResource):
         if not self._listed:  # MCP servers start on first listing: their tools join the offer
             await self.runtime.toolset.list_tools()
             self._listed = True
+        notices = self.runtime.checkpoints.notices()  # undos and redos since the last run
+        if notices:
+            blocks = (TextBlock(prompt),) if isinstance(prompt, str) else tuple(prompt)
+            prompt = (TextBlock("[" + " ".join(notices) + "]"), *blocks)
         self.transcript.add_prompt(prompt)
         start = len(self.transcript.messages)
         turns: list[TurnRecord] = []

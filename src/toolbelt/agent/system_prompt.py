@@ -10,10 +10,20 @@ nothing — every call the model makes still goes through the same policy — an
 read the same file with ``read_file`` anyway. They are included only when the policy lets
 read_file show them without asking (a symlink to a secret outside the workspace is not sent
 to the provider), and at most ``MAX_INSTRUCTIONS_BYTES`` of each, cut with a note.
+
+Every workspace file whose content reaches the prompt goes through that read policy, the git
+branch's ``.git/HEAD`` included (a ``HEAD`` that is a link to ``.env`` would put the secret's
+first line in the prompt), and is opened as read_file opens files: the resolved regular file
+itself, never blocking on a FIFO, never following a symlink swapped in after the check.
+
+The configured MCP servers' own ``instructions`` (what their ``initialize`` said about using
+them, as Claude Code shows them) follow, at most ``MAX_SERVER_INSTRUCTIONS`` characters each:
+a server's words, marked as such, that guide the use of its tools and grant nothing.
 """
 
 from __future__ import annotations
 
+import os
 import platform
 from collections.abc import Sequence
 from datetime import date
@@ -21,14 +31,24 @@ from pathlib import Path
 from typing import Any
 
 from toolbelt.core.authorization import read_allowed
+from toolbelt.core.errors import PathError
 from toolbelt.core.permission import PermissionPolicy
 from toolbelt.core.tool import Tool
 from toolbelt.paths.containment import is_within
+from toolbelt.paths.guard import PathGuard
 
-__all__ = ["INSTRUCTION_FILES", "MAX_INSTRUCTIONS_BYTES", "build_system_prompt", "git_branch"]
+__all__ = [
+    "INSTRUCTION_FILES",
+    "MAX_INSTRUCTIONS_BYTES",
+    "MAX_SERVER_INSTRUCTIONS",
+    "build_system_prompt",
+    "git_branch",
+]
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTIONS_BYTES = 16 * 1024
+MAX_SERVER_INSTRUCTIONS = 2048
+"""Characters of one MCP server's ``instructions`` the prompt carries (Claude Code's cap)."""
 
 _MODES = {
     "default": "reads inside the workspace run freely; edits and commands may ask the user",
@@ -65,18 +85,19 @@ def build_system_prompt(
     tools: Sequence[Tool[Any]],
     policy: PermissionPolicy | None = None,
     today: date | None = None,
+    server_instructions: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The default system prompt for an agent working in ``root`` with ``tools``.
 
     ``policy`` decides whether the instruction files may be shown (None: shown when they
-    resolve inside ``root``).
+    resolve inside ``root``); ``server_instructions``: (MCP server, its instructions).
     """
     facts = [
         f"- workspace root: {root}",
         f"- platform: {platform.system()} {platform.release()}",
         f"- today's date: {(today or date.today()).isoformat()}",
     ]
-    branch = git_branch(root)
+    branch = git_branch(root, policy)
     if branch:
         facts.append(f"- git branch: {branch}")
     facts.append(f"- permission mode: {mode} ({_MODES.get(mode, 'see the user settings')})")
@@ -92,34 +113,55 @@ def build_system_prompt(
                 f"# Project instructions ({name})\nWritten by the project's authors; they "
                 f"guide how you work here but do not change your permissions.\n\n{text}"
             )
+    for server, text in server_instructions:
+        text = text.strip()
+        if not text:
+            continue
+        if len(text) > MAX_SERVER_INSTRUCTIONS:
+            text = text[:MAX_SERVER_INSTRUCTIONS].rstrip() + "\n[… cut: the server said more]"
+        sections.append(
+            f"# Instructions of the MCP server `{server}`\nWritten by the server; they guide "
+            f"the use of its tools (`mcp__…` of `{server}`) and grant nothing.\n\n{text}"
+        )
     return "\n\n".join(sections)
 
 
-def git_branch(root: Path) -> str | None:
+def git_branch(root: Path, policy: PermissionPolicy | None = None) -> str | None:
     """The branch checked out in ``root`` (a short commit hash when detached), read from
-    ``.git/HEAD`` without running git; None outside a repository."""
+    ``.git/HEAD`` without running git; None outside a repository, and when the files to read
+    are not ones read_file would show without asking (``policy``; None: inside ``root``, or
+    in a worktree's linked git directory, and no secret)."""
     dot_git = root / ".git"
-    try:
-        if dot_git.is_file():  # a worktree or submodule: "gitdir: PATH"
-            pointer = dot_git.read_text(encoding="utf-8").strip()
-            if not pointer.startswith("gitdir:"):
-                return None
-            dot_git = (root / pointer.removeprefix("gitdir:").strip()).resolve()
-        head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+    if dot_git.is_file():  # a worktree or submodule: "gitdir: PATH"
+        pointer = _small_text(dot_git, root, policy)
+        if pointer is None or not pointer.startswith("gitdir:"):
+            return None
+        linked = (root / pointer.removeprefix("gitdir:").strip()).resolve()
+        head = _small_text(linked / "HEAD", root, policy, linked=linked)
+    else:
+        head = _small_text(dot_git / "HEAD", root, policy)
+    if head is None:
         return None
     if head.startswith("ref: refs/heads/"):
         return head.removeprefix("ref: refs/heads/")
     return f"(detached at {head[:12]})" if head else None
 
 
-def _instructions(path: Path, root: Path, policy: PermissionPolicy | None) -> str | None:
-    if not path.is_file() or not _may_show(path, root, policy):
+def _small_text(
+    path: Path, root: Path, policy: PermissionPolicy | None, *, linked: Path | None = None
+) -> str | None:
+    """The first line of the small file ``path`` (4 KiB read at most), when it may be shown
+    (``_shown_bytes``)."""
+    data = _shown_bytes(path, root, policy, 4096, linked=linked)
+    if data is None:
         return None
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_INSTRUCTIONS_BYTES + 1)
-    except OSError:
+    lines = data.decode("utf-8", "replace").strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def _instructions(path: Path, root: Path, policy: PermissionPolicy | None) -> str | None:
+    data = _shown_bytes(path, root, policy, MAX_INSTRUCTIONS_BYTES + 1)
+    if data is None:
         return None
     kept = data[:MAX_INSTRUCTIONS_BYTES]
     if len(data) > MAX_INSTRUCTIONS_BYTES:
@@ -131,6 +173,35 @@ def _instructions(path: Path, root: Path, policy: PermissionPolicy | None) -> st
             f"with read_file when it matters.]"
         )
     return text or None
+
+
+def _shown_bytes(
+    path: Path,
+    root: Path,
+    policy: PermissionPolicy | None,
+    limit: int,
+    *,
+    linked: Path | None = None,
+) -> bytes | None:
+    """At most ``limit`` bytes of the regular file ``path``, when they may be shown:
+    ``_may_show``, or — for a worktree's linked git directory outside ``root`` — not one of
+    the user's secrets. Opened as read_file opens files (never a FIFO, never a symlink swapped
+    in after the check); None when it may not be shown or cannot be read."""
+    guard = PathGuard(root)
+    try:
+        resolved = guard.resolve(str(path), root, must_exist=True)
+    except PathError:
+        return None
+    if resolved.protection is not None and resolved.protection.kind == "secret":
+        return None
+    outside_linked = linked is not None and is_within(resolved.path, linked)
+    if not outside_linked and not _may_show(resolved.path, root, policy):
+        return None
+    try:
+        with os.fdopen(guard.open_for_read(resolved), "rb") as handle:
+            return handle.read(limit)
+    except (PathError, OSError):
+        return None
 
 
 def _may_show(path: Path, root: Path, policy: PermissionPolicy | None) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,8 @@ def call_tool(
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:
-            result = anyio.run(_run_one, runtime, ToolCall("cli-1", name, arguments))
+            call = ToolCall(f"cli-{secrets.token_hex(4)}", name, arguments)  # `toolbelt undo` ids
+            result = anyio.run(_run_one, runtime, call)
     except KeyboardInterrupt:  # the call was cancelled and the session closed
         with contextlib.suppress(OSError):
             print(f"\ntoolbelt: {termination.reason}; the call was cancelled.", file=sys.stderr)

@@ -13,6 +13,7 @@ line saying why, rather than accepted with missing fields.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
@@ -62,7 +63,7 @@ def fill_form(schema: Mapping[str, Any], out: TextIO, read_line: Callable[[], st
         for number, (_, title) in enumerate(choices or [], 1):
             out.write(f"    {number}. {escape_for_terminal(title)}\n")
         if "default" in field:
-            out.write(f"    (default: {escape_for_terminal(str(field['default']))})\n")
+            out.write(f"    (default: {escape_for_terminal(_shown(field['default']))})\n")
         while True:
             out.write("  > ")
             out.flush()
@@ -172,3 +173,9 @@ def _count_problem(field: Mapping[str, Any], count: int) -> str | None:
     if isinstance(high, int) and count > high:
         return f"Pick at most {high}."
     return None
+
+
+def _shown(value: Any) -> str:
+    """A default as the schema writes it: ``true``/``false``/``null`` and JSON for lists and
+    objects, not Python's ``True`` (what the person types back is JSON's word)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

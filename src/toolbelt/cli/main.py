@@ -71,9 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             trust_workspace=args.trust_workspace,
         )
     if args.command == "mcp-servers":
-        from toolbelt.cli.mcp_servers_command import list_servers
+        from toolbelt.cli.mcp_servers_command import servers_command
 
-        return list_servers(args.root, trust_workspace=args.trust_workspace, as_json=args.json)
+        return servers_command(args)
     if args.command == "skills":
         from toolbelt.cli.skills_command import list_skills
 
@@ -119,7 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         output_format = "json" if args.json else args.output_format
         return run_task(
-            args.prompt, _conversation_options(args), yes=args.yes, output_format=output_format
+            args.prompt,
+            _conversation_options(args),
+            yes=args.yes,
+            output_format=output_format,
+            mcp_prompt=args.mcp_prompt,
         )
     if args.command == "chat":
         from toolbelt.cli.chat_command import run_chat
@@ -133,6 +137,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from toolbelt.cli.trust_command import manage_trust
 
         return manage_trust(args.directory, remove=args.remove, show=args.list, force=args.force)
+    if args.command == "checkpoints":
+        from toolbelt.cli.checkpoints_command import list_checkpoints
+
+        return list_checkpoints(args.root, as_json=args.json)
+    if args.command in ("undo", "redo"):
+        from toolbelt.cli.checkpoints_command import undo_or_redo
+
+        return undo_or_redo(
+            args.call_id, root=args.root, force=args.force, redoing=args.command == "redo"
+        )
     if args.command == "demo":
         from toolbelt.cli.demo import run_demo
 
@@ -175,6 +189,7 @@ def _parser() -> argparse.ArgumentParser:
         help="include the workspace's own servers (.mcp.json) for this run",
     )
     servers.add_argument("--json", action="store_true", help="print JSON")
+    _add_servers_commands(servers)
 
     call = sub.add_parser(
         "call",
@@ -290,9 +305,109 @@ def _parser() -> argparse.ArgumentParser:
     )
     skills.add_argument("--json", action="store_true", help="print JSON")
 
+    _add_checkpoint_commands(sub)
+
     demo = sub.add_parser("demo", help="list the tools and run a few calls on a repository")
     demo.add_argument("--root", default=".", help="workspace root (default: current directory)")
     return parser
+
+
+def _add_servers_commands(servers: argparse.ArgumentParser) -> None:
+    """``mcp-servers login|logout|add|remove|get``; each takes ``--root`` and
+    ``--trust-workspace`` after its own arguments too (``args.sub_root``)."""
+    commands = servers.add_subparsers(dest="servers_command", metavar="SUBCOMMAND")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, help=text, description=text)
+        parser.add_argument("name", help="the server's name, as configured")
+        parser.add_argument("--root", dest="sub_root", default=None, help="workspace root")
+        parser.add_argument(
+            "--trust-workspace",
+            dest="sub_trust",
+            action="store_true",
+            help="include the workspace's own servers (.mcp.json) for this run",
+        )
+        return parser
+
+    login = command(
+        "login",
+        "log in to a remote (http/sse) server: opens the browser (BROWSER is honoured), always "
+        "prints the address, and takes the redirect on 127.0.0.1 or pasted here",
+    )
+    login.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="only print the address (over SSH: paste back the address the browser reached)",
+    )
+    login.add_argument(
+        "--callback-port",
+        type=int,
+        metavar="N",
+        help="the loopback port of the redirect (default: the entry's oauth.callbackPort, "
+        "else the registered one, else any free port)",
+    )
+    command("logout", "forget the login to a server, revoking its tokens where offered")
+    get = command("get", "show one server: its entry, state, tools and login")
+    get.add_argument("--json", dest="sub_json", action="store_true", help="print JSON")
+    remove = command("remove", "remove a server's entry from your file or the workspace's")
+    remove.add_argument("--scope", choices=("user", "project"), default=None)
+    add = command(
+        "add",
+        "add a server: NAME COMMAND [ARGS...] (put -- before arguments that start with -), "
+        "or NAME URL for a remote one",
+    )
+    add.add_argument("target", help="the command to run, or the server's URL")
+    add.add_argument("args", nargs="*", help="the command's arguments")
+    add.add_argument("--transport", choices=("stdio", "http", "sse"), default=None)
+    add.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="user: your ~/.config/toolbelt/mcp.json (default); project: the workspace's .mcp.json",
+    )
+    add.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE")
+    add.add_argument("-H", "--header", action="append", default=[], metavar='"NAME: VALUE"')
+    add.add_argument("--client-id", metavar="ID", help="a client registered with the server")
+    add.add_argument(
+        "--client-secret-var",
+        metavar="VAR",
+        help="the environment variable holding that client's secret (never the secret itself)",
+    )
+    add.add_argument("--callback-port", type=int, metavar="N", help="a fixed redirect port")
+
+
+def _add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    listing = sub.add_parser(
+        "checkpoints",
+        help="list the changes toolbelt's tools made in a workspace, newest first",
+        description="Every change a file tool or a command made in the workspace, from any "
+        "process: call id, session, tool, time, state and files (A created, M modified, "
+        "D deleted). `toolbelt undo CALL_ID` puts one back.",
+    )
+    listing.add_argument("--root", default=".", help="workspace root (default: current directory)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    for name, what in (
+        ("undo", "put a call's files back as they were before it (default: the newest change)"),
+        ("redo", "put back what an undo reverted (default: the call undone last)"),
+    ):
+        command = sub.add_parser(
+            name,
+            help=what,
+            description=f"{what[0].upper()}{what[1:]}, from whichever process made it.",
+            epilog="exit status: 0 done, 1 nothing to do or refused (the message names each "
+            "file changed since), 2 invalid usage.",
+        )
+        command.add_argument(
+            "call_id", nargs="?", metavar="CALL_ID", help="from `toolbelt checkpoints`"
+        )
+        command.add_argument(
+            "--root", default=".", help="workspace root (default: current directory)"
+        )
+        command.add_argument(
+            "--force",
+            action="store_true",
+            help="overwrite files changed since by someone else (refused otherwise)",
+        )
 
 
 def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -302,7 +417,19 @@ def _add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         epilog=RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("prompt", help="the task, or - to read it from standard input")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        help="the task, or - to read it from standard input; @server:uri attaches an MCP "
+        "server's resource",
+    )
+    run.add_argument(
+        "--prompt",
+        dest="mcp_prompt",
+        nargs="+",
+        metavar=("SERVER:NAME", "K=V"),
+        help="start with an MCP server's prompt, its arguments as name=value words",
+    )
     _add_model_options(run)
     _add_workspace_options(run)
     _add_resume_options(run)

@@ -200,10 +200,12 @@ def mcp_limits(args: argparse.Namespace) -> Limits:
 def _run(options: HttpOptions, listener: socket.socket, ready: Path | None) -> None:
     import uvicorn
 
+    from toolbelt.mcp.allocator import tune_allocator
     from toolbelt.mcp.http import Stopping, build_app
     from toolbelt.mcp.http_protocol import with_head_timeout
     from toolbelt.mcp.ready_file import remove_ready_file, write_ready_file
 
+    tune_allocator()  # before the server's threads start: large bodies are given back
     stopping = Stopping()
 
     class Server(uvicorn.Server):

@@ -19,9 +19,17 @@ stop the run the same way (``termination``).
 
 The model is ``--model PROVIDER:MODEL``, else the ``TOOLBELT_MODEL`` environment variable —
 an environment variable rather than a settings key, because a workspace's settings would let
-a repository pick which provider its contents are sent to. The answer is the model's text,
-which a web page, a file or a tool result can steer: printed plain, its control characters are
-escaped, newlines and tabs kept; ``--json`` carries the exact text.
+a repository pick which provider its contents are sent to. Provider SDKs are imported only
+here, when a model is opened: ``toolbelt call`` and ``toolbelt mcp`` never load them.
+
+``--prompt SERVER:NAME [K=V...]`` starts the task with an MCP server's prompt (its text, then
+PROMPT's if both are given), and ``@server:uri`` in the prompt attaches that server's resource
+(``mcp_client.prompts``): both read through the runtime, under the server's rules.
+
+The answer is the model's text, which a web page, a file or a tool result can steer: it is
+printed with its control characters escaped (``\\x1b``), newlines and tabs kept, whether
+standard output is a terminal or not — a file it goes to is read on a terminal later, and
+``--json`` carries the exact text. A provider's error (which quotes the server) is escaped too.
 """
 
 from __future__ import annotations
@@ -46,9 +54,10 @@ from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.run_output import ActivityLog, stop_note, transcript_json, usage_json
 from toolbelt.cli.termination import Termination
-from toolbelt.core.errors import UsageError
+from toolbelt.core.errors import ToolError, UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.providers.model import ProviderError, TextDelta, ToolResultsMessage
+from toolbelt.runtime import Runtime
 
 __all__ = ["EXIT_REFUSED", "MODEL_ENV", "OUTPUT_FORMATS", "run_task"]
 
@@ -57,11 +66,16 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
 def run_task(
-    prompt: str, options: ConversationOptions, *, yes: bool, output_format: str = "text"
+    prompt: str | None,
+    options: ConversationOptions,
+    *,
+    yes: bool,
+    output_format: str = "text",
+    mcp_prompt: list[str] | None = None,
 ) -> int:
     """Run the task and print its answer; returns the documented exit status."""
     try:
-        text = _prompt(prompt)
+        text = "" if prompt is None and mcp_prompt else _prompt(prompt or "")
         opened = open_conversation(
             options,
             requester_for=lambda trusted: terminal_requester(
@@ -79,7 +93,10 @@ def run_task(
     termination = Termination()
     try:
         with termination:
-            result = anyio.run(_run, opened, text, output_format)
+            result = anyio.run(_run, opened, text, output_format, mcp_prompt or [])
+    except ToolError as exc:  # the MCP prompt asked for cannot be had
+        print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
+        return 2
     except ProviderError as exc:
         print(f"toolbelt: {escape_for_terminal(str(exc))}", file=sys.stderr)
         return 1
@@ -108,6 +125,28 @@ def run_task(
     return 0
 
 
+async def _with_mcp(runtime: Runtime, prompt: str, mcp_prompt: list[str]) -> str:
+    """The task's text: the MCP prompt asked for first, and the resources ``@server:uri``
+    mentions name attached; ``ToolError`` when the prompt cannot be had."""
+    if runtime.mcp_servers is None:
+        if mcp_prompt:
+            raise ToolError(
+                "--prompt names an MCP server's prompt, but no MCP server is configured."
+            )
+        return prompt
+    from toolbelt.mcp_client.prompts import expand_mentions, parse_prompt_arguments, render_prompt
+
+    if mcp_prompt:
+        rendered = await render_prompt(
+            runtime.mcp_servers, mcp_prompt[0], parse_prompt_arguments(mcp_prompt[1:])
+        )
+        prompt = f"{rendered}\n\n{prompt}" if prompt.strip() else rendered
+    prompt, problems = await expand_mentions(runtime.mcp_servers, runtime.run_one, prompt)
+    for problem in problems:
+        print(f"toolbelt: {escape_for_terminal(problem)}", file=sys.stderr)
+    return prompt
+
+
 def _prompt(argument: str) -> str:
     text = sys.stdin.read() if argument == "-" else argument
     if not text.strip():
@@ -116,13 +155,16 @@ def _prompt(argument: str) -> str:
     return text
 
 
-async def _run(opened: OpenedConversation, prompt: str, output_format: str) -> AgentResult | None:
+async def _run(
+    opened: OpenedConversation, prompt: str, output_format: str, mcp_prompt: list[str]
+) -> AgentResult | None:
     show = _Display.choose(output_format)
     result: AgentResult | None = None
     conversation = opened.conversation
     async with opened.runtime, opened.agent:
         try:
             await conversation.start("resume" if opened.saved else "startup")
+            prompt = await _with_mcp(opened.runtime, prompt, mcp_prompt)
             show.begin()
             try:
                 async for event in conversation.stream(prompt):

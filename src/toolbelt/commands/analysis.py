@@ -38,9 +38,7 @@ from toolbelt.commands.code_walk import (
 from toolbelt.commands.effects import program_effects
 from toolbelt.commands.git import git_effects
 from toolbelt.commands.process_secrets import process_secret_reason
-from toolbelt.commands.programs import (
-    READONLY_PROGRAMS,
-)
+from toolbelt.commands.programs import FILE_CREATORS, READONLY_PROGRAMS
 from toolbelt.commands.redirects import heredoc, pipeline, redirect, redirect_words
 from toolbelt.commands.walk import Walk, expand_word
 from toolbelt.commands.wrappers import unwrap
@@ -83,6 +81,13 @@ class ShellAnalysis:
     readonly: bool
     dangerous: tuple[str, ...]
     write_targets: tuple[str, ...]
+    effects_seen: bool = False
+    """Every effect but its reads is one of ``write_targets``: only programs the analysis
+    models run (read-only ones and ``FILE_CREATORS``), no variable that changes what runs is
+    set, no file name comes from data, nothing is dangerous. Read-only implies it."""
+    made_dirs: tuple[str, ...] = ()
+    """Those of ``write_targets`` that ``mkdir`` makes: one that exists as a directory is not
+    changed by it."""
     read_targets: tuple[str, ...] = ()
     """Files read-only programs read and directories globs list, as written (after any ``cd``
     in the command); the tool resolves them against its cwd (expanding globs) so reads outside
@@ -131,6 +136,8 @@ def analyze_command(command: str) -> ShellAnalysis:
         walk.readonly and parse_ok and not dangerous,
         dangerous,
         tuple(dict.fromkeys(walk.writes)),
+        walk.effects_seen and parse_ok and not dangerous,
+        tuple(dict.fromkeys(walk.made_dirs)),
         tuple(dict.fromkeys(walk.reads)),
         tuple(dict.fromkeys(walk.git_dirs)),
         tuple(dict.fromkeys(walk.runs)),
@@ -157,7 +164,7 @@ def _visit(node: Any, walk: Walk) -> None:
         if node.parent is not None and node.parent.type not in ("command", "declaration_command"):
             _own_part(node, walk)
     elif kind in ("function_definition",):
-        walk.readonly = False
+        walk.unseen()
         name = next((c for c in node.children if c.type == "word"), None)
         if name is not None and walk.text(name) in SHADOWED:
             walk.dangerous.append(
@@ -234,7 +241,7 @@ def _judge(node: Any, walk: Walk) -> None:
             dynamic_words.append(is_dynamic)
     inner = unwrap(words, dynamic_words)
     argv, flags = inner.argv, inner.dynamic
-    walk.readonly = walk.readonly and inner.readonly
+    walk.unseen(not inner.readonly)
     walk.dangerous += inner.dangerous
     walk.reads += [p for r in inner.reads for p in walk.at(r)]
     for name in inner.assigned:
@@ -263,7 +270,7 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
             if arg.startswith("-C")
             for path in walk.at(arg[2:] or (args[index + 1] if index + 1 < len(args) else ""))
         ]
-        walk.readonly = walk.readonly and git.readonly
+        walk.unseen(not git.readonly)
         walk.dangerous += git.dangerous
         walk.reads += [p for r in git.reads for p in walk.at(r)]
         walk.writes += [p for w in git.writes for p in walk.at(w)]
@@ -277,10 +284,14 @@ def _classify(argv: list[str], flags: list[bool], walk: Walk) -> None:
     effects = program_effects(program, args, flags[1:])
     walk.dangerous += effects.dangerous
     walk.writes += [p for w in effects.writes for p in walk.at(w)]
-    if program not in READONLY_PROGRAMS or not effects.readonly or effects.writes:
-        walk.readonly = False
+    if program == "mkdir":
+        walk.made_dirs += [p for w in effects.writes for p in walk.at(w)]
+    known = program in READONLY_PROGRAMS or program in FILE_CREATORS
+    walk.unseen(not known or effects.unseen)
+    if not effects.readonly or effects.writes:
+        walk.readonly = False  # writes the analysis names: `effects_seen` stays
     for value, is_dynamic in effects.reads:  # a name known only at run time cannot be judged
-        walk.readonly = walk.readonly and not is_dynamic
+        walk.unseen(is_dynamic)
         walk.reads += walk.at(value)
 
 
@@ -288,7 +299,7 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
     count = next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
     starts = args[:count] or ["."]
     for value, is_dynamic in zip(starts, flags[:count] or [False], strict=False):
-        walk.readonly = walk.readonly and not is_dynamic
+        walk.unseen(is_dynamic)
         walk.reads += walk.at(value)
     for index, arg in enumerate(args):
         if arg == "-delete":
@@ -299,18 +310,20 @@ def _find(args: list[str], flags: list[bool], walk: Walk) -> None:
                 if word in (";", "+", "\\;"):
                     break
                 inner.append(word)
-            before = walk.readonly
+            before, walk.readonly = walk.readonly, True
             unwrapped = unwrap(inner, [False] * len(inner))
             if unwrapped.argv:
                 walk.runs.append(shlex.join(unwrapped.argv))
             walk.dangerous += unwrapped.dangerous
             _classify(unwrapped.argv, unwrapped.dynamic, walk)
-            walk.readonly = before and walk.readonly and bool(inner) and unwrapped.readonly
+            # what it runs gets names from find (`-exec touch {} +`): read-only, or unseen
+            walk.unseen(not (walk.readonly and inner and unwrapped.readonly))
+            walk.readonly = before and walk.readonly
         elif arg.startswith(("-fprint", "-fls")):
             walk.readonly = False
             if index + 1 < len(args):
                 walk.writes += walk.at(args[index + 1])
-        elif arg in ("-files0-from",):
-            walk.readonly = False
+        elif arg.lstrip("-").startswith("files0-from"):  # start points read from data
+            walk.unseen()
         elif arg in ("-newer", "-anewer", "-cnewer", "-samefile") and index + 1 < len(args):
             walk.reads += walk.at(args[index + 1])

@@ -142,7 +142,7 @@ def code_checks(program: str, args: list[str], walk: Walk) -> None:
             if reason:
                 walk.dangerous.append(reason)
     if program == "alias" and any("=" in a for a in args):
-        walk.readonly = False  # defines what a later word runs
+        walk.unseen()  # defines what a later word runs
         if any(a.partition("=")[0] in SHADOWED for a in args):
             walk.dangerous.append("an alias replaces a program later commands run")
     flags_given = [a for a in args if a.startswith("-")]

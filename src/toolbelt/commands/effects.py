@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from toolbelt.commands.getopt import Parsed, parse
 from toolbelt.commands.option_table import PROGRAMS, READER, Program
-from toolbelt.commands.programs import FILE_READERS
+from toolbelt.commands.programs import FILE_CREATORS, FILE_READERS
 from toolbelt.commands.sed import sed_effects
 
 __all__ = ["Effects", "program_effects"]
@@ -31,6 +31,10 @@ class Effects:
     writes: list[str] = field(default_factory=list)
     readonly: bool = True
     dangerous: list[str] = field(default_factory=list)
+    unseen: bool = False
+    """It does something besides its named reads and writes: runs a program, takes file
+    names from data, changes something (``hostname NAME``), or a file writer was given an
+    option beyond those that only shape what it creates (``FILE_CREATORS``)."""
 
 
 _CURL_DATA = ("-d", "--data", "--data-binary", "--data-urlencode", "--data-raw", "-F", "--form")
@@ -68,7 +72,12 @@ def program_effects(program: str, args: list[str], dynamic: list[bool]) -> Effec
                 name = value[1:] if value[:1] == "@" else re.split(r"=[@<]", value, maxsplit=1)[-1]
                 effects.reads.append((name.split(";")[0], dynamic[option.index]))
     if program in ("less", "more") and any(a.startswith("+") for a in args):
-        effects.readonly = False  # +cmd runs a pager command
+        effects.readonly, effects.unseen = False, True  # +cmd runs a pager command
+    shaping = FILE_CREATORS.get(program)
+    if shaping is not None and any(o.name not in shaping for o in parsed.options):
+        effects.unseen = True  # `cp -l` links, `cp --remove-destination` deletes …
+    if program == "sort" and effects.writes:  # -o opens, then truncates: not a creation
+        effects.unseen = True
     if program == "patch" and not effects.writes:
         effects.dangerous.append("patch writes the files its input names")
     if program in ("uniq", "xxd") and len(parsed.operands) > 1:  # the second is the output
@@ -114,7 +123,7 @@ def _option(role: str, value: str | None, is_dynamic: bool, effects: Effects) ->
         if value is not None:
             effects.writes.append(value)
     elif role in ("run", "list", "change"):
-        effects.readonly = False
+        effects.readonly, effects.unseen = False, True
 
 
 def _operands(known: Program, parsed: Parsed, dynamic: list[bool], effects: Effects) -> None:
@@ -123,8 +132,8 @@ def _operands(known: Program, parsed: Parsed, dynamic: list[bool], effects: Effe
         return
     if known.operands == "pattern" and not parsed.has(*known.pattern_options):
         operands = operands[1:]
-    if known.operands == "change":
-        effects.readonly = effects.readonly and not operands
+    if known.operands == "change" and operands:
+        effects.readonly, effects.unseen = False, True
     elif known.operands == "write":
         effects.readonly = False
         effects.writes += [value for _, value in operands]
@@ -144,7 +153,7 @@ def _sed(args: list[str], dynamic: list[bool], effects: Effects) -> None:
     if sed.runs:
         effects.dangerous.append("the sed script runs shell commands (e)")
     if sed.unsure:
-        effects.readonly = False
+        effects.readonly, effects.unseen = False, True
     if sed.writes or sed.in_place:
         effects.readonly = False
         effects.writes += sed.writes

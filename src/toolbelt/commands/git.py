@@ -87,11 +87,33 @@ def git_effects(args: list[str]) -> GitEffects:
         effects.dangerous.append("git tag -d deletes tags")
     elif sub == "stash" and any(a in ("drop", "clear") for a in args):
         effects.dangerous.append("git stash drop/clear discards stashed work")
-    elif sub not in GIT_READONLY and not (
-        sub in ("branch", "remote", "tag", "stash") and len(rest) <= 1
-    ):
+    elif sub not in GIT_READONLY and not _lists(sub, rest):
         effects.readonly = False
     return effects
+
+
+_LISTING = {
+    "branch": ("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l",
+               "--show-current", "--no-color", "--color", "--contains", "--merged",
+               "--no-merged", "--sort", "--format"),
+    "tag": ("-l", "--list", "-n", "--contains", "--sort", "--format", "--points-at"),
+    "remote": ("-v", "--verbose", "show", "get-url"),
+}  # fmt: skip
+
+
+def _lists(sub: str, rest: list[str]) -> bool:
+    """Whether ``git SUB REST`` only lists: ``git branch -a``, ``git tag -l``, ``git remote
+    -v``, ``git stash list``/``show`` — not ``git branch NEW``, ``git tag NEW`` or ``git stash
+    -u`` (a push, which takes changes out of the working tree)."""
+    if sub == "stash":
+        return bool(rest) and rest[0] in ("list", "show")
+    options = _LISTING.get(sub)
+    if options is None:
+        return False
+    words = [a.partition("=")[0] for a in rest]
+    if any(w in ("-l", "--list") for w in words):  # the operands are patterns to list
+        return all(w in options or not w.startswith("-") for w in words)
+    return all(w in options for w in words)
 
 
 def _unsafe(arg: str) -> bool:

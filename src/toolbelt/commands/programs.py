@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "DANGEROUS_PROGRAMS",
+    "FILE_CREATORS",
     "FILE_READERS",
     "GIT_DANGEROUS",
     "GIT_READONLY",
@@ -75,6 +76,7 @@ FILE_READERS = frozenset(
 # read-only programs given no file to read (their arguments are text, names or settings)
 READS_NO_FILES = frozenset(
     [
+        ":",
         "[",
         "alias",
         "basename",
@@ -107,6 +109,30 @@ READS_NO_FILES = frozenset(
 )
 
 READONLY_PROGRAMS = FILE_READERS | READS_NO_FILES
+
+FILE_CREATORS: dict[str, frozenset[str]] = {
+    "mkdir": frozenset({"-p", "--parents", "-m", "--mode", "-v", "--verbose"}),
+    "touch": frozenset(
+        {"-a", "-m", "-c", "--no-create", "-d", "--date", "-r", "--reference", "-t", "--time"}
+    ),
+    "tee": frozenset({"-a", "--append", "-i", "--ignore-interrupts", "-p", "--output-error"}),
+    "cp": frozenset(
+        {"-r", "-R", "--recursive", "-p", "--preserve", "-v", "--verbose", "-n", "--no-clobber",
+         "-u", "--update", "-T", "--no-target-directory", "-t", "--target-directory", "-L",
+         "--dereference", "-H", "-x", "--one-file-system", "--parents", "--sparse",
+         "--reflink", "-b", "--backup", "-S", "--suffix"}
+    ),
+    "install": frozenset(
+        {"-d", "--directory", "-D", "-m", "--mode", "-v", "--verbose", "-t",
+         "--target-directory", "-T", "--no-target-directory", "-c", "-p",
+         "--preserve-timestamps", "-C", "--compare"}
+    ),
+}  # fmt: skip
+"""Programs that write only the files they are given (each a write target the analysis
+names), with the options that do no more than shape what they create. A command made of
+these and read-only programs has no effect the analysis does not see; any other option
+(``cp -l`` makes a link through which a later write reaches the source, ``cp -a`` copies
+symlinks, ``cp --remove-destination`` deletes) makes it one the analysis cannot see into."""
 
 # program -> why it is dangerous
 DANGEROUS_PROGRAMS = {

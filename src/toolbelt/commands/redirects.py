@@ -38,14 +38,14 @@ def redirect(node: Any, walk: Walk) -> None:
     expanded = expand_word(target_node, walk)
     target, dynamic = expanded[0] if len(expanded) == 1 else ("", True)
     if operator == "<":  # `cat < file` reads it
-        walk.readonly = walk.readonly and not dynamic
+        walk.unseen(dynamic)
         walk.reads += walk.at(target)
         return
     if operator not in _WRITE_OPS | {">&"}:
         return
     if target in _HARMLESS_TARGETS or target.isdigit() or target == "-":
         return
-    walk.readonly = False
+    walk.readonly = False  # a write the analysis names: `effects_seen` stays
     if dynamic:
         walk.dangerous.append("a redirection writes to a file only known at run time")
     walk.writes += walk.at(target)

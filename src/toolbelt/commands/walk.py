@@ -42,6 +42,8 @@ class Walk:
     commands: list[Any] = field(default_factory=list)
     dangerous: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    made_dirs: list[str] = field(default_factory=list)
+    """The writes that are directories ``mkdir`` makes (an existing one is left as it is)."""
     reads: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
@@ -49,6 +51,10 @@ class Walk:
     """Text bash evaluates as code where no command is written (``'a[$(…)]'``): no rule for
     the command around it covers it."""
     readonly: bool = True
+    effects_seen: bool = True
+    """Every effect of the command but its reads is a write listed in ``writes``: it runs only
+    programs the analysis models (read-only ones and the known file writers), sets no
+    variable that changes what runs, and takes no file name from data. Read-only implies it."""
     bases: list[str] = field(default_factory=lambda: [""])
     """Every directory relative paths may point to after the ``cd`` commands seen so far
     ("" = the cwd). A ``cd`` may fail (``cd x || true``) or run in a subshell or a pipeline
@@ -73,13 +79,13 @@ class Walk:
             or target == "-"
             or re.fullmatch(r"[+-]\d+", target)
         ):
-            self.readonly = False  # where it goes is only known at run time
+            self.unseen()  # where it goes is only known at run time
             return
         entered = self.at(target)
         self.reads += entered  # what runs after it reads there (git, pwd, grep -r …)
         self.bases = list(dict.fromkeys(self.bases + entered))
         if len(self.bases) > _MAX_BASES:
-            self.readonly = False
+            self.unseen()
             self.bases = self.bases[:_MAX_BASES]
 
     def assign(self, name: str) -> None:
@@ -87,10 +93,18 @@ class Walk:
         if "[" in name:
             self.verdict(*arithmetic_text(name), name)
         if name not in SAFE_VARIABLES and not name.startswith("LC_"):
+            self.unseen()
+
+    def unseen(self, condition: bool = True) -> None:
+        """When ``condition`` holds, the command does something the analysis cannot see into
+        (runs code, takes names from data, changes what runs later): neither read-only nor
+        a command whose only effects are its named writes (``effects_seen``)."""
+        if condition:
             self.readonly = False
+            self.effects_seen = False
 
     def verdict(self, readonly: bool, dangerous: bool, text: str = "") -> None:
-        self.readonly = self.readonly and readonly
+        self.unseen(not readonly)
         if dangerous:
             self.dangerous.append(CODE_REASON)
             self.hidden.append(text or CODE_REASON)
@@ -123,7 +137,7 @@ def expand_word(node: Any, walk: Walk) -> list[tuple[str, bool]]:
     pattern = _pattern(node, walk)
     if _GLOB.search(pattern):
         walk.reads += walk.at(_unescape(pattern))
-        walk.readonly = walk.readonly and not dynamic  # which directory it lists is unknown
+        walk.unseen(dynamic)  # which directory it lists is unknown
     words = _braces(pattern) if "{" in pattern else [pattern]
     if words is None or len(words) > _MAX_WORDS:
         return [(value, True)]

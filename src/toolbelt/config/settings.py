@@ -8,10 +8,11 @@ that order: rule lists and hook lists are concatenated, and the last ``defaultMo
 Unknown top-level keys are tolerated so a whole Claude settings file can be pasted (a key
 neither toolbelt nor Claude Code knows, most likely a misspelling, is warned about with the
 closest known key: ``config.settings_keys``), but the ``permissions``, ``hooks``,
-``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction`` and
-``subagents`` sections and the ``editTool`` key are validated: a file that is not JSON, has the
-wrong shape or holds a malformed rule is a ``SettingsError`` naming the file and the line. A
-silently ignored deny rule is worse than refusing to start. Missing files are fine.
+``webFetch``, ``gitCommit``, ``sandbox``, ``toolSearch``, ``sessions``, ``compaction``,
+``subagents``, ``checkpoints`` and ``lsp`` sections and the ``editTool`` key are validated: a
+file that is not JSON, has the wrong shape or holds a malformed rule is a ``SettingsError``
+naming the file and the line. A silently ignored deny rule is worse than refusing to start.
+Missing files are fine.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import functools
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.files import ConfigFileError, read_config_text
 from toolbelt.config.launch_files import hooks_section_files
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
@@ -126,6 +128,27 @@ class _ToolSearch(BaseModel):
     search: Literal["toolbelt", "provider"] | None = None
 
 
+class _Lsp(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    diagnostics: bool | None = None
+    timeout_ms: int | None = Field(default=None, alias="timeoutMs", ge=100, le=60_000)
+    servers: dict[str, list[str] | Literal[False]] = {}
+
+    @field_validator("servers")
+    @classmethod
+    def _commands(
+        cls, value: dict[str, list[str] | Literal[False]]
+    ) -> dict[str, list[str] | Literal[False]]:
+        for language, command in value.items():
+            if command is not False and (not command or not command[0]):
+                raise ValueError(
+                    f"the server for {language!r} must be a command such as "
+                    '["pyright-langserver", "--stdio"], or false for none'
+                )
+        return value
+
+
 EditTool = Literal["auto", "apply_patch", "edit_file"]
 
 
@@ -149,6 +172,18 @@ class _Subagents(BaseModel):
     max_parallel: int | None = Field(default=None, alias="maxParallel", ge=1, le=16)
 
 
+class _Checkpoints(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    enabled: bool | None = None
+    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
+    max_size_mb: float | None = Field(default=None, alias="maxSizeMB", gt=0)
+    max_file_size_mb: float | None = Field(default=None, alias="maxFileSizeMB", ge=0)
+
+    def given(self) -> bool:
+        return any(v is not None for v in self.model_dump().values())
+
+
 class _SettingsFile(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
 
@@ -161,7 +196,12 @@ class _SettingsFile(BaseModel):
     sessions: _Sessions = Field(default_factory=_Sessions)
     compaction: _Compaction = Field(default_factory=_Compaction)
     subagents: _Subagents = Field(default_factory=_Subagents)
+    checkpoints: _Checkpoints = Field(default_factory=_Checkpoints)
+    lsp: _Lsp = Field(default_factory=_Lsp)
     hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
+    enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
+    disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
+    enable_all_mcpjson: bool | None = Field(default=None, alias="enableAllProjectMcpServers")
 
 
 @dataclass
@@ -211,6 +251,12 @@ class Settings:
     """``toolSearch.form``: the provider's native deferral where it has one, or the proxy."""
     tool_search_search: Literal["toolbelt", "provider"] | None = None
     """``toolSearch.search``: whose search finds deferred tools in the native form."""
+    mcpjson_enabled: list[str] | None = None
+    """``enabledMcpjsonServers``: only these of the workspace's MCP servers start."""
+    mcpjson_disabled: list[str] = field(default_factory=list)
+    """``disabledMcpjsonServers``: these of the workspace's MCP servers never start."""
+    mcpjson_enable_all: bool = False
+    """``enableAllProjectMcpServers``: every workspace server starts despite the list above."""
     edit_tool: EditTool | None = None
     """``editTool``: which edit tools the agent loop offers — ``apply_patch`` (V4A patches),
     ``edit_file`` (string replacement) or ``auto``: patches for GPT-family models, as Codex
@@ -226,6 +272,15 @@ class Settings:
     """``compaction.auto``: False leaves compaction to ``/compact``."""
     subagents_max_parallel: int = 4
     """``subagents.maxParallel``: how many ``task`` subagents run at once."""
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    """``checkpoints``: whether calls leave checkpoints, how long and how much is kept."""
+    lsp_diagnostics: bool | None = None
+    """``lsp.diagnostics``: diagnostics after edits (None: on)."""
+    lsp_timeout: float | None = None
+    """``lsp.timeoutMs``, in seconds: the most an edit's result waits for diagnostics."""
+    lsp_servers: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """``lsp.servers``: language → the server's command, None for none (a workspace's own
+    file may name commands only when it is trusted; it may always turn a server off)."""
 
     def rule_set(self, *, cwd: Path | Callable[[], Path] | None = None) -> RuleSet:
         """The merged rules, ready to evaluate calls (``~/x`` rules use the same home)."""
@@ -265,6 +320,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
         raw, parsed, rules = _load_file(path, text, root)
         merged.files.append(path)
         merged.warnings += unknown_key_warnings(path, raw)
+        _merge_mcpjson_choice(merged, parsed)
         if index > 0 and not merged.trusted:
             merged.bypass_disabled |= parsed.permissions.disable_bypass is not None
             merged.ignored += _loosening(path, raw, parsed, rules)
@@ -273,6 +329,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             _merge_tool_search(merged, parsed.tool_search)
             merged.edit_tool = parsed.edit_tool or merged.edit_tool
             _merge_agent_sections(merged, parsed)
+            _merge_lsp(merged, parsed.lsp, commands=False)
             continue
         for name in LISTS:
             getattr(merged, name).extend(rules[name])
@@ -306,6 +363,8 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
                 merged.sessions_max_age_days = parsed.sessions.max_age_days
             if parsed.sessions.max_total_mb is not None:
                 merged.sessions_max_total_mb = parsed.sessions.max_total_mb
+        merged.checkpoints = _merge_checkpoints(merged.checkpoints, parsed.checkpoints)
+        _merge_lsp(merged, parsed.lsp, commands=True)
     return merged
 
 
@@ -320,6 +379,30 @@ def _merge_agent_sections(merged: Settings, parsed: _SettingsFile) -> None:
         merged.subagents_max_parallel = parsed.subagents.max_parallel
 
 
+def _merge_mcpjson_choice(merged: Settings, parsed: _SettingsFile) -> None:
+    """Which of the workspace's MCP servers start: the lists only narrow what trust allows, so
+    every file may set them (an untrusted workspace's servers do not start anyway)."""
+    if parsed.enabled_mcpjson is not None:
+        merged.mcpjson_enabled = [*(merged.mcpjson_enabled or []), *parsed.enabled_mcpjson]
+    merged.mcpjson_disabled += parsed.disabled_mcpjson
+    if parsed.enable_all_mcpjson is not None:
+        merged.mcpjson_enable_all = parsed.enable_all_mcpjson
+
+
+def _merge_lsp(merged: Settings, section: _Lsp, *, commands: bool) -> None:
+    """``lsp``: without ``commands`` (an untrusted workspace's file) only what turns things
+    off or bounds them; a server command is a program the session would start."""
+    if section.diagnostics is not None and (commands or not section.diagnostics):
+        merged.lsp_diagnostics = section.diagnostics
+    if section.timeout_ms is not None:
+        merged.lsp_timeout = section.timeout_ms / 1000
+    for language, command in section.servers.items():
+        if command is False:
+            merged.lsp_servers[language] = None
+        elif commands:
+            merged.lsp_servers[language] = tuple(command)
+
+
 def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
     """``toolSearch`` only decides which tools a request shows, never what may run, so an
     untrusted workspace's files may set it too."""
@@ -330,6 +413,25 @@ def _merge_tool_search(merged: Settings, section: _ToolSearch) -> None:
         merged.tool_search_context_share = section.context_share
     merged.tool_search_form = section.form or merged.tool_search_form
     merged.tool_search_search = section.search or merged.tool_search_search
+
+
+def _merge_checkpoints(current: CheckpointSettings, section: _Checkpoints) -> CheckpointSettings:
+    """The keys a file sets replace the ones before it (a workspace's own files count only
+    once it is trusted: keeping no history is not the repository's choice to make)."""
+    if not section.given():
+        return current
+    mb = 1024 * 1024
+    return replace(
+        current,
+        enabled=current.enabled if section.enabled is None else section.enabled,
+        max_age_days=section.max_age_days or current.max_age_days,
+        max_size_bytes=int(section.max_size_mb * mb)
+        if section.max_size_mb
+        else current.max_size_bytes,
+        max_file_bytes=current.max_file_bytes
+        if section.max_file_size_mb is None
+        else int(section.max_file_size_mb * mb),
+    )
 
 
 def _loosening(
@@ -346,6 +448,8 @@ def _loosening(
         _count(len(parsed.web_fetch.allow_private_origins), "private origin"),
         "a commit trailer" if parsed.git_commit.trailer is not None else "",
         "sandbox settings" if parsed.sandbox.mode or parsed.sandbox.network else "",
+        "checkpoint settings" if parsed.checkpoints.given() else "",
+        _count(sum(1 for c in parsed.lsp.servers.values() if c), "language server command"),
     ]
     wanted = [part for part in parts if part]
     return [f"{path}: {', '.join(wanted)}"] if wanted else []

@@ -15,7 +15,17 @@ from pathlib import Path
 
 __all__ = ["KNOWN_KEYS", "unknown_key_warnings"]
 
-TOOLBELT_KEYS = ("permissions", "hooks", "webFetch", "gitCommit", "sandbox", "toolSearch")
+TOOLBELT_KEYS = (
+    "permissions",
+    "hooks",
+    "webFetch",
+    "gitCommit",
+    "sandbox",
+    "toolSearch",
+    "enabledMcpjsonServers",
+    "disabledMcpjsonServers",
+    "enableAllProjectMcpServers",
+)
 """The sections toolbelt reads (``config.settings``)."""
 
 CLAUDE_CODE_KEYS = (
@@ -31,11 +41,8 @@ CLAUDE_CODE_KEYS = (
     "deniedMcpServers",
     "allowedMcpServers",
     "disableAllHooks",
-    "disabledMcpjsonServers",
     "editorMode",
     "effortLevel",
-    "enableAllProjectMcpServers",
-    "enabledMcpjsonServers",
     "enabledPlugins",
     "env",
     "extraKnownMarketplaces",

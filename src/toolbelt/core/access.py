@@ -9,7 +9,7 @@ it runs in — is a ``CommandAccess`` of its own, filled by the command analysis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -49,10 +49,11 @@ class AccessKind(StrEnum):
     """Asks the person at the keyboard something."""
 
 
-SandboxProfile = Literal["workspace", "readonly", "git", "unconfined"]
+SandboxProfile = Literal["workspace", "readonly", "create", "git", "unconfined"]
 """Where a command runs: the sandbox's workspace profile (writes inside the workspace only),
-its read-only profile, its git profile (``.git/`` writable but what makes git run programs),
-or outside the sandbox, which the user approved."""
+its read-only profile, its create profile (new files only; with the read-only one, where
+commands that run without a prompt run), its git profile (``.git/`` writable but what makes
+git run programs), or outside the sandbox, which the user approved."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +81,25 @@ class CommandAccess:
     dangerous: tuple[str, ...] = ()
     """Why the command is dangerous (rm, git push, curl | sh ...); such calls always ask."""
     sandboxed: bool = False
-    """The command runs in an OS sandbox with the network off: whatever it is, it can write
-    only inside the workspace (protected paths excepted), so it needs no prompt for that."""
+    """The command may run without a prompt on the sandbox's strength ("the fewer-prompts
+    rule"): it runs in the create profile, where what would have needed a prompt is
+    impossible — it can create files in the workspace but not change or delete any that
+    exist, reads only the system, toolchains and the workspace minus its secrets, and has no
+    network."""
+    asks_because: str = ""
+    """Why the command cannot run without a prompt on the sandbox's strength, worded to follow
+    "runs a command" (`` that the sandbox cannot make safe: …``); "" to say nothing more."""
     outside_sandbox: str | None = None
     """The model asks to run the command unconfined, for this reason: always asks the user,
     and the answer is never remembered."""
     profile: SandboxProfile = "workspace"
     """The sandbox profile the command runs in once approved; the executor hands the approved
     access to the run (``ToolContext.access``), which runs it in the shell of this profile."""
+    prompted_profile: SandboxProfile | None = None
+    """The profile it runs in instead when the person approved it at a prompt (None: the
+    same): a command judged safe to run unasked in a narrow profile (read-only, create) that
+    asked for another reason — ``cat .env`` — runs as the person approved it, in the
+    workspace profile, not where ``.env`` is hidden."""
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -119,6 +131,14 @@ class Access:
     def __post_init__(self) -> None:
         if isinstance(self.command, str):  # a tool that gives just the command's text
             object.__setattr__(self, "command", CommandAccess(self.command))
+
+    def approved_at_prompt(self) -> Access:
+        """This access as it runs once the person approved it at a prompt (a command's
+        ``prompted_profile``)."""
+        command = self.command
+        if command is None or command.prompted_profile is None:
+            return self
+        return replace(self, command=replace(command, profile=command.prompted_profile))
 
     @classmethod
     def none(cls) -> Access:

@@ -20,6 +20,7 @@ from toolbelt.core.errors import PermissionDeniedError
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.permission import (
     Allow,
+    Answer,
     Approval,
     Ask,
     Decision,
@@ -41,11 +42,12 @@ async def authorize(
     requester: PermissionRequester,
     events: EventBus,
     timeout: float,  # noqa: ASYNC109 - how long the user has to answer, not the caller's deadline
-) -> None:
-    """Return when ``decision`` (asking through ``requester`` if need be) lets the call run."""
+) -> Answer | None:
+    """Return when ``decision`` (asking through ``requester`` if need be) lets the call run:
+    the user's approving answer, or None when the call runs without a prompt."""
     match decision:
         case Allow():
-            return
+            return None
         case Deny(reason=reason):
             raise PermissionDeniedError(reason)
         case Ask() as ask:
@@ -73,6 +75,7 @@ async def authorize(
                 )
             if answer.approval in (Approval.SESSION, Approval.ALWAYS) and ask.remember:
                 policy.remember(request, answer)
+            return answer
 
 
 def with_hook(decision: Decision, hook: str | None, reason: str) -> Decision:

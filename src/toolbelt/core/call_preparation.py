@@ -46,7 +46,8 @@ def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) 
     if tool is None:
         known = ", ".join(toolset.names())
         error = UnknownToolError(
-            f"There is no tool named `{call.name}`. Call one of the available tools: {known}."
+            toolset.why_missing(call.name)
+            or f"There is no tool named `{call.name}`. Call one of the available tools: {known}."
         )
         item.failure = results.failure(call, error, "unknown_tool", now)
         return item

@@ -252,7 +252,7 @@ class Executor:
             ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
         )
         decision = with_hook(self.policy.decide(request), pre.decision, pre.reason)
-        await authorize(
+        answer = await authorize(
             request,
             decision,
             policy=self.policy,
@@ -260,7 +260,9 @@ class Executor:
             events=self.events,
             timeout=self.permission_timeout,
         )
-        ctx.access = access  # what was approved is what runs (a command's sandbox profile)
+        # what was approved is what runs (a command's sandbox profile: the one it was judged
+        # safe to run unasked in, or, approved at a prompt, the one the person approved)
+        ctx.access = access if answer is None else access.approved_at_prompt()
         self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
         try:
             output = await tool.run(args, ctx)

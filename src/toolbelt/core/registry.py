@@ -70,6 +70,12 @@ class Toolset(AsyncResource):
                 return tool
         return None
 
+    def why_missing(self, name: str) -> str | None:
+        """Why there is no tool ``name`` though there would be one — its MCP server needs a
+        login, or failed to start — as a sentence for the model; None when it is simply not
+        a tool here. Wrappers ask what they wrap."""
+        return None
+
     def names(self) -> tuple[str, ...]:
         """Tool names in listing order."""
         return tuple(tool.name for tool in self.tools())
@@ -150,6 +156,9 @@ class FilteredToolset(Toolset):
     async def list_tools(self) -> tuple[AnyTool, ...]:
         return tuple(tool for tool in await self._inner.list_tools() if self._predicate(tool))
 
+    def why_missing(self, name: str) -> str | None:
+        return self._inner.why_missing(name)
+
     async def open(self) -> None:
         await self._inner.open()
 
@@ -180,6 +189,10 @@ class CombinedToolset(Toolset):
         for toolset in self._toolsets:
             await toolset.list_tools()
         return self.tools()
+
+    def why_missing(self, name: str) -> str | None:
+        found = (toolset.why_missing(name) for toolset in self._toolsets)
+        return next((why for why in found if why is not None), None)
 
     async def open(self) -> None:
         opened: list[Toolset] = []

@@ -106,13 +106,18 @@ HOME_SECRETS = (
     ".sentryclirc",
     ".pgpass",
     ".my.cnf",
-    # coding agents' own logins, toolbelt's included
+    # coding agents' own logins, toolbelt's included (its MCP logins are in .config/toolbelt,
+    # or wherever XDG_CONFIG_HOME puts it: paths.user_config), and their MCP servers' tokens
     ".config/toolbelt",
     ".claude/.credentials.json",
     ".claude.json",
     ".codex/auth.json",
+    ".codex/.credentials.json",
     ".gemini/oauth_creds.json",
     ".gemini/google_accounts.json",
+    ".gemini/mcp-oauth-tokens.json",
+    ".local/share/opencode/mcp-auth.json",
+    ".mcp-auth",
     # browser profiles (cookies, saved logins) and shell and REPL histories (pasted tokens)
     ".mozilla",
     ".config/google-chrome",

@@ -59,6 +59,9 @@ class _Lease(Toolset):
     def get(self, name: str) -> Tool[Any] | None:
         return self._shared.inner.get(name)
 
+    def why_missing(self, name: str) -> str | None:
+        return self._shared.inner.why_missing(name)
+
     async def list_tools(self) -> tuple[AnyTool, ...]:
         return await self._shared.inner.list_tools()
 

@@ -26,7 +26,7 @@ from toolbelt.core.errors import StrictJsonError
 __all__ = ["StrictJsonError", "strict_loads"]
 
 
-def strict_loads(text: str | bytes) -> Any:
+def strict_loads(text: str | bytes | bytearray) -> Any:
     """Parse ``text``; raise ``json.JSONDecodeError`` or ``StrictJsonError``."""
     try:
         value = json.loads(
@@ -39,11 +39,11 @@ def strict_loads(text: str | bytes) -> Any:
     return value
 
 
-def _may_hold_surrogate(text: str | bytes) -> bool:
+def _may_hold_surrogate(text: str | bytes | bytearray) -> bool:
     """Whether parsed ``text`` may hold a lone surrogate: it has a ``\\uD800``–``\\uDFFF``
     escape, or (a ``str``) non-ASCII characters. Raw surrogates in bytes are invalid UTF-8,
     which ``json.loads`` already refuses."""
-    if isinstance(text, bytes):
+    if isinstance(text, bytes | bytearray):
         return _SURROGATE_ESCAPE_BYTES.search(text) is not None
     return not text.isascii() or _SURROGATE_ESCAPE.search(text) is not None
 

@@ -30,9 +30,8 @@ _last_sweep: dict[Path, float] = {}
 def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None) -> bool:
     """Replace ``name`` in the directory ``dir_fd`` with ``data``; True if it was created.
 
-    A replaced file keeps its mode bits; a created one gets ``mode`` when given (a file put
-    back or moved), else the default under the umask.
-    """
+    The new file takes ``mode`` when given (an undo restoring a file's own bits, a moved file
+    keeping its source's), else the old file's mode bits, else the umask's default."""
     try:
         old_mode: int | None = stat.S_IMODE(
             os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
@@ -48,8 +47,9 @@ def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
-        fresh = mode if mode is not None else 0o666 & ~_umask()
-        os.fchmod(fd, old_mode if old_mode is not None else fresh)
+        if mode is None:
+            mode = old_mode if old_mode is not None else 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         os.close(fd)
         fd = -1
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

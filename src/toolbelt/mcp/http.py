@@ -38,6 +38,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.registry import Toolset
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.allocator import LARGE_BODY, give_back
 from toolbelt.mcp.envelope import InvalidMessage, check_message, encode_message
 from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
@@ -62,6 +63,10 @@ if TYPE_CHECKING:
 __all__ = ["HttpOptions", "Stopping", "build_app"]
 
 SESSION_HEADER = "mcp-session-id"
+UNKNOWN_SESSION = (
+    "Unknown Mcp-Session-Id: the session expired or was deleted, and what it held (its shell, "
+    "todo list, read files and jobs) is gone; initialize a new session."
+)
 KEEPALIVE = 1.0
 QUICK_ANSWER = 0.02
 """A call answered this fast (no progress, no question first) gets a plain JSON response,
@@ -153,6 +158,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
     """The ASGI application (starlette), imported only when HTTP is asked for; ``stopping``
     is how the server running it says it began to stop."""
     from starlette.applications import Starlette
+    from starlette.background import BackgroundTask
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
@@ -184,7 +190,9 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
                 mcp_servers=shared[0] if shared else None,
             ),
         )
-        server = McpServer(open_runtime, outbox, observer=metrics, idempotent=idempotent)
+        server = McpServer(
+            open_runtime, outbox, stateless=stateless, observer=metrics, idempotent=idempotent
+        )
         await server.runtime.open()  # closed with the session (``McpServer.aclose``)
         return server
 
@@ -246,9 +254,17 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         if not tables or stopping.began:
             return _error_response(None, -32000, "The server is stopping.", 503)
         activity.seen()
-        table = tables[0]
+        received = _Received()
+        response = await _answer_post(request, tables[0], received)
+        if received.size >= LARGE_BODY:  # its memory is free once answered: give it back
+            response.background = BackgroundTask(give_back)
+        return response
+
+    async def _answer_post(request: Request, table: SessionTable, received: _Received) -> Response:
         try:
-            message = check_message(strict_loads(await _read_body(request, limits)))
+            body = await _read_body(request, limits, received)
+            message = check_message(strict_loads(body))
+            del body
         except _BodyError as exc:
             return _error_response(None, -32600, str(exc), exc.status)
         except InvalidMessage as exc:  # checked before any handler runs: nothing else happens
@@ -259,7 +275,10 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         try:
             if method == "initialize":
                 return await _initialize(table, message)
-            session = table.sessions.get(request.headers.get(SESSION_HEADER, ""))
+            named = request.headers.get(SESSION_HEADER)
+            session = table.sessions.get(named) if named is not None else None
+            if named is not None and session is None:  # expired or deleted: never stateless
+                return _error_response(request_id, -32001, UNKNOWN_SESSION, 404)
             if session is None and _modern(request, message):
                 session = await table.stateless()
             if session is None:
@@ -281,7 +300,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         if method == "notifications/cancelled":  # the client's id, translated to the call's key
             key = session.key_of(params.get("requestId"))
             if key is not None:
-                session.server.cancel(key)
+                table.cancel(session, key)
             return Response(status_code=202)
         if method is None or request_id is None:  # a response to our request, or a notification
             await session.server.handle(message, table.group)
@@ -332,7 +351,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         closed = tables and await tables[0].close(request.headers.get(SESSION_HEADER, ""))
         if not closed:
             return PlainTextResponse("Unknown or missing Mcp-Session-Id", status_code=404)
-        return Response(status_code=204)
+        return Response(status_code=204, background=BackgroundTask(give_back))
 
     return Starlette(
         routes=[
@@ -347,22 +366,28 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
     )
 
 
-async def _read_body(request: Request, limits: Limits) -> bytes:
-    """The request body, at most ``limits.max_body`` bytes within ``limits.request_timeout``."""
+@dataclass
+class _Received:
+    size: int = 0
+    """Bytes of the request body read so far."""
+
+
+async def _read_body(request: Request, limits: Limits, received: _Received) -> bytearray:
+    """The request body, at most ``limits.max_body`` bytes within ``limits.request_timeout``,
+    read into one buffer (not a list of chunks joined at the end: twice the body at once)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limits.max_body:
         raise _BodyError(413, f"The request body is over {limits.max_body} bytes.")
-    chunks: list[bytes] = []
-    size = 0
+    body = bytearray()
     with anyio.move_on_after(limits.request_timeout) as scope:
         async for chunk in request.stream():
-            size += len(chunk)
-            if size > limits.max_body:
+            received.size += len(chunk)
+            if received.size > limits.max_body:
                 raise _BodyError(413, f"The request body is over {limits.max_body} bytes.")
-            chunks.append(chunk)
+            body += chunk
     if scope.cancelled_caught:
         raise _BodyError(408, f"The request body took over {limits.request_timeout:g} s.")
-    return b"".join(chunks)
+    return body
 
 
 def _takes_json(request: Request) -> bool:

@@ -5,7 +5,12 @@ JSON-RPC ids are unique per client, not per server, so the server never sees the
 reports progress and is cancelled, and one ``InFlight`` record per key holds the stream its
 answer goes to and the id the client chose, which the answer carries again on the way out.
 Two clients using the same id — as every fresh client does — can no longer see, answer or
-cancel each other's calls.
+cancel each other's calls. A 2025-11-25 client names its calls by its own ids within its
+session; stateless clients share one session and have no identity, so a
+``notifications/cancelled`` there names nothing (``key_of``): such a call is cancelled only by
+closing its own request's stream, which no other client can do. A cancelled call's stream
+ends at once (``cancel``), so it neither holds a ``max_inflight`` slot nor keeps its session
+from expiring while nothing runs.
 
 A 2025-11-25 session (``initialize``) has its own toolbelt ``Session``: shell, read tracker,
 todo list and background jobs. 2026-07-28 requests carry no session, so they share one
@@ -32,6 +37,7 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from toolbelt.mcp.allocator import give_back
 from toolbelt.mcp.server import McpServer, Outbox, Outgoing
 
 __all__ = ["Busy", "HttpSession", "InFlight", "Limits", "SessionTable"]
@@ -75,9 +81,14 @@ class HttpSession:
     last_active: float = field(default_factory=time.monotonic)
     router: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     """Scope of the task that routes the server's messages; cancelled when the session ends."""
+    shared: bool = False
+    """The stateless session every 2026-07-28 request shares (its clients have no identity)."""
 
     def key_of(self, client_id: Any) -> str | None:
-        """The server key of this session's call that its client knows as ``client_id``."""
+        """The server key of this session's call that its client knows as ``client_id``;
+        always None in the shared session, where every client's ids start at 1."""
+        if self.shared:
+            return None
         for key, call in self.inflight.items():
             if call.client_id == client_id:
                 return key
@@ -145,7 +156,7 @@ class SessionTable:
             raise Busy("The server is stopping.")
         if shared:
             server.requester.session_approvals = False  # no client identity to remember it for
-        opened = HttpSession(server, receive)
+        opened = HttpSession(server, receive, shared=shared)
         self.group.start_soon(_route, opened)
         return opened
 
@@ -165,6 +176,15 @@ class SessionTable:
     def end(self, session: HttpSession, key: str) -> None:
         """Forget a call whose stream has ended."""
         session.inflight.pop(key, None)
+        session.last_active = time.monotonic()
+
+    def cancel(self, session: HttpSession, key: str) -> None:
+        """Cancel a call and end its stream now: it gets no answer (the client cancelled it),
+        and its slot is free at once, while its processes are still being ended."""
+        session.server.cancel(key)
+        call = session.inflight.pop(key, None)
+        if call is not None:
+            call.channel.close()
         session.last_active = time.monotonic()
 
     @property
@@ -204,9 +224,15 @@ class SessionTable:
         while True:
             await anyio.sleep(period)
             deadline = time.monotonic() - self.limits.idle_timeout
-            for session_id, session in list(self.sessions.items()):
-                if not session.inflight and session.last_active < deadline:
-                    await self.close(session_id)
+            expired = [
+                session_id
+                for session_id, session in self.sessions.items()
+                if not session.inflight and session.last_active < deadline
+            ]
+            for session_id in expired:
+                await self.close(session_id)
+            if expired:  # what they held is free: give it back to the system
+                await give_back()
 
 
 async def _close(session: HttpSession) -> None:
@@ -223,8 +249,11 @@ async def _route(session: HttpSession) -> None:
     """Deliver each outgoing message to the stream of the call it belongs to."""
     with session.router:
         async for message, route in session.outbox:
-            call = session.inflight.get(str(route)) if route is not None else None
-            target = call.channel if call is not None else session.general
+            if route is None:
+                target = session.general
+            else:  # a call's message; dropped once its stream has ended (it was cancelled)
+                call = session.inflight.get(str(route))
+                target = call.channel if call is not None else None
             if target is not None:
                 try:
                     target.send_nowait(message)

@@ -27,6 +27,7 @@ from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.user import UserChannel
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
+from toolbelt.mcp.eras import in_era, is_modern
 from toolbelt.mcp.idempotency import IdempotentCalls, KeyReused, idempotency_key
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
@@ -101,10 +102,13 @@ class McpServer:
         open_runtime: OpenRuntime,
         outbox: Outbox,
         *,
+        stateless: bool = False,
         observer: CallObserver | None = None,
         idempotent: IdempotentCalls | None = None,
     ) -> None:
         self._outbox = outbox
+        self.stateless = stateless
+        """Every request is of the 2026-07-28 era (the HTTP door's shared stateless server)."""
         self._observer = observer
         self._idempotent = idempotent
         """Keyed calls' answers, shared by the server's sessions (None: keys are ignored)."""
@@ -177,7 +181,8 @@ class McpServer:
             return {"jsonrpc": "2.0", "id": request_id, "error": exc.error}
         except Exception as exc:  # one request fails, the server goes on
             return internal_error_reply(request_id, method, exc)
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+        modern = is_modern(method, params, stateless=self.stateless)
+        return {"jsonrpc": "2.0", "id": request_id, "result": in_era(result, modern=modern)}
 
     def _immediate(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method == "initialize":
@@ -283,10 +288,12 @@ class McpServer:
             self._inflight.pop(call.call_id, None)
         if call.scope.cancelled_caught:
             return  # a cancelled request gets no response
+        modern = call.modern is not None or self.stateless
         if replayed is not None:  # a retry: the first run's answer, under this request's id
             if state is not None:
                 state[0] = "replayed"
-            await self._send({"jsonrpc": "2.0", "id": request_id, "result": replayed}, request_id)
+            result_now = in_era(replayed, modern=modern)
+            await self._send({"jsonrpc": "2.0", "id": request_id, "result": result_now}, request_id)
             return
         if state is not None:
             state[0] = result.state.value
@@ -298,12 +305,13 @@ class McpServer:
             await self._log("info", text, log_level, request_id)
         if self._list_changes and loaded_more(result):  # the client lists the loaded tools
             await self._send(list_changed_message(), request_id)
-        answer = call_result(result)
+        answer = call_result(result)  # kept in the modern form: a retry may be of either era
         if claim is not None and claim[0]:
             assert self._idempotent is not None
             assert key is not None
             self._idempotent.finish(key, answer)
-        await self._send({"jsonrpc": "2.0", "id": request_id, "result": answer}, request_id)
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": in_era(answer, modern=modern)}
+        await self._send(reply, request_id)
 
     async def _first_answer(self, key: str, fingerprint: tuple[str, str]) -> dict[str, Any] | None:
         """The answer of the call first run under ``key``, waiting while it runs; None when

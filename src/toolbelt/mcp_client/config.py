@@ -11,11 +11,23 @@ settings' one. In a trusted workspace, an entry that changed since the user trus
 always applies; a later file's entry replaces an earlier one of the same name.
 
 ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``, ``cwd``,
-``url`` and ``headers``, so secrets stay in the environment. Beyond Claude Code's keys an entry
-may say ``"startup": "eager"`` (start when the runtime opens rather than when its tools are
-first listed), ``"startupTimeout"`` (seconds to initialize and list, default 30) and
-``"timeout"`` (seconds a tool call may take, default 300). This module reads
-JSON only: nothing here imports the MCP SDK, so a workspace without servers pays nothing.
+``url``, ``headers`` and ``oauth``, so secrets stay in the environment. Claude Code's whole
+entry is read: ``oauth`` (``oauth_config``), ``headersHelper`` (a command printing a JSON
+object of headers, run at each connection: it starts a program, so it is pinned with the
+entry like a stdio ``command``) and ``disabled``. Beyond those an entry may say ``"startup":
+"eager"`` (start when the runtime opens rather than when its tools are first listed),
+``"startupTimeout"`` (seconds to initialize and list, default 30), ``"timeout"`` (seconds a
+tool call may take, default 300) and ``"maxOutputTokens"`` (what one result may show the
+model; default ``MAX_MCP_OUTPUT_TOKENS`` from the environment, Claude Code's variable, else
+30,000 characters, a bash command's cap).
+
+One broken entry is skipped with a warning naming the file and the key, and the file's other
+entries load; a key toolbelt does not know is ignored with a warning (Claude Code adds keys
+faster than anyone follows); a key of the other transport (``url`` on a stdio entry) is a
+mistake that skips the entry. Settings choose among a workspace's servers as Claude Code's do:
+``disabledMcpjsonServers`` are never started, and when ``enabledMcpjsonServers`` is given only
+those are (unless ``enableAllProjectMcpServers``). This module reads JSON only: nothing here
+imports the MCP SDK, so a workspace without servers pays nothing.
 """
 
 from __future__ import annotations
@@ -23,25 +35,53 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from toolbelt.config.files import ConfigFileError, load_json_config
-from toolbelt.config.launch_files import named_files
+from toolbelt.config.launch_files import hook_files, named_files
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
+from toolbelt.config.settings import Settings
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.errors import SettingsError
+from toolbelt.mcp_client.oauth_config import OAuthSettings, parse_oauth
 
-__all__ = ["McpConfig", "ServerConfig", "load_mcp_config", "mcp_config_files"]
+__all__ = [
+    "McpConfig",
+    "ServerChoice",
+    "ServerConfig",
+    "check_entry",
+    "load_mcp_config",
+    "mcp_config_files",
+    "output_cap",
+    "server_choice",
+]
 
 Transport = Literal["stdio", "http", "sse"]
 DEFAULT_CALL_TIMEOUT = 300.0
 DEFAULT_START_TIMEOUT = 30.0
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_STDIO_KEYS = {"type", "command", "args", "env", "cwd", "startup", "timeout", "startupTimeout"}
-_URL_KEYS = {"type", "url", "headers", "startup", "timeout", "startupTimeout"}
+_COMMON_KEYS = {"type", "startup", "timeout", "startupTimeout", "disabled", "maxOutputTokens"}
+_STDIO_KEYS = _COMMON_KEYS | {"command", "args", "env", "cwd"}
+_URL_KEYS = _COMMON_KEYS | {"url", "headers", "headersHelper", "oauth"}
+DEFAULT_OUTPUT_CHARACTERS = 30_000
+"""What one result shows the model unless told otherwise: a bash command's cap."""
+CHARACTERS_PER_TOKEN = 4
+"""toolbelt's estimate everywhere (UTF-8 bytes / 4): a token cap becomes a character cap."""
+
+
+def output_cap(tokens: int | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """The characters one MCP result may show the model: ``tokens`` (an entry's
+    ``maxOutputTokens``) or ``MAX_MCP_OUTPUT_TOKENS`` at 4 characters a token, else 30,000."""
+    if tokens is None:
+        env = os.environ if environ is None else environ
+        text = env.get("MAX_MCP_OUTPUT_TOKENS", "").strip()
+        if not text.isdigit() or int(text) == 0:
+            return DEFAULT_OUTPUT_CHARACTERS
+        tokens = int(text)
+    return tokens * CHARACTERS_PER_TOKEN
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +100,32 @@ class ServerConfig:
     eager: bool = False
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     start_timeout: float = DEFAULT_START_TIMEOUT
+    oauth: OAuthSettings | None = field(default_factory=OAuthSettings)
+    """How to log in when the server asks (None: ``"oauth": false``, never)."""
+    headers_helper: str | None = None
+    """A shell command printing a JSON object of headers, run at each connection in ``cwd``."""
+    output_tokens: int | None = None
+    """``maxOutputTokens``: what one result may show the model (None: ``output_cap``'s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerChoice:
+    """What the settings say about a workspace's servers (Claude Code's keys)."""
+
+    enabled: tuple[str, ...] | None = None
+    """``enabledMcpjsonServers``: only these start (None: no such list)."""
+    disabled: tuple[str, ...] = ()
+    """``disabledMcpjsonServers``: these never start."""
+    enable_all: bool = False
+    """``enableAllProjectMcpServers``: every server starts, whatever ``enabled`` says."""
+
+    def why_off(self, name: str) -> str | None:
+        """Why the workspace's server ``name`` is turned off by the settings, or None."""
+        if name in self.disabled:
+            return "it is in `disabledMcpjsonServers` in your settings"
+        if self.enabled is not None and not self.enable_all and name not in self.enabled:
+            return "it is not in `enabledMcpjsonServers` in your settings"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +139,10 @@ class McpConfig:
     """(file, server name, what changed: "" for the entry, else `` (its file …)``)."""
     root: Path | None = None
     warnings: tuple[str, ...] = ()
-    """The files that could not be read or hold a malformed entry, one sentence each: their
-    servers are left out, the rest works (as Claude Code does with a broken file)."""
+    """The files that could not be read, the entries that are malformed (left out, the rest
+    works, as Claude Code does) and the keys ignored, one sentence each."""
+    disabled: tuple[tuple[Path, str, str], ...] = ()
+    """(file, server name, why): entries turned off (``disabled``, or the settings)."""
 
     @property
     def notice(self) -> str | None:
@@ -91,6 +159,16 @@ class McpConfig:
             "(they would run programs it names). Trust it with `toolbelt trust` (or "
             "`--trust-workspace` for one run)."
         )
+
+
+def server_choice(settings: Settings) -> ServerChoice:
+    """The settings' selection among the workspace's servers."""
+    enabled = settings.mcpjson_enabled
+    return ServerChoice(
+        tuple(enabled) if enabled is not None else None,
+        tuple(settings.mcpjson_disabled),
+        settings.mcpjson_enable_all,
+    )
 
 
 def project_dir_variables(root: Path) -> dict[str, str]:
@@ -116,10 +194,13 @@ def load_mcp_config(
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
     approved: Mapping[str, LaunchPin] | None = None,
+    choice: ServerChoice | None = None,
 ) -> McpConfig:
-    """Read every MCP configuration file that exists. One that is malformed is left out whole
-    with a warning naming the file and the key (``McpConfig.warnings``): a broken file must not
-    stop the built-in tools, and a server dropped is never dropped silently.
+    """Read every MCP configuration file that exists. A file that is not JSON of the right
+    shape is left out whole, a malformed entry alone, each with a warning naming the file and
+    the key (``McpConfig.warnings``): a broken file must not stop the built-in tools, and a
+    server dropped is never dropped silently. ``choice``: the settings' selection among the
+    workspace's servers.
 
     ``approved`` holds the pins stored when the workspace was trusted (``Settings.approved``);
     a workspace entry that does not match its pin is left out, and so is an earlier entry of
@@ -130,6 +211,8 @@ def load_mcp_config(
     ignored: list[Path] = []
     changed: list[tuple[Path, str, str]] = []
     broken: list[str] = []
+    disabled: list[tuple[Path, str, str]] = []
+    choice = choice or ServerChoice()
     for index, path in enumerate(mcp_config_files(root, home=home)):
         if index > 0 and not trusted:
             # Not even parsed: its content is ignored, so nothing in it (a malformed entry, a
@@ -138,7 +221,7 @@ def load_mcp_config(
                 ignored.append(path)
             continue
         try:
-            loaded = _load_file(path, env, root if index else user_home, root)
+            loaded = _load_file(path, env, root if index else user_home, root, broken)
         except SettingsError as exc:  # the other files' servers and the built-ins still work
             why = str(exc).rstrip(".")
             broken.append(f"{why}; its MCP servers were skipped until it is fixed.")
@@ -152,27 +235,68 @@ def load_mcp_config(
                 changed.append((path, name, what))
                 servers.pop(name, None)
                 continue
+            off = "its entry says `disabled`" if raw.get("disabled") is True else None
+            if off is None and index > 0:
+                off = choice.why_off(name)
+            if off is not None:
+                disabled.append((path, name, off))
+                servers.pop(name, None)
+                continue
             servers[name] = server
-    return McpConfig(tuple(servers.values()), tuple(ignored), tuple(changed), root, tuple(broken))
+    return McpConfig(
+        tuple(servers.values()),
+        tuple(ignored),
+        tuple(changed),
+        root,
+        tuple(broken),
+        tuple(disabled),
+    )
 
 
 def _load_file(
-    path: Path, env: Mapping[str, str], directory: Path, root: Path
+    path: Path, env: Mapping[str, str], directory: Path, root: Path, warnings: list[str]
 ) -> dict[str, tuple[Any, ServerConfig]]:
     """Every entry of ``path`` (none if it does not exist), as written and as it would start
-    (in ``directory`` unless it names its own ``cwd``); ``SettingsError`` for the first
-    malformed part, so a broken file contributes nothing rather than some of its servers."""
+    (in ``directory`` unless it names its own ``cwd``); ``SettingsError`` when the file is not
+    a JSON object of entries. A malformed entry is left out, and what was wrong or ignored
+    goes to ``warnings``."""
     try:
         data = load_json_config(path)
     except ConfigFileError as exc:
         raise SettingsError(str(exc)) from exc
     if data is None:
         return {}
-    return {
+    loaded: dict[str, tuple[Any, ServerConfig]] = {}
+    for name, raw in _entries(path, data).items():
+        try:
+            server = _server(path, name, raw, env, warnings.append)
+        except SettingsError as exc:
+            why = str(exc).rstrip(".")
+            warnings.append(f"{why}; the MCP server `{name}` was skipped until it is fixed.")
+            continue
         # the user's own servers start in their home, the workspace's in the workspace
-        name: (raw, _started_in(_server(path, name, raw, env), directory, root))
-        for name, raw in _entries(path, data).items()
-    }
+        loaded[name] = (raw, _started_in(server, directory, root))
+    return loaded
+
+
+class _AnyVariable(dict[str, str]):
+    """An environment in which every variable is set (to check an entry's shape alone)."""
+
+    def get(self, key: str, default: Any = None) -> str:
+        return "x"
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def check_entry(path: Path, name: str, raw: Any) -> list[str]:
+    """``SettingsError`` if ``raw`` would not load as ``mcpServers.NAME`` of ``path`` (its
+    variables need not be set yet); the warnings it would draw."""
+    if not name or len(name) > 64:
+        raise SettingsError(f"{path}: `mcpServers.{name}`: a server name has 1 to 64 characters.")
+    warnings: list[str] = []
+    _server(path, name, raw, _AnyVariable(), warnings.append)
+    return warnings
 
 
 def entry_files(
@@ -183,16 +307,19 @@ def entry_files(
     reports why)."""
     env = {**(os.environ if environ is None else environ), **project_dir_variables(root)}
     try:
-        server = _started_in(_server(path, name, raw, env), root, root)
+        server = _started_in(_server(path, name, raw, env, lambda _: None), root, root)
     except SettingsError:
         return []
     return server_files(server, root)
 
 
 def server_files(server: ServerConfig, root: Path) -> list[Path]:
-    """The workspace files a stdio server's command line names (``config.launch_files``)."""
+    """The workspace files a stdio server's command line, or a remote server's
+    ``headersHelper``, names (``config.launch_files``)."""
     if server.transport != "stdio":
-        return []
+        if server.headers_helper is None:
+            return []
+        return hook_files(server.headers_helper, Path(server.cwd or root))
     path = server.env.get("PATH", os.environ.get("PATH"))
     argv = [server.command, *server.args]
     return named_files(argv, Path(server.cwd or root), root, path)
@@ -207,7 +334,8 @@ def _started_in(server: ServerConfig, directory: Path, root: Path) -> ServerConf
     from ``${TOOLBELT_PROJECT_DIR}`` in its ``args``, ``env`` or ``cwd`` (set for it, as for
     hooks, together with ``CLAUDE_PROJECT_DIR``)."""
     if server.transport != "stdio":
-        return server
+        helper = server.headers_helper is not None
+        return replace(server, cwd=str(directory)) if helper else server
     env = {**project_dir_variables(root), **server.env}
     return replace(server, cwd=server.cwd or str(directory), env=env)
 
@@ -226,26 +354,41 @@ def _entries(path: Path, data: Any) -> dict[str, Any]:
     return servers
 
 
-def _server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> ServerConfig:
+def _server(
+    path: Path, name: str, raw: Any, env: Mapping[str, str], warn: Callable[[str], None]
+) -> ServerConfig:
     where = f"{path}: `mcpServers.{name}"
     if not isinstance(raw, dict):
         raise SettingsError(f"{where}` must be an object (with `command`, or `type` and `url`).")
     kind = raw.get("type", "stdio" if "command" in raw else None)
+    if kind == "streamable-http":  # another spelling of http (VS Code, some servers' docs)
+        kind = "http"
     if kind not in ("stdio", "http", "sse"):
         raise SettingsError(
             f'{where}.type` must be "stdio", "http" or "sse" (or give `command`), not {kind!r}.'
         )
     allowed = _STDIO_KEYS if kind == "stdio" else _URL_KEYS
     for key in raw:
-        if key not in allowed:
+        if key in allowed:
+            continue
+        if key in _STDIO_KEYS | _URL_KEYS:  # the other transport's: the entry is confused
             raise SettingsError(f"{where}.{key}` is not a key of a {kind} server; remove it.")
+        warn(f"{where}.{key}` is not a key toolbelt knows, so it was ignored.")
     startup = raw.get("startup", "lazy")
     if startup not in ("lazy", "eager"):
         raise SettingsError(f'{where}.startup` must be "lazy" or "eager", not {startup!r}.')
+    if not isinstance(raw.get("disabled", False), bool):
+        raise SettingsError(f"{where}.disabled` must be true or false.")
+    tokens = raw.get("maxOutputTokens")
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1
+    ):
+        raise SettingsError(f"{where}.maxOutputTokens` must be a positive whole number.")
     common: dict[str, Any] = {
         "eager": startup == "eager",
         "call_timeout": _seconds(where, raw, "timeout", DEFAULT_CALL_TIMEOUT),
         "start_timeout": _seconds(where, raw, "startupTimeout", DEFAULT_START_TIMEOUT),
+        "output_tokens": tokens,
     }
     if kind == "stdio":
         command = _string(where, raw, "command", env, required=True)
@@ -267,7 +410,20 @@ def _server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> ServerCo
     if not url.startswith(("http://", "https://")):
         raise SettingsError(f"{where}.url` must be an http:// or https:// URL, not {url!r}.")
     headers = _mapping(where, raw, "headers", env)
-    return ServerConfig(name, path, kind, url=url, headers=headers, **common)
+    helper = raw.get("headersHelper")
+    if helper is not None and (not isinstance(helper, str) or not helper.strip()):
+        raise SettingsError(f"{where}.headersHelper` must be a command line, a non-empty string.")
+    oauth = parse_oauth(where, raw.get("oauth"), lambda at, text: _expand(at, text, env), warn)
+    return ServerConfig(
+        name,
+        path,
+        kind,
+        url=url,
+        headers=headers,
+        oauth=oauth,
+        headers_helper=helper,
+        **common,
+    )
 
 
 def _string(

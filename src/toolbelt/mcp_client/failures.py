@@ -9,12 +9,15 @@ stderr when there are some) and what to do instead, the same way wherever it sur
 
 from __future__ import annotations
 
+from mcp.client.auth import OAuthFlowError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from toolbelt.core.errors import ConnectionLostError, ToolError
 from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.headers_helper import HeadersHelperError
 from toolbelt.mcp_client.http_limits import TOO_LARGE
+from toolbelt.mcp_client.sse_guard import PARSE_ERROR, UNREADABLE
 from toolbelt.mcp_client.stdio import StdioConnection
 
 __all__ = [
@@ -31,19 +34,38 @@ __all__ = [
 
 
 def describe_exit(
-    config: ServerConfig, stdio: StdioConnection | None, exc: BaseException | None
+    config: ServerConfig,
+    stdio: StdioConnection | None,
+    exc: BaseException | None,
+    refusal: str | None = None,
 ) -> str:
     """Why the server is gone or could not start, as a clause ("it exited ...", "cannot run
-    `cmd`: ..."); ``exc`` is what its connection raised, if anything."""
+    `cmd`: ..."); ``exc`` is what its connection raised, if anything; ``refusal``: what a
+    remote server last answered its endpoint with ("it answered 401 Unauthorized")."""
     if stdio is not None and stdio.problem:
         return f"it {stdio.problem} and was disconnected"
     if isinstance(exc, OSError) and config.transport == "stdio":
         return f"cannot run `{config.command}`: {exc.strerror or exc}"
+    if isinstance(exc, HeadersHelperError):
+        return str(exc)
+    if isinstance(exc, OAuthFlowError):  # the SDK's login flow: its reason is the news
+        return f"the OAuth flow stopped: {exc}"
+    if refusal is not None:
+        return refusal + _refusal_advice(config, refusal)
     first_line = str(exc).strip().split("\n", 1)[0]
     parts = [f"{type(exc).__name__}: {first_line}" if exc is not None else "the server went away"]
     if stdio is not None and stdio.stderr_tail:
         parts.append(f"its last output on stderr: {stdio.stderr_tail[-400:]!r}")
     return "; ".join(parts)
+
+
+def _refusal_advice(config: ServerConfig, refusal: str) -> str:
+    """What to do about a remote server's refusal."""
+    if " 401 " not in refusal + " " and " 403 " not in refusal + " ":
+        return ""
+    if config.oauth is None:
+        return " (OAuth is off for it: give it credentials in `headers` or `headersHelper`)"
+    return " (check its credentials)"
 
 
 def first_error(exc: BaseException) -> BaseException:
@@ -95,6 +117,13 @@ def refused(server: str, remote: str, exc: MCPError) -> ToolError:
             f"The MCP server `{server}` {TOO_LARGE}, as its answer to "
             f"`{remote}`, so it was dropped; ask it for less (a narrower query or a "
             "smaller page)."
+        )
+    if exc.error.code == PARSE_ERROR:  # an answer it could not read (``sse_guard``)
+        cause = str(exc).removeprefix(UNREADABLE).strip()
+        cause = cause[1:-1] if cause.startswith("(") and cause.endswith(")") else cause
+        return ToolError(
+            f"The MCP server `{server}` answered `{remote}` with a message toolbelt cannot "
+            f"read ({cause}), so the call failed; try again, or continue without it."
         )
     return ToolError(f"The MCP server `{server}` refused `{remote}`: {exc}.")
 

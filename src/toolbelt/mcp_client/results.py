@@ -6,9 +6,12 @@ reads back from a tool) is described by its type and size, a resource link by it
 name. ``structuredContent`` is kept as the structured result (an object as it is, any other
 JSON value under ``value``).
 
-The model sees at most as much text as a bash command's output: past ``DEFAULT_CAP``
-characters the text goes through ``shell.output.OutputBuffer`` (head, tail, and the whole of it
-in a private spill file the note names), so a chatty server cannot fill the context.
+The model sees at most ``cap`` characters — as much as a bash command's output unless
+``MAX_MCP_OUTPUT_TOKENS`` or the entry's ``maxOutputTokens`` says otherwise
+(``config.output_cap``): past it the text goes through ``shell.output.OutputBuffer`` (head,
+tail, and the whole of it in a private spill file the note names), so a chatty server cannot
+fill the context; and at most ``image_cap.MAX_IMAGES`` images of ``MAX_IMAGE_BYTES`` in all,
+the others saved in the spill directory and described.
 """
 
 from __future__ import annotations
@@ -21,19 +24,22 @@ import mcp_types as types
 
 from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.wording import counted
+from toolbelt.mcp_client.image_cap import capped_images
 from toolbelt.shell.output import DEFAULT_CAP, OutputBuffer, spill_dir
 
 __all__ = ["output_from_result"]
 
 
 def output_from_result(
-    result: types.CallToolResult, *, session_id: str, call_id: str
+    result: types.CallToolResult, *, session_id: str, call_id: str, cap: int = DEFAULT_CAP
 ) -> ToolOutput:
-    """Our output for ``result``; long text is capped and spilled per session and call."""
+    """Our output for ``result``; text past ``cap`` characters is cut and spilled per session
+    and call."""
     blocks: list[ContentBlock] = []
     for block in result.content:
         blocks.append(_block(block))
-    blocks = _capped(blocks, session_id, call_id)
+    blocks = capped_images(blocks, spill_dir(session_id) / f"mcp-{_safe(call_id)}-images")
+    blocks = _capped(blocks, session_id, call_id, cap)
     structured = _structured(result.structured_content)
     if not blocks and structured is None:
         blocks = [TextBlock("(the tool returned no content)")]
@@ -68,13 +74,15 @@ def _decoded_size(data: str) -> str:
         return "unreadable base64"
 
 
-def _capped(blocks: list[ContentBlock], session_id: str, call_id: str) -> list[ContentBlock]:
-    """The blocks, with their text held to what a bash command's output may show."""
+def _capped(
+    blocks: list[ContentBlock], session_id: str, call_id: str, cap: int
+) -> list[ContentBlock]:
+    """The blocks, with their text held to ``cap`` characters."""
     total = sum(len(block.text) for block in blocks if isinstance(block, TextBlock))
-    if total <= DEFAULT_CAP:
+    if total <= cap:
         return blocks
     path = spill_dir(session_id) / f"mcp-{_safe(call_id)}.txt"
-    buffer = OutputBuffer(path)
+    buffer = OutputBuffer(path, cap=cap)
     for block in blocks:
         if isinstance(block, TextBlock):
             buffer.feed(block.text.encode("utf-8", "replace") + b"\n")

@@ -4,20 +4,23 @@ The SDK session lives in a task of the toolset's own task group (entered by ``op
 can be started from whichever task first needs it — a ``list_tools`` at start-up, or later —
 and outlives the call that started it. It starts on the first ``list_tools`` (or at ``open``
 for ``"startup": "eager"``), initializes and lists within the configured start-up time, and
-follows ``notifications/tools/list_changed``. When the server goes away (it exited, or broke
+follows ``notifications/tools/list_changed`` (one listing in flight and one pending, however
+many arrive: ``coalesce``). When the server goes away (it exited, or broke
 the stdio contract and was disconnected) the session ends and the next use starts it again,
 after a back-off that doubles with each failure in a row (0.5 s up to 30 s, ``restart_backoff``).
 
 A call runs under the server's call timeout; leaving its scope — timeout, or our own
 cancellation — makes the SDK send ``notifications/cancelled``, so the remote work stops.
 Remote progress becomes the call's progress events, and an elicitation goes to the person
-through the calling tool's user channel (declined when nobody is there).
+through the calling tool's user channel (declined when nobody is there); at most
+``server_requests.MAX_PENDING`` of the server's own requests are answered at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -29,7 +32,8 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.mcp_client.config import ServerConfig
+from toolbelt.mcp_client.coalesce import Coalesced
+from toolbelt.mcp_client.config import ServerConfig, output_cap
 from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.failures import (
     answered_badly,
@@ -43,16 +47,26 @@ from toolbelt.mcp_client.failures import (
     refused,
     stopped_during,
 )
+from toolbelt.mcp_client.http_connection import ServerAnswers
+from toolbelt.mcp_client.oauth_provider import LoginHandlers, login_command
 from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
+from toolbelt.mcp_client.server_requests import RequestCap, bounded_requests
 from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
+from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 
 __all__ = ["McpServerToolset"]
 
-CLIENT_INFO = types.Implementation(name="toolbelt", version="1")
+T = TypeVar("T")
+
+
+def client_info() -> types.Implementation:
+    """Who toolbelt says it is to a server: its name and its real version."""
+    from toolbelt.core.distribution import installed_version
+
+    return types.Implementation(name="toolbelt", version=installed_version())
 
 
 class McpServerToolset(Toolset):
@@ -65,15 +79,24 @@ class McpServerToolset(Toolset):
         taken: frozenset[str] = frozenset(),
         prefix: str | None = None,
         spellings: tuple[str, ...] = (),
+        login: LoginHandlers | None = None,
     ) -> None:
         """``taken``: names its tools must not use; ``prefix``: the server's part of their
         names (default: as ``server_prefixes`` makes it for a server alone); ``spellings``:
-        the names rules may call it by (default: as configured and its prefix)."""
+        the names rules may call it by (default: as configured and its prefix); ``login``: a
+        person is there to log in to a remote server that asks (``toolbelt mcp-servers
+        login``), else such a server is left ``needs-login``."""
         self.config = config
         self.prefix = prefix or server_prefixes([config.name])[0]
         self.spellings = spellings or tuple(dict.fromkeys((config.name, self.prefix)))
         self.state = "not started"
-        """``not started``, ``running``, ``stopped`` (it exited; restarts on use) or ``failed``."""
+        """``not started``, ``running``, ``stopped`` (it exited; restarts on use),
+        ``needs-login`` (a remote server that wants a person to log in) or ``failed``."""
+        self.instructions: str | None = None
+        """What the server's ``initialize`` said about using it (``instructions``)."""
+        self.capabilities: types.ServerCapabilities | None = None
+        self._login = login
+        self._answers = ServerAnswers()
         self.error: str | None = None
         self.skipped: list[str] = []
         """Remote tools left out, each with the reason (a schema toolbelt cannot use)."""
@@ -90,6 +113,7 @@ class McpServerToolset(Toolset):
         self._lock: anyio.Lock | None = None
         self._backoff = RestartBackoff()
         self._callers: list[ToolContext] = []
+        self._refreshes = Coalesced(self._refresh)
 
     # -- Toolset ------------------------------------------------------------------------
 
@@ -132,6 +156,37 @@ class McpServerToolset(Toolset):
         """Start the server unless it runs; ``ToolError`` saying why it could not."""
         await self._ensure_started()
 
+    async def request(self, what: str, send: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """``send`` a request other than a tool call (resources, prompts) on the running
+        session, within the call timeout; ``ToolError`` saying what went wrong (``what``:
+        the request, for the message)."""
+        session = await self._ensure_started()
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                return await send(session)
+        except TimeoutError:
+            raise call_timed_out(self.config.name, what, self.config.call_timeout) from None
+        except MCPError as exc:
+            if self._answers.login_required is not None:
+                self.state, self.error = "needs-login", str(self._answers.login_required)
+                raise ToolError(self.unavailable() or str(exc)) from exc
+            raise refused(self.config.name, what, exc) from exc
+        except Exception as exc:  # the transport's own failures
+            why = self._describe_exit(first_error(exc))
+            raise could_not_run(self.config.name, what, why) from exc
+
+    def unavailable(self) -> str | None:
+        """Why this server's tools cannot be called now, for the model; None if they can."""
+        if self.state == "needs-login":
+            return (
+                f"The MCP server `{self.config.name}` needs a login before its tools can be "
+                f"used: ask the user to run `{login_command(self.config.name)}`, and continue "
+                "without it meanwhile."
+            )
+        if self.state == "failed" and self.error:
+            return str(could_not_start(self.config.name, self.error))
+        return None
+
     def remote_tools(self) -> tuple[McpTool, ...]:
         """The server's tools, as ``McpTool`` (with their remote names)."""
         return tuple(self._tools.values())
@@ -160,7 +215,11 @@ class McpServerToolset(Toolset):
             except TimeoutError:
                 self._failed(f"it did not finish starting within {self.config.start_timeout:g} s")
             except Exception as exc:  # whatever a foreign server or transport throws at start
-                self._failed(self._describe_exit(first_error(exc)))
+                login = self._answers.login_required
+                if login is not None:
+                    self.state, self.error = "needs-login", str(login)
+                else:
+                    self._failed(self._describe_exit(first_error(exc)))
             if self._session is None:
                 raise could_not_start(self.config.name, self.error)
             return self._session
@@ -183,18 +242,26 @@ class McpServerToolset(Toolset):
         stop = self._stop = anyio.Event()
         broke: BaseException | None = None
         try:
-            transport, self._stdio = connect(self.config, stop)
+            transport, self._stdio = connect(
+                self.config, stop, answers=self._answers, login=self._login
+            )
             async with (
-                transport as (read, write),
+                transport as (raw_read, raw_write),
+                bounded_requests(raw_read, raw_write, RequestCap(self.config.name)) as (
+                    read,
+                    write,
+                ),
                 ClientSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
                     message_handler=self._on_message,
-                    client_info=CLIENT_INFO,
+                    client_info=client_info(),
                 ) as session,
             ):
-                await session.initialize()
+                opened = await session.initialize()
+                self.instructions = getattr(opened, "instructions", None)
+                self.capabilities = getattr(opened, "capabilities", None)
                 await self._relist(session)
                 self._session, self.state, self.error = session, "running", None
                 task_status.started()
@@ -214,20 +281,23 @@ class McpServerToolset(Toolset):
                 self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
-        return describe_exit(self.config, self._stdio, exc)
+        return describe_exit(self.config, self._stdio, exc, self._answers.describe())
 
     async def _relist(self, session: ClientSession) -> None:
-        tools = await list_remote_tools(session)
-        self.listed = tuple(tools)
-        names = tool_names(self.prefix, (tool.name for tool in tools), self._taken, self._given)
+        listing = await list_remote_tools(session)
+        remote = listing.tools
+        self.listed = tuple(remote)
+        names = tool_names(self.prefix, (tool.name for tool in remote), self._taken, self._given)
         self._given.update(names)
-        self._tools, self.skipped = build_tools(
-            tools, names, self.config.name, self._call, self.spellings
+        built, skipped = await build_tools_off_loop(
+            remote, names, self.config.name, self._call, self.spellings
         )
+        note = listing.note()
+        self._tools, self.skipped = built, [*skipped, note] if note is not None else skipped
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
-            self._group.start_soon(self._refresh)
+            self._refreshes.request(self._group)  # one in flight, one pending (``coalesce``)
 
     async def _refresh(self) -> None:
         session = self._session
@@ -269,6 +339,9 @@ class McpServerToolset(Toolset):
         except TimeoutError:
             raise call_timed_out(self.config.name, remote, timeout) from None
         except MCPError as exc:
+            if self._answers.login_required is not None:  # its token stopped working
+                self.state, self.error = "needs-login", str(self._answers.login_required)
+                raise ToolError(self.unavailable() or str(exc)) from exc
             if connection_closed(exc) and self._session is session:
                 self._stop_session()  # its transport is gone: the next use starts another
             if self._session is not session or self._stopping():
@@ -285,7 +358,8 @@ class McpServerToolset(Toolset):
         self._backoff.succeeded()
         if not isinstance(result, types.CallToolResult):
             raise ToolError(f"The MCP server `{self.config.name}` sent an unexpected result.")
-        return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id)
+        cap = output_cap(self.config.output_tokens)
+        return output_from_result(result, session_id=ctx.session.id, call_id=ctx.call_id, cap=cap)
 
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams

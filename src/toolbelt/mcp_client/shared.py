@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolbelt.config.settings import load_settings
 from toolbelt.config.trust import approved_launches, is_trusted
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.mcp_client.config import load_mcp_config
+from toolbelt.mcp_client.config import load_mcp_config, server_choice
 from toolbelt.mcp_client.toolset import McpToolset
 
 __all__ = ["SharedServers", "configured_servers"]
@@ -27,7 +28,8 @@ def configured_servers(
     only the entries it approved), not yet opened; None when there are none."""
     trust = is_trusted(root) if trusted is None else trusted
     approved = approved_launches() if trusted is None and trust else None
-    config = load_mcp_config(root, trusted=trust, approved=approved)
+    choice = server_choice(load_settings(root, trusted=trust))
+    config = load_mcp_config(root, trusted=trust, approved=approved, choice=choice)
     return McpToolset(config.servers, taken=taken) if config.servers else None
 
 
@@ -42,6 +44,9 @@ class SharedServers(Toolset):
 
     def get(self, name: str) -> AnyTool | None:
         return self.servers.get(name)
+
+    def why_missing(self, name: str) -> str | None:
+        return self.servers.why_missing(name)
 
     async def list_tools(self) -> tuple[AnyTool, ...]:
         return await self.servers.list_tools()

@@ -1,8 +1,11 @@
 """What ``toolbelt mcp-servers`` shows: each configured server, where from, and how it is doing.
 
 Servers of an untrusted workspace's files are listed too (read by name only, never started),
-so the user sees what trusting the workspace would start. A running server's error also names
-the permission rules that name tools it does not have (``rule_check``).
+so the user sees what trusting the workspace would start, and so are servers turned off
+(``disabled``, or the settings' ``disabledMcpjsonServers``/``enabledMcpjsonServers``). A
+running server's error also names the permission rules that name tools it does not have
+(``rule_check``). A remote server's login (``auth``) is ``none``, ``needs-login``,
+``logged-in (expires …)`` or ``error`` (``oauth_account.login_status``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
+from toolbelt.mcp_client.oauth_account import login_status
 from toolbelt.mcp_client.rule_check import unknown_tools
 
 if TYPE_CHECKING:
@@ -29,6 +33,7 @@ class ServerState:
     state: str
     tools: int
     error: str | None = None
+    auth: str = "none"
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,6 +64,7 @@ def server_states(runtime: Runtime) -> list[ServerState]:
                     server.state,
                     len(server.tools()),
                     error,
+                    login_status(config, server.state),
                 )
             )
     mcp = runtime.mcp_config
@@ -77,6 +83,8 @@ def server_states(runtime: Runtime) -> list[ServerState]:
                 f"`toolbelt trust {root}` to approve it",
             )
         )
+    for path, name, why in mcp.disabled if mcp is not None else ():
+        states.append(ServerState(name, str(path), "?", "disabled", 0, why))
     ignored = runtime.mcp_config.ignored if runtime.mcp_config is not None else ()
     for path in ignored:
         for name in _names(path):

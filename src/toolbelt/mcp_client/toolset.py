@@ -1,4 +1,5 @@
-"""Every configured MCP server's tools as one toolset, plus the generic ``call_mcp_tool``.
+"""Every configured MCP server's tools as one toolset, plus the generic ``call_mcp_tool`` and
+the resource tools (``list_mcp_resources``, ``read_mcp_resource``: ``resources``).
 
 Each server is its own ``McpServerToolset`` (opened, listed and closed with this one); their
 tools follow ``call_mcp_tool`` in configuration order. ``call_mcp_tool {server, tool,
@@ -43,19 +44,25 @@ class McpToolset(Toolset):
             for config, prefix, spelled in zip(servers, prefixes, spellings, strict=True)
         )
         self.call_tool = CallMcpTool(self)
+        from toolbelt.mcp_client.resources import ListMcpResourcesTool, ReadMcpResourceTool
+
+        self._own: dict[str, AnyTool] = {
+            tool.name: tool
+            for tool in (self.call_tool, ListMcpResourcesTool(self), ReadMcpResourceTool(self))
+        }
 
     def tools(self) -> tuple[AnyTool, ...]:
         """Every server's tools; names are unique by construction (``tools.server_prefixes``),
         and a name met twice anyway is listed once rather than breaking every other tool."""
-        listed: dict[str, AnyTool] = {self.call_tool.name: self.call_tool}
+        listed: dict[str, AnyTool] = dict(self._own)
         for server in self.servers:
             for tool in server.tools():
                 listed.setdefault(tool.name, tool)
         return tuple(listed.values())
 
     def get(self, name: str) -> AnyTool | None:
-        if name == self.call_tool.name:
-            return self.call_tool
+        if name in self._own:
+            return self._own[name]
         for server in self.servers:
             found = server.get(name)
             if found is not None:
@@ -74,6 +81,13 @@ class McpToolset(Toolset):
     async def aclose(self) -> None:
         for server in reversed(self.servers):
             await server.aclose()
+
+    def why_missing(self, name: str) -> str | None:
+        """For ``mcp__<server>__…`` of a configured server that is not running: why."""
+        for server in self.servers:
+            if name.startswith(f"mcp__{server.prefix}__") and server.get(name) is None:
+                return server.unavailable()
+        return None
 
     def server(self, name: str) -> McpServerToolset | None:
         """The server configured as ``name``."""

@@ -33,6 +33,7 @@ __all__ = [
     "protected_file_name",
     "protected_name",
     "protected_reason",
+    "secret_file_name",
 ]
 
 ProtectionKind = Literal["secret", "code"]
@@ -136,6 +137,13 @@ def protected_file_name(name: str) -> str | None:
     protected directories (``.git/``...) are not considered."""
     found = _file_reason(_comparable(name), "")
     return None if found is None else found[1]
+
+
+def secret_file_name(name: str) -> bool:
+    """Whether the file name ``name`` marks a secret (``.env``, ``.env.local``…): reading
+    it asks, and commands that run without a prompt do not see it."""
+    found = _file_reason(_comparable(name), "")
+    return found is not None and found[0] == "secret"
 
 
 def _file_reason(name: str, parent: str) -> tuple[ProtectionKind, str] | None:

@@ -35,6 +35,7 @@ from pathlib import Path, PurePath
 from toolbelt.core.access import Protection
 from toolbelt.core.path_prefixes import PathPrefixes
 from toolbelt.core.secret_paths import location_reason, secrets_for
+from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.own_install import OwnInstall, install_places, own_install
 from toolbelt.paths.protected import protected_entry_reason, protected_name
 from toolbelt.paths.secret_links import SecretLinks
@@ -71,7 +72,11 @@ class Protections:
         more = (*map(Path, config), *hidden)
         self._hidden = tuple(dict.fromkeys((*secrets, *(Path(os.path.realpath(p)) for p in more))))
         self._root_prefix = str(self.roots[0]).rstrip("/") + "/" if self.roots else ""
-        self._links = SecretLinks(lambda: self.roots, self._secret_name)
+        self._links = SecretLinks(
+            lambda: self.roots,
+            self._secret_name,
+            locations=lambda: [p for p in self._hidden if not is_within_any(p, self.roots)],
+        )
 
     # -- the guard and the policy ----------------------------------------------------------
 
@@ -80,23 +85,29 @@ class Protections:
         written (absolute, normalised, links not followed), whose names count too:
         ``.vscode/tasks.json`` reached through a symlinked ``.vscode``.
 
-        The sources are asked in order, the first answer kept: where the path is among the
-        user's secrets, its names, the user's configuration, toolbelt's installation, and
-        last — the only one that costs a ``stat`` — whether it is another name of a secret.
+        The sources are asked in order: where the path is among the user's secrets, its
+        names, the user's configuration, toolbelt's installation, and last — the only one
+        that costs a ``stat`` — whether it is another name of a secret. A secret answer is
+        kept at once; a ``code`` one (``.git/``, ``.toolbelt/``…) still yields to the last
+        check, since a hard link to ``.env`` under ``.toolbelt/skills/`` is that secret.
         """
         text = str(path)
         secret = self.secret_location(text)
         if secret is not None:
             return Protection("secret", secret, path)
+        code: Protection | None = None
         for named in (text,) if written is None or written == text else (text, written):
             found = protected_name(self._below_root(named))
-            if found is not None:
+            if found is not None and found[0] == "secret":
                 return Protection(found[0], found[1], path)
-        if self.user_config is not None:
-            found_config = self.user_config.protection(path, path)
-            if found_config is not None:
-                return found_config
-        return self._installation.protection(path, path) or self._links.twin(path)
+            if found is not None and code is None:
+                code = Protection(found[0], found[1], path)
+        if code is None and self.user_config is not None:
+            code = self.user_config.protection(path, path)
+        if code is not None and code.kind == "secret":
+            return code
+        code = code or self._installation.protection(path, path)
+        return self._links.twin(path) or code
 
     def listed_secret(self, path: Path) -> bool:
         """Whether a listing (grep, glob, ls) must leave ``path`` out because reading it asks:
@@ -145,6 +156,12 @@ class Protections:
         """The real paths the sandbox hides from every command: the user's secret locations,
         the configuration's secret directories and the paths given as ``hidden``."""
         return self._hidden
+
+    def secret_twin(self, path: Path) -> Path | None:
+        """The secret file — of the workspace or of the user's secret locations — that the
+        file ``path`` (one with other hard links) surely is another name of, or None: the
+        sandbox hides it as it hides the secret."""
+        return self._links.secret_of(path)
 
     def installation_inside_roots(self) -> list[Path]:
         """The places of toolbelt's installation inside a root (outermost only), which the

@@ -18,6 +18,12 @@ names during it (``_TICK`` covers the coarse clock file systems stamp ctimes wit
 with one link — nearly all of them — cost one ``stat``. A walk that meets more than
 ``limit`` entries stops there, and then a file with other links whose identity it did not
 see is treated as a secret: the analysis cannot be sure, so it asks.
+
+The user's secret locations outside the workspace (``~/.ssh``, ``~/.aws``…) are walked too,
+up to ``_HOME_LIMIT`` entries: ``ln ~/.ssh/id_rsa notes.txt`` (same file system, a key the
+user owns) puts the key in the workspace under a name no check by name would stop. The
+sandbox asks ``secret_of`` for every file with other links its walk of the roots meets, and
+hides those that are secrets from commands (``sandbox.Sandbox``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ _TICK = 100_000_000
 """Nanoseconds by which a file system's ctime may lag the clock (a jiffy is at most 10 ms)."""
 _LIMIT = 300_000
 """Entries one walk looks at before it gives up being sure."""
+_HOME_LIMIT = 20_000
+"""Entries of the user's secret locations one walk looks at (a browser profile is large)."""
 
 SecretReason = Callable[[Path, Path], str | None]
 """(path below the first root, path) → why a file with that name is a secret, or None."""
@@ -51,10 +59,13 @@ class SecretLinks:
         roots: Callable[[], Sequence[Path]],
         secret_reason: SecretReason,
         *,
+        locations: Callable[[], Sequence[Path]] = tuple,
         limit: int = _LIMIT,
     ) -> None:
+        """``locations``: the user's secret locations outside the roots, walked too."""
         self._roots = roots
         self._reason = secret_reason
+        self._locations = locations
         self._limit = limit
         self._lock = threading.Lock()  # listings filter their paths in worker threads
         self._walked_at: int | None = None
@@ -69,11 +80,7 @@ class SecretLinks:
             return None
         if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
             return None
-        with self._lock:
-            if self._walked_at is None or info.st_ctime_ns >= self._walked_at - _TICK:
-                self._walk()
-            found = self._secrets.get((info.st_dev, info.st_ino))
-            complete = self._complete
+        found, complete = self._look_up(info)
         if found is not None:
             secret, reason = found
             return Protection("secret", f"it is a hard link of {secret}, and {reason}", path)
@@ -85,6 +92,26 @@ class SecretLinks:
                 path,
             )
         return None
+
+    def secret_of(self, path: Path) -> Path | None:
+        """The secret file ``path`` is another hard link of, when a walk found it; None when
+        it is none, or a walk cut short cannot tell."""
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if info.st_nlink < 2 or not stat.S_ISREG(info.st_mode):
+            return None
+        found, _ = self._look_up(info)
+        return None if found is None else found[0]
+
+    def _look_up(self, info: os.stat_result) -> tuple[tuple[Path, str] | None, bool]:
+        """The secret with ``info``'s identity (walking again if its links changed since the
+        last walk), and whether that walk was complete."""
+        with self._lock:
+            if self._walked_at is None or info.st_ctime_ns >= self._walked_at - _TICK:
+                self._walk()
+            return self._secrets.get((info.st_dev, info.st_ino)), self._complete
 
     def _walk(self) -> None:
         started = time.time_ns()
@@ -105,21 +132,53 @@ class SecretLinks:
                             self._note(entry, first, secrets)
             except OSError:
                 continue
-        self._secrets = secrets
         self._complete = not pending
+        self._walk_locations(first, secrets)
+        self._secrets = secrets
         self._walked_at = started
+
+    def _walk_locations(self, first: str, secrets: dict[tuple[int, int], tuple[Path, str]]) -> None:
+        """Note the files with other links among the user's secret locations."""
+        pending = deque(str(p) for p in self._locations() if os.path.lexists(p))
+        seen = 0
+        while pending and seen <= _HOME_LIMIT:
+            place = pending.popleft()
+            if not os.path.isdir(place) or os.path.islink(place):
+                self._note_file(place, first, secrets)
+                continue
+            try:
+                with os.scandir(place) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            self._note(entry, first, secrets)
+            except OSError:
+                continue
 
     def _note(
         self, entry: os.DirEntry[str], first: str, secrets: dict[tuple[int, int], tuple[Path, str]]
     ) -> None:
-        path = Path(entry.path)
-        below = Path(entry.path[len(first) :]) if entry.path.startswith(first) else path
+        self._note_file(entry.path, first, secrets, entry)
+
+    def _note_file(
+        self,
+        text: str,
+        first: str,
+        secrets: dict[tuple[int, int], tuple[Path, str]],
+        entry: os.DirEntry[str] | None = None,
+    ) -> None:
+        """Index the file at ``text`` when its name or place makes it a secret and it has
+        other links (``entry``: its directory entry, whose stat may be cached)."""
+        path = Path(text)
+        below = Path(text[len(first) :]) if text.startswith(first) else path
         reason = self._reason(below, path)
         if reason is None:
             return
         try:
-            info = entry.stat(follow_symlinks=False)
+            info = entry.stat(follow_symlinks=False) if entry else os.lstat(text)
         except OSError:
             return
-        if info.st_nlink > 1:
+        if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):
             secrets[(info.st_dev, info.st_ino)] = (path, reason)

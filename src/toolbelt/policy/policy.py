@@ -15,9 +15,10 @@ in the session. It is evaluated in a fixed order, first match wins::
     a dangerous command (rm, git push, curl | sh) → ask, never remembered
     approved earlier in this session              → allow
     bypass mode                                   → allow
-    the mode's default for the kind of access     → allow or ask (a sandboxed command
-                                                    that writes only inside: allow, unless a
-                                                    deny rule names files not to read)
+    the mode's default for the kind of access     → allow or ask (a command that only
+                                                    creates files, run in the sandbox's create
+                                                    profile: allow, unless a deny rule names
+                                                    files not to read)
     dont_ask mode turns every remaining ask into a deny (for CI and headless runs)
 
 The modes are described where they are listed, in ``policy.modes``. Which rules speak
@@ -267,19 +268,21 @@ class ToolbeltPolicy(PermissionPolicy):
                     return Allow("read-only command")
                 if command.readonly and inside:
                     return Ask(f"{what} reads outside the workspace.")
-                # the sandbox hides the user's secrets, not what a Read deny rule names: with
-                # such a rule, a command whose reads the analysis cannot see (`xargs cat`,
-                # `python x.py`) could read past it, so it asks
-                # the sandbox hides what read-deny rules name whole; a rule by wildcard it
-                # cannot enforce, so then a command the analysis cannot see into asks
+                # the fewer-prompts rule: a command runs unasked only in a profile where what
+                # would have needed a prompt is impossible (it creates files, never changes or
+                # deletes one; reads only the quiet view); the sandbox hides what read-deny
+                # rules name whole, a rule by wildcard it cannot, so then such a command asks
                 if (
                     command.sandboxed
                     and inside
                     and reads_inside
                     and not self._rules.denies_reads_by_pattern
                 ):
-                    return Allow("sandboxed command: it can write only inside the workspace")
-                return Ask(f"{what} runs a command.")
+                    return Allow(
+                        "it only creates files, in the sandbox's create profile: nothing that "
+                        "exists can be changed or deleted"
+                    )
+                return Ask(f"{what} runs a command{command.asks_because}.")
             case AccessKind.WRITE:
                 if self.mode == "accept_edits" and inside:
                     return Allow("file edit inside the workspace (accept_edits mode)")

@@ -3,7 +3,9 @@
 bubblewrap has no policy of its own ("the level of protection … is entirely determined by
 the arguments passed"), so the whole policy is this argv, and tests pin it:
 
-- ``--ro-bind / /``: the system readable, nothing writable;
+- ``--ro-bind / /``: the system readable, nothing writable — or, for the profiles of commands
+  that run without a prompt, only the quiet view's hierarchies (``Grants.bases``: the system
+  and toolchain trees) and the roots, read-only or (create) writable;
 - each root ``--bind``-mounted writable over itself, then each protected entry in it
   re-bound read-only over itself (mounts, unlike Landlock grants, can narrow a parent; a
   protected name that does not exist yet can still be created at the root — the Landlock
@@ -32,13 +34,23 @@ __all__ = ["bwrap_argv"]
 def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool) -> list[str]:
     """The bwrap command line running ``argv`` with ``grants``."""
     binary = program("bwrap") or "/usr/bin/bwrap"
-    args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in _under_tmp((*grants.read, *_interpreter_paths())):
-        # under the private /tmp: bring it back, read-only (-try: it may vanish before bwrap
-        # starts)
-        args += ["--ro-bind-try", path, path]
+    if grants.bases is None:
+        args = [binary, "--ro-bind", "/", "/"]
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in _under_tmp((*grants.read, *_interpreter_paths())):
+            # under the private /tmp: bring it back, read-only (-try: it may vanish before
+            # bwrap starts)
+            args += ["--ro-bind-try", path, path]
+    else:
+        args = [binary, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in (*grants.bases, *_interpreter_paths()):
+            if os.path.islink(path) and path.count("/") == 1:  # /bin -> usr/bin
+                args += ["--symlink", os.readlink(path), path]
+            else:
+                args += ["--ro-bind-try", path, path]
+    bind = "--ro-bind" if grants.root_access == "read" else "--bind"
     for root in grants.roots:
-        args += ["--bind", root, root]
+        args += [bind, root, root]
     for path in grants.write:
         if path in DEVICES or not os.path.lexists(path) or is_within_any(path, grants.roots):
             continue  # --dev provides the devices; a missing path cannot be bound

@@ -61,13 +61,19 @@ def main(args: list[str] | None = None) -> None:
         rules = spec.get("landlock")
         if rules is not None:
             ports = rules.get("connect_ports")
-            write = list(rules.get("write", ()))
-            if rules.get("mount"):
-                write += _writable(rules)
+            granted = {
+                "read": list(rules.get("read", ())),
+                "write": list(rules.get("write", ())),
+                "create": [],
+            }
+            roots, shm = _roots(rules) if rules.get("mount") else (rules.get("roots", []), [])
+            granted[rules.get("root_access", "write")] += roots
+            granted["write"] += shm
             Ruleset(
-                read=tuple(rules.get("read", ())),
+                read=tuple(granted["read"]),
                 list_only=tuple(rules.get("list_only", ())),
-                write=tuple(write),
+                write=tuple(granted["write"]),
+                create=tuple(granted["create"]),
                 connect_ports=None if ports is None else tuple(ports),
                 scoped=bool(rules.get("scoped", True)),
             ).apply()
@@ -99,18 +105,21 @@ def _which(name: str) -> str:
     return name
 
 
-def _writable(rules: dict[str, list[str]]) -> list[str]:
-    """The roots whole (and a private ``/dev/shm``) when their protected entries could be
-    mounted read-only in a private namespace; else the roots' unprotected entries one by one."""
+def _roots(rules: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """(what to grant ``root_access`` on, a private ``/dev/shm`` to grant fully): the roots
+    whole when their protected entries could be mounted read-only and their secrets covered
+    in a private namespace; else the roots' unprotected entries one by one (granted around
+    the secrets)."""
     roots = list(rules.get("roots", ()))
-    shm = [path for path in ("/dev/shm",) if roots and os.path.isdir(path)]
-    writable = [*roots, *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
+    writable_roots = roots if rules.get("root_access", "write") != "read" else []
+    shm = [path for path in ("/dev/shm",) if writable_roots and os.path.isdir(path)]
+    writable = [*writable_roots, *(p for p in rules.get("write", ()) if not p.startswith("/dev/"))]
     try:
         hidden = rules.get("hidden", [])
         readonly_binds(rules.get("protected", []), empty=shm, writable=writable, hidden=hidden)
     except OSError:
-        return rules.get("entries", [])
-    return [*roots, *shm]
+        return rules.get("entries", []), []
+    return roots, shm
 
 
 def _fail(message: str) -> None:

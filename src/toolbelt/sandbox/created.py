@@ -42,10 +42,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolbelt.paths.protected import protected_entry_reason
+from toolbelt.paths.protected import protected_entry_reason, secret_file_name
 from toolbelt.paths.startup_files import VIRTUALENV_MADE
 from toolbelt.sandbox.quarantine import Identity, identity
 
@@ -65,6 +65,13 @@ class _Listing:
     identity: Identity
     subdirs: frozenset[str]
     protected: dict[str, _Stamp]
+    linked: dict[str, _Stamp] = field(default_factory=dict)
+    """Regular files with other hard links (``st_nlink > 1``), with their stamp: each may be
+    another name of a secret (``Sandbox.secret_twins``, which answers once per stamp)."""
+    secrets: frozenset[str] = frozenset()
+    """The entries, directories aside, whose names make them secrets (``.env``…)."""
+    special: frozenset[str] = frozenset()
+    """FIFOs, sockets and devices: opening one can wait forever (``Sandbox.quiet_hidden``)."""
 
 
 class CreatedWatch:
@@ -74,6 +81,11 @@ class CreatedWatch:
         self._roots = tuple(str(root) for root in roots)
         self._dirs: dict[str, _Listing] = {}
         self._before: frozenset[_Stamp] = frozenset()
+
+    @property
+    def walked(self) -> bool:
+        """Whether the roots were walked at least once."""
+        return bool(self._dirs)
 
     def baseline(self) -> None:
         """Accept the workspace as it is now (run before each confined command)."""
@@ -94,6 +106,32 @@ class CreatedWatch:
             for directory, listing in self._dirs.items()
             if directory not in roots
             for name in listing.protected
+        )
+
+    def secret_names(self) -> list[Path]:
+        """The entries the last walk found, at any depth, whose names make them secrets
+        (``.env``, ``.env.local``…), directories aside."""
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            for name in listing.secrets
+        )
+
+    def special(self) -> list[Path]:
+        """The FIFOs, sockets and devices the last walk found (sorted)."""
+        return sorted(
+            Path(directory, name)
+            for directory, listing in self._dirs.items()
+            for name in listing.special
+        )
+
+    def linked(self) -> list[tuple[Path, _Stamp]]:
+        """The regular files with other hard links the last walk found, with their
+        ``(st_dev, st_ino, st_ctime_ns)`` (a new link or name changes the ctime), sorted."""
+        return sorted(
+            (Path(directory, name), stamp)
+            for directory, listing in self._dirs.items()
+            for name, stamp in listing.linked.items()
         )
 
     def forget(self, path: Path) -> None:
@@ -183,6 +221,9 @@ class CreatedWatch:
 def _scan(directory: str, ctime: int) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
+    linked: dict[str, _Stamp] = {}
+    secrets: list[str] = []
+    special: list[str] = []
     try:
         own = identity(os.stat(directory, follow_symlinks=False))
         with os.scandir(directory) as entries:
@@ -191,11 +232,37 @@ def _scan(directory: str, ctime: int) -> _Listing | None:
                     directory, entry.name
                 ):
                     protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
+                    if secret_file_name(entry.name) and not entry.is_dir(follow_symlinks=False):
+                        secrets.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
+                elif entry.is_file(follow_symlinks=False):
+                    stamp = _linked_stamp(entry)
+                    if stamp is not None:
+                        linked[entry.name] = stamp
+                elif not entry.is_symlink():
+                    special.append(entry.name)
     except OSError:
         return None
-    return _Listing(ctime, time.time_ns(), own, frozenset(subdirs), protected)
+    return _Listing(
+        ctime,
+        time.time_ns(),
+        own,
+        frozenset(subdirs),
+        protected,
+        linked,
+        frozenset(secrets),
+        frozenset(special),
+    )
+
+
+def _linked_stamp(entry: os.DirEntry[str]) -> _Stamp | None:
+    """The stamp of a file with other hard links, else None."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return _stamp(info) if info.st_nlink > 1 else None
 
 
 def _stamp(stat: os.stat_result) -> _Stamp:

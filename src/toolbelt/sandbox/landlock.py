@@ -23,6 +23,7 @@ import stat
 import sys
 
 __all__ = [
+    "FS_CREATE",
     "FS_READ",
     "FS_WRITE",
     "LandlockError",
@@ -46,6 +47,13 @@ FS_WRITE = (
     WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK
     | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM | REFER | TRUNCATE
 )  # fmt: skip
+FS_CREATE = FS_READ | WRITE_FILE | MAKE_REG | MAKE_DIR | MAKE_FIFO | MAKE_SOCK
+"""New files and directories, written as they are made; never ``REMOVE_*``, ``TRUNCATE``,
+``REFER`` (rename, link elsewhere) or ``MAKE_SYM``: what exists cannot be deleted, emptied,
+renamed over or replaced (an ``O_TRUNC`` open of an existing file fails; of a file the
+open creates it does not truncate, so it is allowed), and no link is made to write through.
+``WRITE_FILE`` still opens an existing file for writing without truncating it: the command
+analysis keeps programs that do that out of this profile."""
 _FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE  # the rights a non-directory can hold
 _FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1}  # ABI ≥ 3: up to TRUNCATE
 
@@ -98,11 +106,13 @@ class Ruleset:
 
     ``read``: hierarchies readable and executable. ``list_only``: directories whose entries may
     be listed but whose files stay closed (the ancestors of a hidden secret). ``write``:
-    hierarchies fully writable (files among them: written and truncated). ``connect_ports``:
+    hierarchies fully writable (files among them: written and truncated). ``create``:
+    hierarchies where files and directories may be made but nothing that exists changed
+    (``FS_CREATE``; needs ABI 3, where truncation is ruled). ``connect_ports``:
     None leaves TCP alone; a tuple denies bind and allows connect only to those ports.
     """
 
-    __slots__ = ("connect_ports", "list_only", "read", "scoped", "write")
+    __slots__ = ("connect_ports", "create", "list_only", "read", "scoped", "write")
 
     def __init__(  # a plain class: dataclasses would cost the launcher ~6 ms of imports
         self,
@@ -110,12 +120,14 @@ class Ruleset:
         read: tuple[str, ...] = (),
         list_only: tuple[str, ...] = (),
         write: tuple[str, ...] = (),
+        create: tuple[str, ...] = (),
         connect_ports: tuple[int, ...] | None = (),
         scoped: bool = True,
     ) -> None:
         self.read = read
         self.list_only = list_only
         self.write = write
+        self.create = create
         self.connect_ports = connect_ports
         self.scoped = scoped
 
@@ -125,6 +137,8 @@ class Ruleset:
         abi = abi_version()
         if abi < 1:
             raise LandlockError(errno.ENOSYS, "Landlock is not available in this kernel")
+        if self.create and abi < 3:  # truncation is ruled from ABI 3 on
+            raise LandlockError(errno.ENOSYS, "the create profile needs Landlock ABI 3")
         handled_fs = _FS_BY_ABI.get(abi, (1 << 15) - 1)
         handled_net = 0
         if self.connect_ports is not None and abi >= 4:
@@ -138,6 +152,7 @@ class Ruleset:
                 (self.read, FS_READ),
                 (self.list_only, READ_DIR),
                 (self.write, FS_READ | FS_WRITE),
+                (self.create, FS_CREATE),
             ):
                 _add_paths(ruleset, paths, access & handled_fs)
             for port in self.connect_ports or () if handled_net else ():

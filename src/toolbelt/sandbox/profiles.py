@@ -1,18 +1,25 @@
 """Which paths a sandboxed command may read and write, as lists a backend can enforce.
 
-Two profiles:
+Three profiles (and the git profile, the workspace one with ``.git/`` writable but what makes
+git run programs):
 
-- **workspace** (every command the user approved, and those the sandbox lets run without a
-  prompt): the system and the home directory readable except the user's secrets; the
-  workspace roots writable except their protected entries (``.git/``, ``.toolbelt/``,
-  ``.claude/``, ``.mcp.json``, ``.vscode/`` … — see ``paths.protected``), which stay
-  read-only (mounted so, see ``mounts``; a protected name that does not exist yet can be
-  created, at any depth, and is removed when the command ends — see ``created``); a
-  private temporary directory writable; ``/proc`` without the process directories (see
+- **workspace** (commands the user approved — asked, allowed by a rule or by bypass mode):
+  the system and the home directory readable except the user's secrets; the workspace roots
+  writable except their protected entries (``.git/``, ``.toolbelt/``, ``.claude/``,
+  ``.mcp.json``, ``.vscode/``, ``.env*`` … — see ``paths.protected``), which stay read-only
+  (mounted so, see ``mounts``; a protected name that does not exist yet can be created, at
+  any depth, and is moved aside when the command ends — see ``created``); a private
+  temporary directory writable; ``/proc`` without the process directories (see
   ``proc_entries``).
-- **read-only** (commands the analysis judged read-only and let through without asking): no
-  writes anywhere but ``/dev/null``; reads limited to the roots, the system directories and
-  the user's git configuration; never the network.
+- **read-only** and **create** (commands that run *without a prompt*, "the fewer-prompts
+  rule"): reads only the quiet view — the system and toolchain trees (``SYSTEM_DIRS``, the
+  home's ``TOOLCHAINS``), the user's git configuration and the roots, with every
+  secret-named file in them (``.env``, ``.env.*``) and every hard link to a secret hidden as
+  the home's secrets are; never the network. The read-only profile writes nothing but
+  ``/dev/null``; the create profile may create files and directories in the roots (not
+  protected names) and use a private temporary directory, but not change, truncate, rename
+  or delete what exists (Landlock grants it ``CREATE`` only, see ``landlock``): what would
+  have needed a prompt is impossible there.
 
 What is hidden and what stays read-only is the session's ``paths.protections.Protections``:
 the same catalogue the path guard and the permission policy use.
@@ -21,6 +28,8 @@ Landlock only grants, so "readable except ``~/.ssh``" is written as grants on ev
 of ``~/.ssh`` and of each of its ancestors (``cover``), with the ancestors themselves
 listable but their own files closed. Entries created later beside a secret are not covered
 (they are unreadable until the shell restarts); a secret created later is never readable.
+Where a private mount namespace can be made the secrets are covered by mounts instead, and
+the roots are granted whole (``roots``); else each root's entries are (``entries``).
 """
 
 from __future__ import annotations
@@ -35,15 +44,32 @@ from toolbelt.paths.protections import Protections
 
 __all__ = [
     "SYSTEM_DIRS",
+    "TOOLCHAINS",
     "Grants",
     "cover",
+    "create_grants",
     "readonly_grants",
     "virtualenv_sites",
     "virtualenv_startup_files",
     "workspace_grants",
 ]
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+SYSTEM_DIRS = (
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+    "/home/linuxbrew/.linuxbrew",
+)  # fmt: skip
+"""The system trees the quiet view reads (``/etc``'s secrets hidden); not ``/home``, ``/root``,
+``/tmp``, ``/var``, ``/srv``, ``/mnt``, ``/media``, ``/run``: other people's and other
+projects' files, logs, sockets."""
+TOOLCHAINS = (
+    ".local/bin", ".local/lib", ".local/share/uv/python", ".local/share/uv/tools",
+    ".local/share/pnpm", ".local/share/mise/installs", ".cargo/bin", ".rustup", ".pyenv",
+    ".nvm", ".volta", ".bun/bin", ".deno/bin", ".sdkman/candidates", ".asdf/installs",
+    ".nix-profile", "go/bin", "go/pkg/mod", ".dotnet", ".ghcup/bin", ".elan",
+)  # fmt: skip
+"""Where compilers, interpreters and tools live in the home directory: readable in the quiet
+view (programs, not data; the credential files beside them — ``~/.cargo/credentials`` — are
+not here, and the home's secrets are hidden in any case)."""
 SYSTEM_FILES = ("/dev/urandom", "/dev/random", "/dev/zero", "/dev/full")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 GIT_CONFIG = (".gitconfig", ".config/git")
@@ -66,8 +92,15 @@ class Grants:
     roots: tuple[str, ...] = field(default=())
     """The writable roots whole, granted where ``protected`` can be mounted read-only."""
     entries: tuple[str, ...] = field(default=())
-    """The roots' unprotected entries: granted one by one where no mount namespace can be
-    made (then nothing can be created directly in a root)."""
+    """The roots' unprotected entries (around hidden files): granted one by one where no
+    mount namespace can be made (then nothing can be created directly in a root)."""
+    root_access: str = "write"
+    """What ``roots`` (or ``entries``) are granted: ``write``, ``create`` (new files and
+    directories only) or ``read``."""
+    bases: tuple[str, ...] | None = None
+    """For the quiet profiles, the readable hierarchies before ``cover`` stepped around the
+    secrets: bubblewrap mounts only these (and covers the secrets after), instead of the
+    whole file system; None: the whole file system is the base."""
 
 
 def cover(base: Path, hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
@@ -109,6 +142,29 @@ def workspace_grants(
     hidden = _hidden(protections, extra_secrets)
     readable, listable = cover(Path("/"), (*hidden, Path("/proc")))
     readable += proc_entries()
+    entries, protected = _root_writes(roots, protections, hidden, nested, git=git)
+    write = [str(p) for p in writable] + list(DEVICES)
+    return Grants(
+        tuple(readable),
+        tuple(listable),
+        tuple(write),
+        tuple(str(h) for h in hidden),
+        tuple(protected),
+        tuple(str(r) for r in roots),
+        tuple(entries),
+    )
+
+
+def _root_writes(
+    roots: Sequence[Path],
+    protections: Protections,
+    hidden: Sequence[Path],
+    nested: Sequence[Path],
+    *,
+    git: bool,
+) -> tuple[list[str], list[str]]:
+    """(the roots' unprotected entries granted around what stays closed, the protected
+    entries kept read-only) — see ``workspace_grants``."""
     entries: list[str] = []
     protected: list[str] = []
     own = protections.installation_inside_roots()
@@ -122,16 +178,7 @@ def workspace_grants(
             kept += [str(root / ".git" / n) for n in GIT_CODE if os.path.lexists(root / ".git" / n)]
         protected += kept + virtualenv_startup_files(root, protections)
     protected = list(dict.fromkeys([*protected, *map(str, own), *map(str, deeper)]))
-    write = [str(p) for p in writable] + list(DEVICES)
-    return Grants(
-        tuple(readable),
-        tuple(listable),
-        tuple(write),
-        tuple(str(h) for h in hidden),
-        tuple(protected),
-        tuple(str(r) for r in roots),
-        tuple(entries),
-    )
+    return entries, protected
 
 
 def readonly_grants(
@@ -141,25 +188,88 @@ def readonly_grants(
     protections: Protections,
     readable: Sequence[Path] = (),
     extra_secrets: Iterable[Path] = (),
+    workspace_secrets: Iterable[Path] = (),
 ) -> Grants:
-    """The read-only profile: see the module docstring (the git configuration read from
-    ``home``)."""
-    hidden = _hidden(protections, extra_secrets)
-    read: list[str] = []
-    listable: list[str] = []
-    bases = [Path(p) for p in SYSTEM_DIRS if os.path.lexists(p)]
-    bases += [*roots, *readable, *(home / name for name in GIT_CONFIG)]
-    for base in (b for b in bases if os.path.lexists(b)):
-        more_read, more_list = cover(_real(base), hidden)
-        read += more_read
-        listable += more_list
-    read += [p for p in SYSTEM_FILES if os.path.exists(p)] + proc_entries()
+    """The read-only profile: the quiet view (see the module docstring; the git configuration
+    and toolchains read from ``home``, ``readable`` added, ``workspace_secrets`` hidden)."""
+    hidden = _hidden(protections, (*extra_secrets, *workspace_secrets))
+    read, listable = quiet_view(home=home, hidden=hidden, readable=readable)
+    entries, root_lists = _root_covers(roots, hidden)
+    return Grants(
+        tuple(dict.fromkeys(read)),
+        tuple(dict.fromkeys([*listable, *root_lists])),
+        ("/dev/null",),
+        tuple(str(h) for h in hidden),
+        roots=tuple(str(r) for r in roots),
+        entries=tuple(entries),
+        root_access="read",
+        bases=quiet_bases(home=home, readable=readable),
+    )
+
+
+def create_grants(
+    roots: Sequence[Path],
+    *,
+    home: Path,
+    protections: Protections,
+    readable: Sequence[Path] = (),
+    writable: Sequence[Path] = (),
+    extra_secrets: Iterable[Path] = (),
+    workspace_secrets: Iterable[Path] = (),
+    nested: Sequence[Path] = (),
+) -> Grants:
+    """The create profile: the quiet view, and the roots granted ``create`` with their
+    protected entries (``nested`` too) read-only; ``writable`` (the private temporary
+    directory) fully writable."""
+    hidden = _hidden(protections, (*extra_secrets, *workspace_secrets))
+    read, listable = quiet_view(home=home, hidden=hidden, readable=readable)
+    entries, protected = _root_writes(roots, protections, hidden, nested, git=False)
     return Grants(
         tuple(dict.fromkeys(read)),
         tuple(dict.fromkeys(listable)),
-        ("/dev/null",),
+        (*(str(p) for p in writable), *DEVICES),
         tuple(str(h) for h in hidden),
+        tuple(protected),
+        tuple(str(r) for r in roots),
+        tuple(entries),
+        root_access="create",
+        bases=quiet_bases(home=home, readable=readable),
     )
+
+
+def quiet_bases(*, home: Path, readable: Sequence[Path] = ()) -> tuple[str, ...]:
+    """The hierarchies of the quiet view, the roots aside: the system trees, the home's
+    toolchains and git configuration, and ``readable`` (those that exist)."""
+    bases = [Path(p) for p in SYSTEM_DIRS]
+    bases += [*readable, *(home / name for name in (*GIT_CONFIG, *TOOLCHAINS))]
+    return tuple(str(b) for b in bases if os.path.lexists(b))
+
+
+def quiet_view(
+    *, home: Path, hidden: Sequence[Path], readable: Sequence[Path] = ()
+) -> tuple[list[str], list[str]]:
+    """(readable, listable-only) paths of the view commands that run without a prompt get,
+    the roots aside: ``quiet_bases`` around ``hidden``, the system's random devices and
+    ``/proc`` without its processes."""
+    read: list[str] = []
+    listable: list[str] = []
+    for base in quiet_bases(home=home, readable=readable):
+        more_read, more_list = cover(_real(Path(base)), hidden)
+        read += more_read
+        listable += more_list
+    read += [p for p in SYSTEM_FILES if os.path.exists(p)] + proc_entries()
+    return read, listable
+
+
+def _root_covers(roots: Sequence[Path], hidden: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(readable, listable-only) paths reaching every root's content but ``hidden``."""
+    read: list[str] = []
+    listable: list[str] = []
+    for root in roots:
+        more_read, more_list = cover(_real(root), hidden)
+        read += more_read
+        listable += more_list
+    return read, listable
 
 
 def proc_entries() -> list[str]:

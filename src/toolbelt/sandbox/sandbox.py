@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,8 +35,10 @@ from toolbelt.sandbox.confine import launcher_argv
 from toolbelt.sandbox.created import CreatedWatch
 from toolbelt.sandbox.landlock import abi_version
 from toolbelt.sandbox.profiles import (
+    DEVICES,
     GIT_CODE,
     Grants,
+    create_grants,
     readonly_grants,
     virtualenv_sites,
     workspace_grants,
@@ -46,7 +48,13 @@ from toolbelt.sandbox.quarantine import quarantine
 __all__ = ["MODES", "Confined", "Profile", "Sandbox", "SandboxSettings", "choose_backend"]
 
 MODES = ("auto", "landlock", "bwrap", "off")
-Profile = Literal["workspace", "readonly", "git"]
+Profile = Literal["workspace", "readonly", "create", "git", "analysis"]
+"""``analysis`` is for programs that read the workspace to report on it (language servers,
+checkers): the workspace profile's reads, writes only to the session's private temporary
+directory, never the network — they need to write nothing of the workspace, so nothing they
+do can plant a protected entry in it."""
+QUIET: tuple[Profile, ...] = ("readonly", "create")
+"""The profiles of commands that run without a prompt: the quiet view, no network."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +132,8 @@ class Sandbox:
         )
         """Where protected entries commands created are moved (persistent: never lost)."""
         self._jobs: list[Callable[[], int | None]] = []  # confined jobs not yet checked
+        self._twins: dict[tuple[int, int, int], Path | None] = {}
+        """What ``secret_twins`` found for each stamp of a file with other links."""
         self._pending: list[str] = []  # what a check before a command removed, to report
 
     @property
@@ -137,50 +147,125 @@ class Sandbox:
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         return {**env, "TMPDIR": str(self._temp_dir)}
 
+    @property
+    def creates(self) -> bool:
+        """Whether the create profile can be enforced here: Landlock rules truncation from
+        ABI 3 on (with bubblewrap too, inside its namespaces); without it a command that
+        could empty an existing file gets no allowance."""
+        return self.backend is not None and abi_version() >= 3
+
     def grants(self, profile: Profile) -> Grants:
         """What ``profile`` may read and write (computed afresh: roots change on disk)."""
+        if not self._watch.walked and not self._jobs:
+            self._watch.baseline()  # the first look at the roots: what is hidden comes from it
+        twins = self.secret_twins()
+        readable = (self._state_dir / "exports.sh", *linked_git_dirs(self._roots))
+        secrets = (*self.settings.secrets, *twins)
+        home_twins = self.secret_twins(of_home_only=True)
         if profile == "readonly":
             return readonly_grants(
                 self._roots,
                 home=self._home,
                 protections=self.protections,
-                readable=(self._state_dir, *linked_git_dirs(self._roots)),
-                extra_secrets=self.settings.secrets,
+                readable=readable,
+                extra_secrets=secrets,
+                workspace_secrets=self.secret_files(),
+            )
+        if profile == "create":
+            return create_grants(
+                self._roots,
+                home=self._home,
+                protections=self.protections,
+                readable=readable,
+                writable=(self._temp_dir,),
+                extra_secrets=secrets,
+                workspace_secrets=self.secret_files(),
+                nested=self._watch.nested(),
+            )
+        if profile == "analysis":
+            grants = workspace_grants(
+                self._roots, protections=self.protections, extra_secrets=self.settings.secrets
+            )
+            return replace(
+                grants, write=(str(self._temp_dir), *DEVICES), protected=(), roots=(), entries=()
             )
         return workspace_grants(
             self._roots,
             protections=self.protections,
             writable=(self._temp_dir, self._state_dir / "exports.sh"),
-            extra_secrets=self.settings.secrets,
+            extra_secrets=(*self.settings.secrets, *home_twins),
             git=profile == "git",
             nested=self._watch.nested(),
         )
 
+    def secret_files(self) -> tuple[Path, ...]:
+        """What the quiet view hides in the roots: every file whose name makes it a secret
+        (``.env``, ``.env.*``, at any depth; for a symlink so named, the file it leads to
+        inside the roots), and every FIFO, socket and device (an unpacked archive's FIFO
+        would hold ``find . -exec cat {} +`` until its timeout; covered, it reads as
+        empty), as the last walk of the roots found them."""
+        found: list[Path] = list(self._watch.special())
+        for path in self._watch.secret_names():
+            if path.is_symlink():
+                real = Path(os.path.realpath(path))
+                if real.is_file() and any(is_beneath(real, root) for root in self._roots):
+                    found.append(real)
+            else:
+                found.append(path)
+        return tuple(dict.fromkeys(found))
+
+    def secret_twins(self, *, of_home_only: bool = False) -> tuple[Path, ...]:
+        """The files of the roots that are another hard link of a secret (``ln .env
+        notes.txt``, ``ln ~/.ssh/id_rsa key.txt`` made outside the sandbox), hidden where the
+        secret is: a twin of one of the user's secrets (``of_home_only``) in every profile, a
+        twin of the workspace's ``.env`` in the quiet ones."""
+        found = []
+        for path, stamp in self._watch.linked():
+            if stamp not in self._twins:  # once per (device, inode, ctime): pnpm links many
+                self._twins[stamp] = self.protections.secret_twin(path)
+            secret = self._twins[stamp]
+            if secret is None:
+                continue
+            if of_home_only and any(is_beneath(secret, root) for root in self._roots):
+                continue
+            found.append(path)
+        return tuple(found)
+
     def layout(self, profile: Profile) -> object:
         """What the grants of ``profile`` depend on that can change while a shell runs: the
         protected entries at any depth (``nested``: the watch is brought up to date first,
-        unless confined jobs run, whose creations it must not accept), and under Landlock the
+        unless confined jobs run, whose creations it must not accept), the hard links to
+        secrets, for the quiet profiles the secret files they hide, and under Landlock the
         entries of the roots, granted one by one. A shell whose layout changed is restarted,
         so a directory created by write_file is writable in it, and a ``sub/.envrc`` it
         created is mounted read-only. With mounts, the protected names and the virtualenvs'
         ``site-packages`` (by ctime, which a command cannot set back as it can the mtime: a
         ``.pth`` an approved ``pip install`` added between commands is mounted read-only for
         the next one, see ``virtualenv_startup_files``)."""
-        if self.backend is None or profile == "readonly":
+        if self.backend is None:
             return None
         if not self._jobs:
             self._watch.baseline()
+        quiet = profile in QUIET
+        hidden = (self.secret_twins(of_home_only=not quiet), self.secret_files() if quiet else ())
+        mounts = self.backend != "landlock" or namespaces_work()  # roots granted whole
+        if profile == "readonly":  # it writes nothing: only what it must not read matters
+            return hidden if mounts else (hidden, tuple(_entries(root) for root in self._roots))
         nested = tuple(self._watch.nested())
-        if self.backend != "landlock" or namespaces_work():  # roots granted whole
+        if mounts:
             listings = [_entries(root) for root in self._roots]
-            return nested, tuple(
-                (
-                    frozenset(n for n in names if self.protections.entry_reason(root, n)),
-                    tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
-                )
-                for root, names in zip(self._roots, listings, strict=True)
+            return (
+                nested,
+                hidden,
+                tuple(
+                    (
+                        frozenset(n for n in names if self.protections.entry_reason(root, n)),
+                        tuple((str(site), _changed(site)) for _, site in virtualenv_sites(root)),
+                    )
+                    for root, names in zip(self._roots, listings, strict=True)
+                ),
             )
-        return nested, tuple(_entries(root) for root in self._roots)
+        return nested, hidden, tuple(_entries(root) for root in self._roots)
 
     def protected_names(self) -> frozenset[Path]:
         """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in
@@ -276,7 +361,7 @@ class Sandbox:
             return list(argv)
         self._temp_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         grants = self.grants(profile)
-        ports = () if profile == "readonly" else self.settings.ports
+        ports = () if profile in (*QUIET, "analysis") else self.settings.ports
         network = ports != ()
         if self.backend == "landlock":
             spec = {"landlock": _landlock_spec(grants, ports), "seccomp_network": network}
@@ -284,10 +369,11 @@ class Sandbox:
         from toolbelt.sandbox.bwrap import bwrap_argv
 
         inner: dict[str, object] = {"seccomp_network": network}
-        if abi_version() >= 1 and (profile == "readonly" or ports):
-            # bwrap's own mounts already keep protected entries read-only: grant roots whole
+        if abi_version() >= 1 and (profile in (*QUIET, "analysis") or ports):
+            # bwrap's own mounts already keep protected entries read-only and cover the
+            # secrets: grant the roots whole
             rules = _landlock_spec(grants, ports)
-            rules.update(write=[*grants.write, *grants.roots], roots=[], mount=False)
+            rules.update(mount=False)
             inner["landlock"] = rules
         return bwrap_argv(grants, launcher_argv(inner, list(argv)), cwd=cwd, network=network)
 
@@ -358,6 +444,7 @@ def _landlock_spec(grants: Grants, ports: tuple[int, ...] | None) -> dict[str, o
         "hidden": grants.hidden,
         "roots": grants.roots,
         "entries": grants.entries,
+        "root_access": grants.root_access,
         "protected": grants.protected,
         "connect_ports": None if ports is None else list(ports),
         "scoped": True,

@@ -36,6 +36,9 @@ class SearchBudget:
     seconds: float = field(default_factory=lambda: SEARCH_SECONDS)
     expired: bool = False
     deadline: float = 0.0
+    binary_at: int | None = None
+    """Where the file named on its own turned to binary data, not searched past (see
+    ``text_prefix``); None when it did not."""
 
     def __post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds

@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
@@ -26,7 +27,7 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import program
 from toolbelt.procs.ending import marked_processes
 from toolbelt.procs.tree import SyncProcessTree
-from toolbelt.sandbox.sandbox import Sandbox
+from toolbelt.sandbox.sandbox import Profile, Sandbox
 from toolbelt.shell.job_output import TAIL_BYTES, CappedOutput
 from toolbelt.shell.output import MAX_SPILL_BYTES, spill_dir
 
@@ -97,16 +98,23 @@ class JobManager:
         self._jobs: dict[str, Job] = {}
 
     def start(
-        self, command: str, cwd: Path, env: Mapping[str, str], *, sandboxed: bool = True
+        self,
+        command: str,
+        cwd: Path,
+        env: Mapping[str, str],
+        *,
+        profile: Profile | Literal["unconfined"] = "workspace",
     ) -> Job:
-        """Start ``command`` in the background (confined unless ``sandboxed`` is False, which
-        the user approved); returns at once."""
+        """Start ``command`` in the background, confined by the sandbox ``profile`` the policy
+        approved it for (``unconfined``: the user approved running it outside); returns at
+        once."""
         job_id = f"bg-{secrets.token_hex(4)}"
         path = spill_dir(self._session_id) / f"{job_id}.out"
         argv = [program("bash") or "/bin/bash", "-c", command]
-        sandbox = self._sandbox if sandboxed else None
-        # the workspace profile, as in the persistent shell
-        confine = sandbox.confinement("workspace", cwd=cwd) if sandbox is not None else None
+        sandbox = None if profile == "unconfined" else self._sandbox
+        confine = None
+        if sandbox is not None and profile != "unconfined":
+            confine = sandbox.confinement(profile, cwd=cwd)
         output = CappedOutput(path, limit=self._output_limit, tail=self._output_tail)
         fd = output.start()
         tree = SyncProcessTree(

@@ -22,10 +22,18 @@ import re
 
 from anyio.abc import Process
 
+from toolbelt.commands.analysis import ShellAnalysis
 from toolbelt.sandbox.sandbox import Profile
 from toolbelt.shell.session import ShellSession, _quote
 
-__all__ = ["LOADERS", "GitShell", "ReadOnlyShell", "changes_shell_state"]
+__all__ = [
+    "LOADERS",
+    "CreateShell",
+    "GitShell",
+    "ReadOnlyShell",
+    "changes_shell_state",
+    "state_builtins_only",
+]
 
 LOADERS = (
     "PATH", "BASH_ENV", "ENV", "CDPATH", "GLOBIGNORE", "PS4", "LD_*", "PYTHON*", "GIT_*",
@@ -42,6 +50,12 @@ _STATE_BUILTINS = frozenset(
      "source", ".", "eval", "export", "declare", "typeset", "readonly", "local", "read",
      "mapfile", "readarray", "getopts", "let", "function"}
 )  # fmt: skip
+# builtins that change the shell but touch no file: a command of only these runs in the main
+# shell without a prompt when the analysis calls it read-only (`export LANG=C`, `set -e`)
+_TOUCH_NOTHING = frozenset(
+    {"export", "unset", "set", "declare", "typeset", "local", "readonly", "cd", "pushd",
+     "popd", "true", "false", ":", "echo", "printf", "test", "[", "type", "alias"}
+)  # fmt: skip
 _FIRST_WORDS = re.compile(r"(?:^|[;&|(){}\n])\s*(?:!\s*)?(?:\w+=\S*\s+)*([\w.][\w.-]*)")
 
 
@@ -55,10 +69,19 @@ def changes_shell_state(command: str) -> bool:
     return any(word in _STATE_BUILTINS for word in _FIRST_WORDS.findall(command))
 
 
+def state_builtins_only(analysis: ShellAnalysis) -> bool:
+    """Whether ``analysis`` is of nothing but builtins that change the shell and touch no
+    file (``_TOUCH_NOTHING``), written out (no program known only at run time)."""
+    return bool(analysis.commands) and all(
+        c.program in _TOUCH_NOTHING and not c.dynamic for c in analysis.commands
+    )
+
+
 class ReadOnlyShell(ShellSession):
     """A ShellSession in the read-only profile that catches up with the main shell's exports."""
 
     profile: Profile = "readonly"
+    saves_exports = False
     _seen: tuple[int, int] | None = None
 
     def _prelude(self) -> str:
@@ -101,6 +124,15 @@ class ReadOnlyShell(ShellSession):
             f"for __tb_v in $(compgen -e); do case $__tb_v in {patterns}) unset $__tb_v;; "
             f"esac; done; unset __tb_v{'; export ' + restore if restore else ''}"
         )
+
+
+class CreateShell(ReadOnlyShell):
+    """A shell like the read-only one, in the create profile: for commands that run without a
+    prompt because every effect they have is a file they create (``mkdir build``, ``cp a.txt
+    new.txt``, ``sort a > b.txt``), where nothing that exists can be changed or deleted, and
+    what they read is the quiet view (see ``sandbox.profiles``)."""
+
+    profile: Profile = "create"
 
 
 class GitShell(ShellSession):

@@ -59,6 +59,9 @@ class ShellSession:
     """A bash process that runs commands one at a time and remembers cwd and exports."""
 
     profile: Profile = "workspace"
+    saves_exports = True
+    """Whether this shell writes its exports to ``state_name`` after a command that may have
+    changed them (the quiet shells follow the main shell's and never write them)."""
     state_name = "exports.sh"
     """Where exported variables are saved for a restart; shells that may source each other's
     file must be equally confined (a confined command can write this file)."""
@@ -106,7 +109,7 @@ class ShellSession:
             marker = f"__toolbelt_end_{secrets.token_hex(8)}__".encode()
             buffer = OutputBuffer(self._dir / f"command-{self._count}.out")
             save = ""
-            if _may_export(command) and self.profile != "readonly":
+            if _may_export(command) and self.saves_exports:
                 save = f"export -p > {self._state} 2>/dev/null; "
             script = (
                 f"{self._prelude()}"

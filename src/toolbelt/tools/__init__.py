@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from toolbelt.core.registry import AnyTool, CombinedToolset, ToolRegistry, Toolset
@@ -29,6 +29,8 @@ _BUILTINS: dict[str, tuple[str, str]] = {
     "multi_edit": ("multi_edit", "MultiEditTool"),
     "notebook_edit": ("notebook_edit", "NotebookEditTool"),
     "apply_patch": ("apply_patch", "ApplyPatchTool"),
+    "lsp": ("lsp", "LspTool"),
+    "symbol_edit": ("symbol_edit", "SymbolEditTool"),
     "glob": ("glob", "GlobTool"),
     "grep": ("grep", "GrepTool"),
     "ls": ("ls", "LsTool"),
@@ -50,13 +52,21 @@ class BuiltinToolset(Toolset):
     """Every built-in tool, in listing order, each created on first lookup.
 
     ``workspace`` and ``trusted`` tell the ``skill`` tool whose skills its description lists
-    (default: the process's working directory and its stored trust).
+    (default: the process's working directory and its stored trust), ``read_check`` which of
+    the workspace's skill files it may show (the policy's read decision; default: the
+    workspace's protected paths).
     """
 
-    def __init__(self, *, workspace: Path | None = None, trusted: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        workspace: Path | None = None,
+        trusted: bool | None = None,
+        read_check: Callable[[Path], bool] | None = None,
+    ) -> None:
         self._loaded: dict[str, AnyTool] = {}
         self._lock = threading.Lock()
-        self._skill_options = {"root": workspace, "trusted": trusted}
+        self._skill_options = {"root": workspace, "trusted": trusted, "read_check": read_check}
 
     def get(self, name: str) -> AnyTool | None:
         where = _BUILTINS.get(name)
@@ -84,10 +94,13 @@ class BuiltinToolset(Toolset):
 
 
 def builtin_toolset(
-    *, workspace: Path | None = None, trusted: bool | None = None
+    *,
+    workspace: Path | None = None,
+    trusted: bool | None = None,
+    read_check: Callable[[Path], bool] | None = None,
 ) -> BuiltinToolset:
     """A fresh toolset holding every built-in tool, in listing order (see ``BuiltinToolset``)."""
-    return BuiltinToolset(workspace=workspace, trusted=trusted)
+    return BuiltinToolset(workspace=workspace, trusted=trusted, read_check=read_check)
 
 
 def build_toolset(

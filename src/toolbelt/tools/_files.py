@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AnyStr
 
+from toolbelt.checkpoints.journal import before_write
 from toolbelt.config.factory import session_protections
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
@@ -51,8 +52,20 @@ def read_tracker(ctx: ToolContext) -> ReadTracker:
 
 
 def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
-    """Resolve a model-supplied path against the session's cwd."""
-    return file_guard(ctx).resolve(raw, ctx.cwd)
+    """Resolve a model-supplied path against the session's cwd, once per call.
+
+    The permission decision is made on the resolution the tool's ``access`` made: its real
+    path and the inode seen there. ``run`` gets that same resolution back (kept in the call's
+    scratch), so what it opens is checked against it — a leaf or directory swapped for a
+    symlink after the decision makes the open fail ("changed while it was being opened")
+    instead of a second lookup of the name following the symlink somewhere the decision
+    never saw.
+    """
+    key = f"resolved\0{ctx.cwd}\0{raw}"
+    found = ctx.scratch.get(key)
+    if not isinstance(found, ResolvedPath):
+        found = ctx.scratch[key] = file_guard(ctx).resolve(raw, ctx.cwd)
+    return found
 
 
 def require_read_to_match(ctx: ToolContext, resolved: ResolvedPath) -> None:
@@ -150,14 +163,20 @@ def load_for_change(
 def save_text(
     ctx: ToolContext, resolved: ResolvedPath, data: bytes, *, mode: int | None = None
 ) -> bool:
-    """Write ``data`` atomically (creating parent directories); True if the file was created
-    (with ``mode`` when given)."""
+    """Write ``data`` atomically (creating parent directories), with ``mode`` when given; True
+    if the file was created. The file's before-image goes to the checkpoint journal first
+    (``checkpoints.journal``)."""
     guard = file_guard(ctx)
     parent = resolved.path.parent
-    dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
     digest = start_digest(data)
+    with before_write(ctx, resolved.path, data):  # undo's before-image, recorded first
+        dir_fd = guard.open_dir_for_write(resolved, create_parents=True)
+        try:
+            created = atomic_write(dir_fd, resolved.path.name, data, mode=mode)
+        except BaseException:
+            os.close(dir_fd)
+            raise
     try:
-        created = atomic_write(dir_fd, resolved.path.name, data, mode=mode)
         info = os.stat(resolved.path.name, dir_fd=dir_fd, follow_symlinks=False)
     finally:
         os.close(dir_fd)

@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolbelt.checkpoints.journal import before_write
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolbeltError, ToolError
 from toolbelt.paths.guard import ResolvedPath
@@ -35,11 +36,12 @@ def change_file(
     if data is not None:
         save_text(ctx, target, data, mode=mode)
         return
-    dir_fd = file_guard(ctx).open_dir_for_write(target)
-    try:
-        os.unlink(target.path.name, dir_fd=dir_fd)
-    finally:
-        os.close(dir_fd)
+    with before_write(ctx, target.path, None):  # undo's before-image, recorded first
+        dir_fd = file_guard(ctx).open_dir_for_write(target)
+        try:
+            os.unlink(target.path.name, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 def commit(ctx: ToolContext, changes: Sequence[PlannedChange]) -> None:

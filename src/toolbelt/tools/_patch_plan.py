@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -40,7 +41,7 @@ from toolbelt.tools._files import (
     resolve,
 )
 
-__all__ = ["PatchPlan", "PlannedChange", "plan_patch"]
+__all__ = ["PatchPlan", "PlannedChange", "plan_patch", "plan_rewrites"]
 
 Action = Literal["add", "update", "delete"]
 _PLAIN = DecodedText("")
@@ -126,6 +127,8 @@ class _Planner:
         try:
             resolved = resolve(self.ctx, raw)
         except ToolError as exc:
+            if line <= 0:  # not from a patch (plan_rewrites)
+                raise
             raise type(exc)(f"Patch line {line}: {exc}") from exc
         found = self.slots.get(resolved.path)
         if found is not None:
@@ -327,5 +330,26 @@ def plan_patch(ctx: ToolContext, patch: str) -> PatchPlan:
             "The patch leaves every file as it was, so nothing was changed; check that its '+' "
             "and '-' lines say what should change."
         )
+    seen = tuple((path, slot.signature) for path, slot in planner.slots.items())
+    return PatchPlan(tuple(changes), seen)
+
+
+def plan_rewrites(
+    ctx: ToolContext, rewrites: Sequence[tuple[str, Callable[[str], str]]]
+) -> PatchPlan:
+    """Plan changing each file (a path as the model or a server names it) to what its
+    function makes of its text: symbol edits (a rename across the code base, a replaced
+    definition), through the same checks, encodings and diffs as a patch. A file need not
+    have been read first (a rename reaches files the model never opened); one whose read
+    would ask is refused (``require_read_to_match``), like one changed by a patch."""
+    planner = _Planner(ctx)
+    for raw, rewrite in rewrites:
+        slot = planner.slot(raw, 0)
+        if not slot.present:
+            raise ToolError(f"{slot.shown} does not exist.")
+        require_read_to_match(ctx, slot.resolved)
+        slot.text = rewrite(planner.text_of(slot))
+        slot.stale |= slot.freshness is Freshness.CHANGED
+    changes = planner.changes()
     seen = tuple((path, slot.signature) for path, slot in planner.slots.items())
     return PatchPlan(tuple(changes), seen)

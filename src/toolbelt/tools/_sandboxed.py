@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from toolbelt.commands.analysis import ShellAnalysis
+from toolbelt.core.access import SandboxProfile
 from toolbelt.core.context import ToolContext
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.session import ShellSession
@@ -45,16 +46,24 @@ def unconfined_shell(ctx: ToolContext) -> ShellSession:
     )
 
 
-def denial_note(output: str, *, readonly: bool) -> str | None:
+def denial_note(output: str, *, profile: SandboxProfile) -> str | None:
     """A note for a failed sandboxed command whose output shows a refusal, else None."""
     found = _DENIED.search(output)
     if found is None:
         return None
     line = found.group(0).strip()[:300]
-    if readonly:
+    if profile == "readonly":
         where = (
-            "this command ran in the read-only sandbox because it was judged read-only (no "
-            "writes, no network, reads only in the workspace and system directories)"
+            "this command ran without a prompt in the read-only sandbox because it was judged "
+            "read-only (no writes, no network; it reads only the workspace minus its .env "
+            "files, the system and toolchain directories)"
+        )
+    elif profile == "create":
+        where = (
+            "this command ran without a prompt because it only creates files, in a sandbox "
+            "where nothing that exists can be changed, emptied, renamed or deleted, with no "
+            "network, reading only the workspace minus its .env files and the system and "
+            "toolchain directories"
         )
     else:
         where = (

@@ -15,7 +15,7 @@ from toolbelt.sandbox.sandbox import Sandbox, SandboxSettings
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.output import spill_dir
-from toolbelt.shell.readonly import GitShell, ReadOnlyShell
+from toolbelt.shell.readonly import CreateShell, GitShell, ReadOnlyShell
 from toolbelt.shell.session import ShellSession
 from toolbelt.tools._sandboxed import unconfined_shell
 
@@ -61,11 +61,13 @@ def session_sandbox(session: Session) -> Sandbox:
 
 def shell_for(ctx: ToolContext, profile: SandboxProfile) -> ShellSession:
     """The session's persistent shell for ``profile``: unconfined (approved by the user), the
-    read-only one, the git one, or the main shell of the workspace profile."""
+    read-only one, the create one, the git one, or the main shell of the workspace profile."""
     if profile == "unconfined":
         return unconfined_shell(ctx)
     if profile == "readonly":
         return readonly_shell(ctx)
+    if profile == "create":
+        return _shell_of_kind(ctx, CreateShell)
     if profile == "git":
         return git_shell(ctx)
     return shell_session(ctx)

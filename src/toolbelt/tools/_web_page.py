@@ -27,6 +27,8 @@ class ConvertedPage:
     content_type: str
     text: str
     cut_at_bytes: int | None
+    incomplete: str | None = None
+    """Why the page ends before the server finished sending it (kept out of the cache)."""
 
 
 async def condensed_page(
@@ -61,7 +63,9 @@ async def condensed_page(
         notes.append(f"continue with offset={end}")
     if page.cut_at_bytes is not None:
         notes.append(f"only the first {page.cut_at_bytes:,} bytes of the response were used")
-    if len(notes) > 1 or page.cut_at_bytes is not None:
+    if page.incomplete is not None:
+        notes.append(f"the page is incomplete: {page.incomplete}")
+    if len(notes) > 1:
         lines.append("\n[" + "; ".join(notes) + ".]")
     structured = {**_structured(page, offset, len(piece)), "condensed_by": model.model}
     return ToolOutput.text("\n".join(lines), structured, is_error=page.status >= 400)
@@ -90,6 +94,11 @@ def page_window(
         notes.append(
             f"Only the first {page.cut_at_bytes:,} bytes of the response were used (the cap), "
             "so the page ends early."
+        )
+    if page.incomplete is not None:
+        notes.append(
+            f"The page is incomplete: {page.incomplete}; this is what had arrived. Try again "
+            "later for the rest."
         )
     if end < total:
         notes.append(

@@ -21,7 +21,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.guard import protections_of
-from toolbelt.tools._edit_result import EditReport, edit_result
+from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._patch_commit import commit
 from toolbelt.tools._patch_plan import PatchPlan, PlannedChange, plan_patch
 from toolbelt.tools.edit_file import STALE_NOTE
@@ -104,7 +104,7 @@ class ApplyPatchTool(Tool[ApplyPatchInput]):
         return await anyio.to_thread.run_sync(_preview, ctx, args.input)
 
     async def run(self, args: ApplyPatchInput, ctx: ToolContext) -> ToolOutput:
-        return await anyio.to_thread.run_sync(_apply, ctx, args.input)
+        return await edit_result(ctx, await anyio.to_thread.run_sync(_apply, ctx, args.input))
 
 
 def _preview(ctx: ToolContext, patch: str) -> Access:
@@ -120,7 +120,7 @@ def _preview(ctx: ToolContext, patch: str) -> Access:
     )
 
 
-def _apply(ctx: ToolContext, patch: str) -> ToolOutput:
+def _apply(ctx: ToolContext, patch: str) -> EditReport:
     """Write the plan ``access`` made, or a fresh one if a file changed since."""
     planned = ctx.scratch.pop("patch", None)
     plan: PatchPlan
@@ -131,7 +131,7 @@ def _apply(ctx: ToolContext, patch: str) -> ToolOutput:
     commit(ctx, plan.changes)
     for change in _shown(plan.changes):
         ctx.diff(change.shown, change.change.unified, tuple(change.change.as_dicts()))
-    return edit_result(ctx, _report(plan))
+    return _report(plan)
 
 
 def _shown(changes: tuple[PlannedChange, ...]) -> list[PlannedChange]:
@@ -198,5 +198,17 @@ def _report(plan: PatchPlan) -> EditReport:
             f"What changed in {', '.join(hidden)} is not described because reading "
             f"{'that file' if len(hidden) == 1 else 'those files'} is not allowed without asking."
         )
-    changed = tuple(change.resolved.path for change in plan.changes if change.after is not None)
+    changed = tuple(
+        ChangedPath(change.resolved.path, change.shown, _before(plan, change))
+        for change in plan.changes
+        if change.after is not None
+    )
     return EditReport([*lines, *details], {"files": files}, changed)
+
+
+def _before(plan: PatchPlan, change: PlannedChange) -> bytes | None:
+    """What the changed file held before: a move's destination held its source's bytes."""
+    if change.moved_from is None:
+        return change.before
+    source = next((c for c in plan.changes if c.moved_to == change.shown), None)
+    return None if source is None else source.before

@@ -16,7 +16,7 @@ from dataclasses import replace
 import anyio
 from pydantic import BaseModel, Field, model_validator
 
-from toolbelt.commands.access import judge_command
+from toolbelt.commands.access import JudgedCommand, judge_command
 from toolbelt.commands.analysis import analyze_command
 from toolbelt.config.trust import is_trusted
 from toolbelt.core.access import Access, AccessKind, SandboxProfile
@@ -26,9 +26,10 @@ from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.guard import protections_of
+from toolbelt.sandbox.sandbox import Sandbox
 from toolbelt.shell.environment import command_environment
 from toolbelt.shell.git_env import git_overrides, shell_exports
-from toolbelt.shell.readonly import changes_shell_state
+from toolbelt.shell.readonly import changes_shell_state, state_builtins_only
 from toolbelt.tools._files import file_guard
 from toolbelt.tools._sandboxed import denial_note, git_writes
 from toolbelt.tools._shell import job_starter, session_sandbox, shell_for
@@ -106,23 +107,32 @@ class BashTool(Tool[BashInput]):
         command = judged.access
         sandbox = session_sandbox(ctx.session)
         confined = sandbox.active and args.sandbox
-        readonly = command.readonly and not args.run_in_background
-        if confined and readonly and changes_shell_state(args.command):
-            readonly = False  # runs in the main shell, where `unset X` lasts: not read-only
+        background = args.run_in_background
+        readonly = command.readonly and not background
+        # a command that changes the shell itself runs in the main shell, where it lasts:
+        # read-only only when it is nothing but such builtins (`export LANG=C`, `set -e`)
+        in_main = confined and not background and changes_shell_state(args.command)
+        if in_main and not (readonly and state_builtins_only(judged.analysis)):
+            readonly = False
+        reads_inside = all(r.inside for r in judged.read)
         profile: SandboxProfile = "workspace"
         if sandbox.active and not args.sandbox:
             profile = "unconfined"
-        elif confined and readonly and all(r.inside for r in (*judged.written, *judged.read)):
+        elif confined and readonly and in_main:
+            profile = "workspace"  # builtins only: they read and write nothing
+        elif confined and readonly and reads_inside and all(w.inside for w in judged.written):
             profile = "readonly"  # runs without asking: make it true
-        elif confined and git_writes(judged.analysis) and not args.run_in_background:
+        elif confined and git_writes(judged.analysis) and not background:
             profile = "git"  # .git/ writable but hooks and config: it asks
+        elif confined and not in_main and sandbox.creates and _creates_only(judged):
+            profile = "create"  # the fewer-prompts rule: only new files, see docs
         outside = (
             escape_for_terminal(args.justification or "", limit=300)
             if profile == "unconfined"
             else None
         )
         summary = args.command  # the real command: a description is the model's claim
-        if args.run_in_background:
+        if background:
             summary = f"start in the background: {summary}"
         return Access(
             AccessKind.EXECUTE,
@@ -131,18 +141,22 @@ class BashTool(Tool[BashInput]):
             command=replace(
                 command,
                 readonly=readonly,
-                sandboxed=confined and sandbox.settings.network == "off" and profile != "git",
+                sandboxed=profile == "create",
+                asks_because=_why_asked(judged, ctx, confined=confined, sandbox=sandbox),
                 outside_sandbox=outside,
                 profile=profile,
+                # asked for another reason and approved: as the person approved it
+                prompted_profile="workspace" if profile in ("readonly", "create") else None,
             ),
             summary=f"`{summary}`" if len(summary) < 200 else f"`{summary[:197]}...`",
         )
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
         if args.run_in_background:
+            approved = ctx.access if ctx.access is not None else await self.access(args, ctx)
             command = await anyio.to_thread.run_sync(_with_git_guard, args.command, ctx)
             job = job_starter(ctx).start(
-                command, ctx.cwd, command_environment(), sandboxed=args.sandbox
+                command, ctx.cwd, command_environment(), profile=_profile(approved)
             )
             text = (
                 f"Started in the background as {job.id} (output in {job.output_path}). Check it "
@@ -151,9 +165,7 @@ class BashTool(Tool[BashInput]):
             return ToolOutput.text(text, {"id": job.id, "output_path": str(job.output_path)})
         # the executor hands over the access it approved; run on its own, judge it here
         approved = ctx.access if ctx.access is not None else await self.access(args, ctx)
-        profile: SandboxProfile = "workspace"
-        if approved.command is not None:
-            profile = approved.command.profile
+        profile = _profile(approved)
         shell = shell_for(ctx, profile)
         if shell.cwd != ctx.cwd:
             await shell.set_cwd(ctx.cwd)
@@ -190,11 +202,52 @@ class BashTool(Tool[BashInput]):
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         if result.exit_code != 0:
             if args.sandbox and session_sandbox(ctx.session).active:
-                note = denial_note(output, readonly=profile == "readonly")
+                note = denial_note(output, profile=profile)
                 notes += [note] if note else []
             body = f"Exit code {result.exit_code}\n{output}".rstrip("\n")
             return ToolOutput.text(_with_notes(body, notes), structured, is_error=True)
         return ToolOutput.text(_with_notes(output or "(no output)", notes), structured)
+
+
+def _profile(approved: Access) -> SandboxProfile:
+    return "workspace" if approved.command is None else approved.command.profile
+
+
+def _creates_only(judged: JudgedCommand) -> bool:
+    """Whether every effect of the command is a file it creates: the analysis sees all it
+    does (``effects_seen``), nothing is dangerous, each write is a path inside the workspace
+    that does not exist yet and is not protected, and every read is inside."""
+    made = judged.analysis.made_dirs  # `mkdir -p build` leaves an existing build/ as it is
+    return (
+        judged.analysis.effects_seen
+        and not judged.access.dangerous
+        and all(w.inside and w.protection is None for w in judged.written)
+        and all(not w.exists or (w.raw in made and w.path.is_dir()) for w in judged.written)
+        and all(r.inside for r in judged.read)
+    )
+
+
+def _why_asked(judged: JudgedCommand, ctx: ToolContext, *, confined: bool, sandbox: Sandbox) -> str:
+    """What keeps the command from running without a prompt (``CommandAccess.asks_because``)."""
+    if not confined or judged.access.readonly:
+        return ""
+    if not judged.analysis.effects_seen:
+        return (
+            " whose reads, writes and deletions toolbelt cannot see (a program or option it "
+            "does not model), so the sandbox cannot make it safe to run unasked"
+        )
+    made = judged.analysis.made_dirs
+    existing = next(
+        (w for w in judged.written if w.exists and not (w.raw in made and w.path.is_dir())), None
+    )
+    if existing is not None:
+        return (
+            f" that changes {file_guard(ctx).display(existing.path)}, which exists (a command "
+            "runs unasked only when all it writes are new files)"
+        )
+    if not sandbox.creates:
+        return " (this kernel's Landlock cannot keep existing files from being emptied)"
+    return ""
 
 
 def _with_git_guard(command: str, ctx: ToolContext) -> str:

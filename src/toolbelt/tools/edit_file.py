@@ -30,7 +30,7 @@ from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import ResolvedPath, protections_of
-from toolbelt.tools._edit_result import EditReport, edit_result
+from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import (
     Change,
     LoadedFile,
@@ -100,7 +100,8 @@ class EditFileTool(Tool[EditFileInput]):
         return await anyio.to_thread.run_sync(_preview, ctx, args.path, [_edit(args)])
 
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
-        return await anyio.to_thread.run_sync(apply_and_save, ctx, args.path, [_edit(args)])
+        report = await anyio.to_thread.run_sync(apply_and_save, ctx, args.path, [_edit(args)])
+        return await edit_result(ctx, report)
 
 
 Edit = tuple[str, str, bool]
@@ -187,8 +188,9 @@ def _unchanged(loaded: LoadedFile) -> bool:
     return info.st_size == len(loaded.data) and info.st_mtime_ns == loaded.mtime_ns
 
 
-def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOutput:
-    """Apply ``edits`` in order to the file (all or nothing) and save it atomically.
+def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> EditReport:
+    """Apply ``edits`` in order to the file (all or nothing) and save it atomically; what to
+    tell the model (``edit_result`` finishes it).
 
     The plan ``access`` made (for the permission prompt) is reused when the file has not
     changed since, so a big file is read, matched and diffed once per call, not twice.
@@ -207,7 +209,7 @@ def apply_and_save(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> ToolOu
         stored = encode_like(content, loaded)
     save_text(ctx, resolved, stored)
     ctx.diff(loaded.shown, change.unified, tuple(change.as_dicts()))
-    return edit_result(ctx, _report(loaded, edited, change, quote=ctx.may_quote(loaded.path)))
+    return _report(loaded, edited, change, quote=ctx.may_quote(loaded.path))
 
 
 def _report(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) -> EditReport:
@@ -261,4 +263,4 @@ def _report(loaded: LoadedFile, edited: Edited, change: Change, *, quote: bool) 
         "diff": change.unified if quote else "",
         "hunks": change.as_dicts() if quote else [],
     }
-    return EditReport(lines, structured, (loaded.path,))
+    return EditReport(lines, structured, (ChangedPath(loaded.path, loaded.shown, loaded.data),))

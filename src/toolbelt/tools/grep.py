@@ -30,6 +30,7 @@ from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.order import newest_first
 from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
+from toolbelt.search.text_prefix import TextPrefix
 from toolbelt.tools._files import file_guard, missing_path, resolve
 
 __all__ = ["GrepInput", "GrepTool"]
@@ -44,8 +45,9 @@ literal braces and parentheses). Respects .gitignore; searches hidden files but 
 surrounding lines) or count (matches per file). Filter with `glob` (e.g. "*.py", \
 "src/**/*.ts") or `type` (e.g. "py", "rust"). `case_insensitive` ignores case; `multiline` lets \
 a pattern span lines. Results are capped at `head_limit` (default 250; 0 for no cap); use \
-`offset` to page. A search stops after 20 s with what it found, and skips files over 200 MB \
-unless `path` names the file. Use this instead of running grep or rg through bash."""
+`offset` to page. A search stops after 20 s with what it found, skips files over 200 MB \
+unless `path` names the file, and stops reading a file at its first binary (NUL) byte. Use \
+this instead of running grep or rg through bash."""
 
 
 class GrepInput(ToolInput):
@@ -170,13 +172,18 @@ async def _search(
     ``denied``: in files mode, paths to leave out (judged as rg lists them)."""
     if names:
         fd = guard.open_for_read(target)
-        argv = _rg_args(args, ["-"], nul=nul)  # "-": the descriptor given as stdin
+        argv = _rg_args(args, ["-"], nul=nul)  # "-": the file's text, given as stdin
         try:
-            if args.output_mode != "content" or wanted is None:
-                raw = await rg_collect(rg, argv, cwd=target.path.parent, budget=budget, stdin=fd)
-                lines = _decoded(raw)
-            else:
-                lines = await _run_rg(rg, argv, target.path.parent, wanted, budget, stdin=fd)
+            prefix = TextPrefix(fd)  # up to its binary data, as rg searches what it finds
+            with prefix as text:
+                if args.output_mode != "content" or wanted is None:
+                    raw = await rg_collect(
+                        rg, argv, cwd=target.path.parent, budget=budget, stdin=text
+                    )
+                    lines = _decoded(raw)
+                else:
+                    lines = await _run_rg(rg, argv, target.path.parent, wanted, budget, stdin=text)
+            budget.binary_at = prefix.binary_at
         finally:
             os.close(fd)
         return _relabel(lines, names[0])
@@ -397,6 +404,12 @@ def _render(
         )
     if budget is not None and budget.expired:
         text += "\n\n" + cut_note(budget)
+    if budget is not None and budget.binary_at is not None:
+        text += (
+            f"\n\n[The file holds binary data from byte {budget.binary_at:,} on, which was not "
+            "searched (as for the files a search of a directory finds); read_file shows what "
+            "it is.]"
+        )
     if slow:
         text += "\n\n[ripgrep was not found, so this used the slow pure-Python search.]"
     return ToolOutput.text(text, structured)

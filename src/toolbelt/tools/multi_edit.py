@@ -9,6 +9,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.tools._edit_result import edit_result
 from toolbelt.tools.edit_file import EditFileOutput, _preview, apply_and_save
 
 __all__ = ["MultiEditInput", "MultiEditTool"]
@@ -60,7 +61,8 @@ class MultiEditTool(Tool[MultiEditInput]):
         return await anyio.to_thread.run_sync(_preview, ctx, args.path, _edits(args))
 
     async def run(self, args: MultiEditInput, ctx: ToolContext) -> ToolOutput:
-        return await anyio.to_thread.run_sync(apply_and_save, ctx, args.path, _edits(args))
+        report = await anyio.to_thread.run_sync(apply_and_save, ctx, args.path, _edits(args))
+        return await edit_result(ctx, report)
 
 
 def _edits(args: MultiEditInput) -> list[tuple[str, str, bool]]:

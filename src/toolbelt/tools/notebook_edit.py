@@ -22,7 +22,7 @@ from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import protections_of
-from toolbelt.tools._edit_result import EditReport, edit_result
+from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import load_for_change, require_read_to_match, resolve, save_text
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
@@ -79,10 +79,10 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         )
 
     async def run(self, args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
-        return await anyio.to_thread.run_sync(_edit, args, ctx)
+        return await edit_result(ctx, await anyio.to_thread.run_sync(_edit, args, ctx))
 
 
-def _edit(args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
+def _edit(args: NotebookEditInput, ctx: ToolContext) -> EditReport:
     nbformat: Any = importlib.import_module("nbformat")  # untyped library, imported on use
 
     resolved = resolve(ctx, args.path)
@@ -135,7 +135,7 @@ def _edit(args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
         "edit_mode": args.edit_mode,
         "cells": len(cells),
     }
-    return edit_result(ctx, EditReport([said], structured, (resolved.path,)))
+    return EditReport([said], structured, (ChangedPath(resolved.path, loaded.shown, loaded.data),))
 
 
 def _locate(args: NotebookEditInput, cells: list[Any]) -> int | None:

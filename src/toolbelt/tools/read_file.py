@@ -29,6 +29,7 @@ from toolbelt.files.media import IMAGE_TYPES, image_info, pdf_pages_text, render
 from toolbelt.files.text import decode_text, looks_binary
 from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import file_guard, read_tracker, resolve
+from toolbelt.tools._outline import can_outline, outline_result
 
 __all__ = ["ReadFileInput", "ReadFileTool"]
 
@@ -50,7 +51,9 @@ old_string). By default up to 2000 lines from the start; use `offset` (1-based f
 larger than about 100,000 characters returns what fits and tells you the offset to continue \
 from. Images (png, jpeg, gif, webp) are returned as images; PDFs as text per page (`pages`, \
 e.g. "1-5", at most 20 pages a call); Jupyter notebooks (.ipynb) as cells with their ids and \
-outputs. Read several files at once by making several calls in one turn."""
+outputs. `outline: true` returns a source file's classes, functions and methods with their \
+signatures and line ranges instead; a source file too large to read whole returns its outline \
+rather than its first part. Read several files at once by making several calls in one turn."""
 
 
 class ReadFileInput(ToolInput):
@@ -63,6 +66,11 @@ class ReadFileInput(ToolInput):
     )
     pages: str | None = Field(
         default=None, description='PDF pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20).'
+    )
+    outline: bool = Field(
+        default=False,
+        description="Return the source file's outline (classes, functions, signatures, line "
+        "ranges) instead of its lines.",
     )
 
 
@@ -151,12 +159,16 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
                 f"instead (for example `file {shown}` or `xxd {shown} | head`)."
             )
         read_tracker(ctx).record(path, data, info)
+        if args.outline:
+            return outline_result(path, _whole(handle, data), shown, over_budget=None)
         budget = _budget(args)
         window = None
         if data is not None:
             window = whole_text_window(
                 data, args.offset, args.limit, max_line_chars=MAX_LINE_CHARS, max_chars=budget
             )
+            if window is not None and _whole_read(args) and _cut(window) and can_outline(path):
+                return outline_result(path, data, shown, over_budget=budget)
         if window is None:
             source = _text_source(handle, data, sample, info.st_size, shown)
             window = read_line_range(
@@ -174,8 +186,25 @@ def _read(args: ReadFileInput, ctx: ToolContext, resolved: ResolvedPath) -> Tool
 def _budget(args: ReadFileInput) -> int:
     """Characters one call may return: less for a whole-file read (the model did not choose
     a window) than for a ranged one."""
-    whole = args.offset == 1 and "limit" not in args.model_fields_set
-    return MAX_CHARS if whole else MAX_RANGE_CHARS
+    return MAX_CHARS if _whole_read(args) else MAX_RANGE_CHARS
+
+
+def _whole_read(args: ReadFileInput) -> bool:
+    return args.offset == 1 and "limit" not in args.model_fields_set
+
+
+def _cut(window: LineWindow) -> bool:
+    """Whether a read stopped before the file's end (its line limit or its budget)."""
+    total = window.total_lines
+    return window.stopped_by_budget or (total is not None and window.last_line < total)
+
+
+def _whole(handle: BinaryIO, data: bytes | None) -> bytes:
+    """The file's bytes (one outlined is parsed whole: at most ``MAX_DECODE_BYTES``)."""
+    if data is not None:
+        return data
+    handle.seek(0)
+    return handle.read(MAX_DECODE_BYTES)
 
 
 def _text_source(

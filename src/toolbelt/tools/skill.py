@@ -7,11 +7,14 @@ files. Where skills come from and why a workspace's count only when trusted: ``t
 
 The description is built for the workspace the tool was made for (``SkillTool(root, ...)``);
 the built-in instance uses the process's working directory. Calls always use the session's
-workspace and trust.
+workspace and trust. A workspace's skill files reach the model only when read_file could show
+them without asking: the description applies the read check it was given (the runtime's
+policy), a call the executor's (``ToolContext.may_quote``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -68,21 +71,30 @@ class SkillTool(Tool[SkillInput]):
     idempotent = True
 
     def __init__(
-        self, root: Path | None = None, *, trusted: bool | None = None, home: Path | None = None
+        self,
+        root: Path | None = None,
+        *,
+        trusted: bool | None = None,
+        home: Path | None = None,
+        read_check: Callable[[Path], bool] | None = None,
     ) -> None:
+        """``read_check``: whether read_file would show a path without asking (the policy's
+        answer), for the skills the description lists."""
         self._root = root
         self._trusted = trusted
         self._home = home
+        self._read_check = read_check
 
     @property  # the listing depends on the workspace the tool is used in
     def description(self) -> str:  # type: ignore[override]
         root = self._root or Path.cwd()
         trusted = is_trusted(root, home=self._home) if self._trusted is None else self._trusted
-        return describe(load_skills(root, trusted=trusted, home=self._home))
+        catalog = load_skills(root, trusted=trusted, home=self._home, may_read=self._read_check)
+        return describe(catalog)
 
     async def run(self, args: SkillInput, ctx: ToolContext) -> ToolOutput:
         trusted = session_settings(ctx.session).trusted
-        catalog = load_skills(ctx.root, trusted=trusted, home=self._home)
+        catalog = load_skills(ctx.root, trusted=trusted, home=self._home, may_read=ctx.may_quote)
         skill = catalog.skills.get(args.name)
         if skill is None and not catalog.skills:
             raise ToolError(

@@ -7,6 +7,7 @@ or log can show it, and nothing else happens.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
@@ -30,11 +31,29 @@ class ThinkInput(ToolInput):
     thought: str = Field(min_length=1, description="The thought to record.")
 
 
+KEPT_CHARS = 1_000_000
+"""Characters of thoughts a session keeps (the newest; a longer one is kept cut): a session
+lives long — the HTTP door's stateless one as long as the server — and a thought may be 16 MiB."""
+
+
 @dataclass
 class ThoughtLog:
-    """The thoughts recorded in a session, oldest first."""
+    """The thoughts recorded in a session, oldest first, the newest ``KEPT_CHARS`` of them."""
 
-    thoughts: list[str] = field(default_factory=list)
+    thoughts: deque[str] = field(default_factory=deque)
+    count: int = 0
+    """Every thought recorded, kept or not."""
+    _chars: int = 0
+
+    def record(self, thought: str) -> int:
+        """Keep ``thought`` (dropping the oldest past the budget); its number."""
+        kept = thought[:KEPT_CHARS]
+        self.thoughts.append(kept)
+        self._chars += len(kept)
+        while self._chars > KEPT_CHARS:
+            self._chars -= len(self.thoughts.popleft())
+        self.count += 1
+        return self.count
 
 
 class ThinkOutput(BaseModel):
@@ -57,6 +76,5 @@ class ThinkTool(Tool[ThinkInput]):
     idempotent = True
 
     async def run(self, args: ThinkInput, ctx: ToolContext) -> ToolOutput:
-        log = ctx.session.resource(ThoughtLog)
-        log.thoughts.append(args.thought)
-        return ToolOutput.text("Thought recorded.", {"thought_number": len(log.thoughts)})
+        number = ctx.session.resource(ThoughtLog).record(args.thought)
+        return ToolOutput.text("Thought recorded.", {"thought_number": number})

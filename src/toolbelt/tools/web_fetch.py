@@ -151,8 +151,10 @@ class WebFetchTool(Tool[WebFetchInput]):
                 response.content_type,
                 text,
                 cut,
+                response.incomplete,
             )
-            cache.put(str(url), page)
+            if page.incomplete is None:  # a retry may get the whole page
+                cache.put(str(url), page)
         if args.prompt and ctx.model is not None and page.text:
             return await condensed_page(page, args.prompt, args.offset, args.max_length, ctx)
         return page_window(page, args.prompt, args.offset, args.max_length)

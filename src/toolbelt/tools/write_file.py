@@ -23,7 +23,7 @@ from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
 from toolbelt.paths.guard import ResolvedPath, protections_of
-from toolbelt.tools._edit_result import EditReport, edit_result
+from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     describe_change,
@@ -81,7 +81,7 @@ class WriteFileTool(Tool[WriteFileInput]):
         return await anyio.to_thread.run_sync(_preview, args, ctx, resolved, shown)
 
     async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
-        return await anyio.to_thread.run_sync(_write, args, ctx)
+        return await edit_result(ctx, await anyio.to_thread.run_sync(_write, args, ctx))
 
 
 def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, shown: str) -> Access:
@@ -127,7 +127,7 @@ def _refuse_unseen(ctx: ToolContext, resolved: ResolvedPath, shown: str) -> None
         )
 
 
-def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+def _write(args: WriteFileInput, ctx: ToolContext) -> EditReport:
     resolved = resolve(ctx, args.path)
     shown = file_guard(ctx).display(resolved.path)
     quote = ctx.may_quote(resolved.path)
@@ -166,4 +166,6 @@ def _write(args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         "diff": change.unified if quote else "",
         "hunks": change.as_dicts() if quote else [],
     }
-    return edit_result(ctx, EditReport([text.rstrip("\n")], structured, (resolved.path,)))
+    before = None if created else (loaded.data if loaded is not None else b"")
+    changed = ChangedPath(resolved.path, shown, before)
+    return EditReport([text.rstrip("\n")], structured, (changed,))

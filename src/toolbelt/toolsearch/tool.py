@@ -149,6 +149,9 @@ class ToolSearchToolset(Toolset):
     def get(self, name: str) -> AnyTool | None:
         return self.search if name == TOOL_SEARCH else self._inner.get(name)
 
+    def why_missing(self, name: str) -> str | None:
+        return self._inner.why_missing(name)
+
     async def list_tools(self) -> tuple[AnyTool, ...]:
         await self._inner.list_tools()
         return self.tools()

@@ -13,6 +13,7 @@ byte cap instead of inflating a whole compressed chunk into memory first.
 
 from __future__ import annotations
 
+import math
 import ssl
 import zlib
 from dataclasses import dataclass
@@ -44,8 +45,12 @@ class FetchLimits:
     much of an HTML body is converted (about 1.1 s per MB here, in a worker thread)."""
 
     connect_timeout: float = 10.0
-    read_timeout: float = 30.0
-    total_timeout: float = 60.0
+    read_timeout: float = 15.0
+    total_timeout: float = 20.0
+    """The whole fetch, redirects included: well under the minute MCP clients wait for a
+    call, with the small model's time (``condense.TIME_LIMIT``) on top. A body still arriving
+    at the deadline (a server dripping a byte at a time) is cut there and what arrived is
+    returned, marked ``incomplete``."""
     max_bytes: int = 10 * 1024 * 1024
     max_html_bytes: int = 3 * 1024 * 1024
 
@@ -59,6 +64,8 @@ class RawResponse:
     headers: dict[str, str]
     body: bytes = b""
     truncated: bool = False
+    incomplete: str | None = None
+    """Why the body ended before the server finished sending it (the deadline, a stall)."""
 
     @property
     def content_type(self) -> str:
@@ -66,12 +73,19 @@ class RawResponse:
 
 
 async def exchange(
-    target: Target, limits: FetchLimits, *, verify: ssl.SSLContext | None = None
+    target: Target,
+    limits: FetchLimits,
+    *,
+    verify: ssl.SSLContext | None = None,
+    body_deadline: float | None = None,
 ) -> RawResponse:
     """GET ``target.url`` from ``target.address``; the body is skipped for redirects.
 
-    ``verify`` replaces the default certificate authorities (tests with their own CA).
+    ``verify`` replaces the default certificate authorities (tests with their own CA). A body
+    still arriving at ``body_deadline`` (``anyio.current_time()``), or one the server stops
+    sending for ``read_timeout``, ends there: what arrived is kept and ``incomplete`` says why.
     """
+    import anyio
     import httpx
 
     url = target.url
@@ -89,6 +103,7 @@ async def exchange(
     request_url = f"{url.scheme}://{literal}:{url.port}{url.target}"
     extensions["timeout"] = timeout.as_dict()
     request = httpx.Request("GET", request_url, headers=headers, extensions=extensions)
+    raw: RawResponse | None = None
     try:
         # The transport, not a client: a client would parse a redirect's Location itself (and
         # fail on spellings the guard reads as a browser does), and would keep cookies.
@@ -102,15 +117,25 @@ async def exchange(
                     {k.lower(): v for k, v in response.headers.items()},
                 )
                 if raw.status not in REDIRECT_STATUSES:
-                    await _read_body(response, raw, limits.max_bytes)
+                    with anyio.move_on_at(body_deadline or math.inf) as scope:
+                        await _read_body(response, raw, limits.max_bytes)
+                    if scope.cancelled_caught:
+                        raw.incomplete = (
+                            f"the server was still sending when the {limits.total_timeout:g} s "
+                            "the fetch may take were up"
+                        )
             finally:
-                await response.aclose()
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
     except httpx.ConnectTimeout as exc:
         raise ConnectFailed(
             f"{url.origin} timed out connecting (limit {limits.connect_timeout:g} s); try again "
             "later or fetch another source."
         ) from exc
     except httpx.TimeoutException as exc:
+        if raw is not None and raw.body:  # it stalled part way: what arrived is the page
+            raw.incomplete = f"the server sent nothing more for {limits.read_timeout:g} s"
+            return raw
         raise ToolError(
             f"{url.origin} timed out waiting for data (limit {limits.read_timeout:g} s); try "
             "again later or fetch another source."
@@ -119,35 +144,41 @@ async def exchange(
         raise ConnectFailed(f"Could not connect to {url.origin} ({exc}).") from exc
     except httpx.HTTPError as exc:
         raise ToolError(f"Fetching {url} failed ({type(exc).__name__}: {exc}).") from exc
+    assert raw is not None
     return raw
 
 
 async def _read_body(response: httpx.Response, raw: RawResponse, cap: int) -> None:
+    """Read the body into ``raw.body`` (decoded, at most ``cap`` bytes); what arrived is kept
+    there however the read ends — done, cut at the cap, cancelled, timed out."""
     encoding = raw.headers.get("content-encoding", "identity").strip().lower()
     decoder = _decoder(encoding)
     size = 0
     chunks: list[bytes] = []
-    async for chunk in response.aiter_raw():
-        data = chunk
-        while data:
-            room = cap - size + 1
-            if decoder is None:
-                out, data = data[:room], b""
-            else:
-                try:
-                    out = decoder.decompress(data, room)
-                except zlib.error as exc:
-                    raise ToolError(f"The server sent a broken {encoding} body ({exc}).") from exc
-                data = decoder.unconsumed_tail
-            chunks.append(out)
-            size += len(out)
-            if size > cap:
-                raw.truncated = True
-                raw.body = b"".join(chunks)[:cap]
-                return
-            if decoder is not None and not out:
-                break
-    raw.body = b"".join(chunks)
+    try:
+        async for chunk in response.aiter_raw():
+            data = chunk
+            while data:
+                room = cap - size + 1
+                if decoder is None:
+                    out, data = data[:room], b""
+                else:
+                    try:
+                        out = decoder.decompress(data, room)
+                    except zlib.error as exc:
+                        raise ToolError(
+                            f"The server sent a broken {encoding} body ({exc})."
+                        ) from exc
+                    data = decoder.unconsumed_tail
+                chunks.append(out)
+                size += len(out)
+                if size > cap:
+                    raw.truncated = True
+                    return
+                if decoder is not None and not out:
+                    break
+    finally:
+        raw.body = b"".join(chunks)[:cap]
 
 
 def _decoder(encoding: str) -> zlib._Decompress | None:

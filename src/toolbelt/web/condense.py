@@ -29,8 +29,10 @@ __all__ = ["MAX_PAGE_CHARS", "TIME_LIMIT", "CondenseError", "condense", "page_bu
 
 MAX_PAGE_CHARS = 100_000
 """Characters of the page the small model reads at most (about 25,000 tokens)."""
-TIME_LIMIT = 120.0
-"""Seconds the small model may take before the page comes back as it is."""
+TIME_LIMIT = 15.0
+"""Seconds the small model may take before the page comes back as it is: with the fetch's
+own deadline (``FetchLimits.total_timeout``), a call stays well under the minute an MCP
+client waits for it."""
 ANSWER_TOKENS = 2048
 
 SYSTEM = """\

@@ -4,7 +4,8 @@ A redirect to the same site (the same host, with or without ``www.``, http upgra
 is followed after the new hop passes the guard like the first; a redirect to another host is
 not followed but reported, so the model asks for it with a call of its own and the user's
 per-domain permission is asked for that host too. The whole chain runs under one total
-deadline.
+deadline; a body still arriving then is cut there and returned as it is, marked incomplete
+(``client.exchange``), so a page dripping a byte at a time holds the call no longer.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from toolbelt.web.urls import WebUrl, resolve_redirect
 __all__ = ["MAX_REDIRECTS", "Page", "fetch_page"]
 
 MAX_REDIRECTS = 5
+_MARGIN = 1.0
+"""Seconds past the total deadline for a body cut at it to come back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +51,15 @@ async def fetch_page(
     """Fetch ``url`` following same-site redirects; ToolError on refusals, timeouts, loops."""
     import anyio
 
+    deadline = anyio.current_time() + limits.total_timeout
     try:
-        with anyio.fail_after(limits.total_timeout):
+        # past the deadline the body's reading stops by itself; the margin lets it return
+        with anyio.fail_at(deadline + _MARGIN):
             for _ in range(MAX_REDIRECTS + 1):
                 target = await check_target(url, private_origins=private_origins, resolver=resolver)
-                response = await _exchange_any(target, limits, verify)
+                response = await _exchange_any(target, limits, verify, deadline)
+                if response.incomplete and not response.body:
+                    raise TimeoutError  # nothing of the body arrived in time
                 location = response.headers.get("location")
                 if response.status not in REDIRECT_STATUSES or not location:
                     return Page(url, response)
@@ -71,15 +78,15 @@ async def fetch_page(
 
 
 async def _exchange_any(
-    target: Target, limits: FetchLimits, verify: ssl.SSLContext | None
+    target: Target, limits: FetchLimits, verify: ssl.SSLContext | None, deadline: float
 ) -> RawResponse:
     """The exchange with the first checked address that accepts a connection."""
     for address in target.alternatives:
         try:
-            return await exchange(target, limits, verify=verify)
+            return await exchange(target, limits, verify=verify, body_deadline=deadline)
         except ConnectFailed:
             target = replace(target, address=address)
-    return await exchange(target, limits, verify=verify)
+    return await exchange(target, limits, verify=verify, body_deadline=deadline)
 
 
 def _same_site(current: WebUrl, following: WebUrl) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.support.waiting import wait_until_async
 from tests.tools.helpers import Harness
 from toolbelt.core.wording import counted
 from toolbelt.shell.job_output import TAIL_BYTES
@@ -44,9 +45,7 @@ async def start(h: Harness, command: str) -> tuple[str, Path]:
 
 
 async def until_ended(jobs: JobManager, job: str) -> None:
-    with anyio.fail_after(30):
-        while jobs.get(job).status().state == "running":
-            await anyio.sleep(0.02)
+    await wait_until_async(lambda: jobs.get(job).status().state != "running", "the job to end")
 
 
 async def test_an_ended_job_shows_head_notice_and_tail(h: Harness) -> None:

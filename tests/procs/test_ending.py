@@ -10,19 +10,17 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 
 from tests.support.fake_provider import FakeProvider
+from tests.support.toolbelt_cli import TOOLBELT, toolbelt
+from tests.support.waiting import wait_until, wait_until_async
 from toolbelt.shell.jobs import JobManager
 from toolbelt.shell.session import ShellSession
 
-TOOLBELT = [sys.executable, "-m", "toolbelt.cli.main"]
 TAG = str(os.getpid())
 _numbers = iter(range(1, 1000))
 
@@ -50,14 +48,9 @@ def running(arg: str) -> list[int]:
     return found
 
 
-def gone_within(arg: str, seconds: float = 15.0) -> bool:
-    """Whether no ``sleep ARG`` is left, waiting at most ``seconds`` for the killed to die."""
-    deadline = time.monotonic() + seconds
-    while running(arg):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+def wait_gone(*args: str) -> None:
+    """Wait until no ``sleep ARG`` of ``args`` is left (the killed take a moment to die)."""
+    wait_until(lambda: not any(running(arg) for arg in args), f"sleep {' '.join(args)} to end")
 
 
 @pytest.fixture
@@ -98,7 +91,7 @@ async def test_a_foreground_commands_escapee_ends_with_the_call(
     try:
         result = await session.run(escapee(how, arg, tmp_path / "started"), timeout=30)
         assert result.exit_code == 0, result.output
-        assert gone_within(arg)
+        wait_gone(arg)
         again = await session.run("echo still here", timeout=30)  # the shell was spared
         assert again.output == "still here\n"
     finally:
@@ -117,7 +110,7 @@ async def test_an_escapee_ends_when_its_command_exits_the_shell(
             escapee("env -i", arg, tmp_path / "started") + "\nexit 3", timeout=30
         )
         assert result.exit_code == 3
-        assert gone_within(arg)
+        wait_gone(arg)
     finally:
         await session.aclose()
 
@@ -132,13 +125,11 @@ async def test_a_jobs_escapee_runs_on_and_ends_with_the_session(
     jobs = JobManager(f"escapee-job-{TAG}")
     try:
         jobs.start(escapee("env -i", arg, started), tmp_path, dict(os.environ))
-        with anyio.fail_after(30):
-            while not running(arg):
-                await anyio.sleep(0.02)
+        await wait_until_async(lambda: running(arg), "the escapee to start")
         assert len(running(arg)) == 1  # a job's leftovers live on until the session ends
     finally:
         await jobs.aclose()
-    assert gone_within(arg)
+    wait_gone(arg)
 
 
 @pytest.mark.parametrize("how", HOWS)
@@ -148,18 +139,18 @@ def test_toolbelt_call_bash_leaves_no_escapee(
     arg = sleep_arg()
     leftovers.append(arg)
     command = escapee(how, arg, tmp_path / "started")
-    done = subprocess.run(
-        [*TOOLBELT, "call", "bash", json.dumps({"command": command}), "--yes"],
+    done = toolbelt(
+        "call",
+        "bash",
+        json.dumps({"command": command}),
+        "--yes",
         cwd=tmp_path,
-        env={**os.environ, "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
+        env={"HOME": str(tmp_path)},
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "started").exists()
-    assert gone_within(arg)
+    wait_gone(arg)
 
 
 def _run(tmp_path: Path, fake: FakeProvider) -> list[str]:
@@ -197,7 +188,7 @@ def test_toolbelt_run_leaves_no_escapee(tmp_path: Path, leftovers: list[str]) ->
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Done.\n"
     assert all((tmp_path / f"started-{arg}").exists() for arg in args)
-    assert all(gone_within(arg) for arg in args)
+    wait_gone(*args)
 
 
 def test_a_sigkilled_toolbelt_leaves_no_escapee(tmp_path: Path, leftovers: list[str]) -> None:
@@ -219,15 +210,19 @@ def test_a_sigkilled_toolbelt_leaves_no_escapee(tmp_path: Path, leftovers: list[
             env={**os.environ, "HOME": str(tmp_path)},
         )
         try:
-            deadline = time.monotonic() + 60
-            while not all(running(arg) for arg in (job_arg, foreground_arg, blocker)):
-                assert process.poll() is None, "toolbelt ended before its commands ran"
-                assert time.monotonic() < deadline, "the commands never started"
-                time.sleep(0.02)
+            wait_until(
+                lambda: (
+                    all(running(arg) for arg in (job_arg, foreground_arg, blocker))
+                    or process.poll() is not None
+                ),
+                "the commands to start",
+                timeout=60,
+            )
+            assert process.poll() is None, "toolbelt ended before its commands ran"
             process.kill()
             process.wait(timeout=30)
         finally:
             process.kill()
-    assert gone_within(job_arg)
-    assert gone_within(foreground_arg)
-    assert gone_within(blocker)
+    wait_gone(job_arg)
+    wait_gone(foreground_arg)
+    wait_gone(blocker)

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.tools.helpers import Harness
 
+from tests.tools.helpers import Harness
 from toolbelt.core.events import CallState
 from toolbelt.core.permission import Answer, Approval, Ask, PermissionRequest
 from toolbelt.paths import beneath
@@ -352,3 +352,112 @@ async def test_write_refuses_a_directory_moved_while_it_was_opened(
     assert "changed while it was being opened" in result.text
     assert not (root / "src-old" / "new.txt").exists()
     assert not (outside / "new.txt").exists()
+
+
+def swap_after_decision(
+    monkeypatch: pytest.MonkeyPatch, tool: str, when: Callable[[], None]
+) -> list[str]:
+    """Run ``when`` once, right after the policy has decided on the next call of ``tool``:
+    what the run then opens must be what the decision was made on."""
+    from toolbelt.policy.policy import ToolbeltPolicy
+
+    real = ToolbeltPolicy.decide
+    fired: list[str] = []
+
+    def decide(self: ToolbeltPolicy, request: PermissionRequest) -> object:
+        decision = real(self, request)
+        if not fired and request.tool == tool and request.call_id:
+            fired.append(request.tool)
+            when()
+        return decision
+
+    monkeypatch.setattr(ToolbeltPolicy, "decide", decide)
+    return fired
+
+
+def dir_to_symlink(root: Path, outside: Path) -> Callable[[], None]:
+    def swap() -> None:
+        (root / "src").rename(root / "src-old")
+        (root / "src").symlink_to(outside)
+
+    return swap
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "swap"),
+    [
+        ("read_file", {"path": "src/a.txt"}, leaf_to_symlink),
+        ("grep", {"pattern": "T", "path": "src/a.txt", "output_mode": "content"}, leaf_to_symlink),
+        ("grep", {"pattern": "T", "path": "src", "output_mode": "content"}, dir_to_symlink),
+        ("ls", {"path": "src"}, dir_to_symlink),
+        ("glob", {"pattern": "*", "path": "src"}, dir_to_symlink),
+        ("edit_file", {"path": "src/a.txt", "old_string": "harmless", "new_string": "x"},
+         leaf_to_symlink),
+    ],
+)  # fmt: skip
+async def test_a_path_swapped_between_the_decision_and_the_run_is_not_followed(
+    space: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    tool: str,
+    arguments: dict[str, str],
+    swap: Callable[[Path, Path], Callable[[], None]],
+) -> None:
+    """The decision was made on ``src/a.txt`` (or ``src/``) inside the workspace, read
+    without asking; a symlink to a secret outside put at that name before the run must not be
+    followed by a second lookup of the name: every byte comes from what was decided on."""
+    root, outside = space
+    h = Harness(root, mode="bypass")
+    await h.call("read_file", path="src/a.txt")  # read before, so an edit may match
+    fired = swap_after_decision(monkeypatch, tool, swap(root, outside))
+    result = await h.call(tool, **arguments)
+    assert fired == [tool]
+    assert SECRET not in result.text and "secret.txt" not in result.text
+    if tool != "edit_file":
+        assert result.state is CallState.ERROR, result.text
+    assert (outside / "secret.txt").read_text() == SECRET + "\n"
+
+
+async def test_three_hundred_reads_over_mcp_while_the_file_is_swapped_never_show_the_secret(
+    space: tuple[Path, Path],
+) -> None:
+    """The outside corpus's case: one process swaps ``src/a.txt`` between a regular file and a
+    symlink to a secret outside as fast as it can, while 300 read_file calls go through the
+    MCP door; every byte returned must come from the file the decision was made on."""
+    import sys
+    import threading
+
+    from mcp.client.stdio import stdio_client
+
+    from mcp import ClientSession, StdioServerParameters
+
+    root, outside = space
+    leaf, regular, link = root / "src" / "a.txt", root / "src" / ".a.reg", root / "src" / ".a.lnk"
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            regular.write_text("harmless\n")
+            os.replace(regular, leaf)
+            os.symlink(outside / "secret.txt", link)
+            os.replace(link, leaf)
+
+    env = {**os.environ, "HOME": str(root.parent)}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolbelt.cli.main", "mcp", "--root", str(root)],
+        env=env,
+    )
+    swapper = threading.Thread(target=swap, daemon=True)
+    texts: list[str] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        swapper.start()
+        try:
+            for _ in range(300):
+                result = await client.call_tool("read_file", {"path": "src/a.txt"})
+                texts += [getattr(block, "text", "") for block in result.content]
+        finally:
+            stop.set()
+            swapper.join(5)
+    assert [text for text in texts if SECRET in text] == []
+    assert any("harmless" in text for text in texts)  # the race was really run

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 
-import anyio
 import pytest
 
+from tests.support.waiting import wait_until_async
 from toolbelt.shell.session import ShellSession
 
 pytestmark = pytest.mark.anyio
@@ -37,10 +36,7 @@ async def test_the_next_command_runs_in_a_new_shell_in_the_same_directory(
         first = await session.run("cd sub && echo $$", timeout=30)
         shell = int(first.output.strip())
         os.kill(shell, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while not gone(shell) and time.monotonic() < deadline:
-            await anyio.sleep(0.01)
-        assert gone(shell)
+        await wait_until_async(lambda: gone(shell), "the killed shell to be gone")
         again = await session.run("pwd; echo $$", timeout=30)
         where, pid = again.output.split()
         assert (where, again.exit_code) == (str(tmp_path / "sub"), 0)

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
 from tests.agent.scripts import open_runtime
 from tests.tools.helpers import Harness
-
 from toolbelt.agent import Agent
 from toolbelt.agent.scripted import ScriptedModel
 from toolbelt.core.events import CallState
@@ -111,14 +111,14 @@ async def test_a_sandboxed_command_cannot_link_an_existing_secret(tmp_path: Path
     (root / "config").mkdir(parents=True)
     (root / "config" / ".env").write_text(SECRET)
     (root / "link.sh").write_text("ln config/.env config/notes.txt\n")
-    h = Harness(root, mode="default", approve=False)
+    h = Harness(root, mode="default", approve=True)
     try:
-        made = await h.call("bash", command="sh link.sh")
+        made = await h.call("bash", command="sh link.sh")  # approved: the sandbox decides
         assert made.state is CallState.ERROR
         assert "Invalid cross-device link" in made.text
         assert not (root / "config" / "notes.txt").exists()
         assert (root / "config" / ".env").stat().st_nlink == 1
-        assert asked(h) == []
+        assert len(asked(h)) == 1
     finally:
         await h.session.aclose()
 

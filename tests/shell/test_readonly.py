@@ -38,5 +38,9 @@ async def test_an_exported_path_does_not_reach_read_only_commands(h: Harness) ->
     assert len(h.requester.asked) == asked  # both ran as read-only, unasked
     assert shown.text == "real content"
     assert seen.text == "hello none"  # other exports still reach it
-    main = await h.call("bash", command="cat a.txt > b.txt; cat b.txt")  # not read-only
+    created = await h.call("bash", command="cat a.txt > b.txt; cat b.txt")  # only creates
+    assert len(h.requester.asked) == asked  # unasked, in the create shell: its own PATH too
+    assert created.text == "real content"
+    main = await h.call("bash", command="touch a.txt && cat a.txt")  # changes a.txt: asked
+    assert len(h.requester.asked) == asked + 1
     assert main.text == "EVIL"  # the main shell keeps what the user approved
