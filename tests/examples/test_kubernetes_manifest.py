@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
+
+from tests.support.toolbelt_cli import TOOLBELT
 
 MANIFEST = Path(__file__).parents[2] / "examples" / "kubernetes" / "toolbelt-task-job.yaml"
 
@@ -47,7 +48,7 @@ def test_the_job_arguments_serve_the_headless_policy(tmp_path: Path) -> None:
     args = [f"--root={workspace}" if arg == "--root=/work" else arg for arg in args]
     ready = tmp_path / "ready.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolbelt.cli.main", "mcp", *args, "--ready-file", str(ready)],
+        [*TOOLBELT, "mcp", *args, "--ready-file", str(ready)],
         env={**os.environ, "TOOLBELT_MCP_TOKEN": "k8s-secret-token"},
         stderr=subprocess.PIPE,
         text=True,

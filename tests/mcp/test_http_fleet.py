@@ -10,9 +10,7 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +19,12 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from tests.mcp.http_server import start
+from tests.support.toolbelt_cli import TOOLBELT
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-
-
-def _until(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
-        time.sleep(0.02)
 
 
 def _serve(root: Path, ready: Path, *args: str, token: str | None = "t0k-fleet") -> Any:
@@ -40,9 +33,7 @@ def _serve(root: Path, ready: Path, *args: str, token: str | None = "t0k-fleet")
         env["TOOLBELT_MCP_TOKEN"] = token
     return subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
+            *TOOLBELT,
             "mcp",
             "--port",
             "0",
@@ -91,7 +82,7 @@ def test_port_0_writes_the_bound_url_to_the_ready_file_and_removes_it_on_stop(
     workspace.mkdir()
     process = _serve(workspace, ready)
     try:
-        _until(ready.exists, "the ready file")
+        wait_until(ready.exists, "the ready file")
         written = json.loads(ready.read_text())
         assert written["pid"] == process.pid
         assert written["token_file"] is None  # the token came from the environment
@@ -119,7 +110,7 @@ def test_port_0_without_a_token_makes_one_for_the_run_and_removes_it(tmp_path: P
     ready = tmp_path / "ready.json"
     process = _serve(tmp_path, ready, token=None)
     try:
-        _until(ready.exists, "the ready file")
+        wait_until(ready.exists, "the ready file")
         written = json.loads(ready.read_text())
         token_file = Path(written["token_file"])
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
@@ -142,7 +133,7 @@ def test_idle_exit_stops_the_server_once_no_request_comes(tmp_path: Path) -> Non
     ready = tmp_path / "ready.json"
     process = _serve(tmp_path, ready, "--idle-exit", "1.5")
     try:
-        _until(ready.exists, "the ready file")
+        wait_until(ready.exists, "the ready file")
         url = json.loads(ready.read_text())["url"]
         base = url.removesuffix("/mcp")
         began = time.monotonic()
@@ -165,7 +156,7 @@ def test_max_lifetime_stops_a_busy_server(tmp_path: Path) -> None:
     ready = tmp_path / "ready.json"
     process = _serve(tmp_path, ready, "--max-lifetime", "2")
     try:
-        _until(ready.exists, "the ready file")
+        wait_until(ready.exists, "the ready file")
         url = json.loads(ready.read_text())["url"]
         deadline = time.monotonic() + 30
         while process.poll() is None and time.monotonic() < deadline:
@@ -181,7 +172,7 @@ def test_max_lifetime_stops_a_busy_server(tmp_path: Path) -> None:
 
 
 def test_fleet_options_need_http(tmp_path: Path) -> None:
-    base = [sys.executable, "-m", "toolbelt.cli.main", "mcp", "--root", str(tmp_path)]
+    base = [*TOOLBELT, "mcp", "--root", str(tmp_path)]
     stdio = subprocess.run([*base, "--idle-exit", "5"], capture_output=True, text=True, timeout=30)
     assert stdio.returncode == 2
     assert "--idle-exit applies to the HTTP server; add --http (or --port)." in stdio.stderr
@@ -278,3 +269,46 @@ def _data(response: httpx.Response) -> Any:
     if response.headers["content-type"].startswith("text/event-stream"):
         text = next(line[6:] for line in text.splitlines() if line.startswith("data: "))
     return json.loads(text)
+
+
+def test_a_kept_answer_is_replayed_in_the_era_of_the_retry(tmp_path: Path) -> None:
+    """A call first answered on the stateless 2026-07-28 wire and retried, same key, inside a
+    2025-11-25 session: the retry gets the same answer without the modern-only fields (the
+    TypeScript SDK's session-era client rejects them), and it did not run again."""
+    running = start(tmp_path, "--mode", "bypass")
+    arguments = {"command": "echo run >> runs.txt; echo ok"}
+    keyed = {**running.headers, "idempotency-key": "episode-2-step-1"}
+    try:
+        with httpx.Client(timeout=30) as client:
+            first = _call(running.url, running.token or "", "bash", arguments, **keyed)
+            assert first["result"]["resultType"] == "complete"
+            session_era = {
+                **running.headers,
+                "mcp-protocol-version": "2025-11-25",
+                "accept": "application/json, text/event-stream",
+            }
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+            hello["clientInfo"] = {"name": "retrier", "version": "1"}
+            opened = client.post(
+                running.url,
+                json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+                headers=session_era,
+            )
+            session = {**session_era, "mcp-session-id": opened.headers["mcp-session-id"]}
+            done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert client.post(running.url, json=done, headers=session).status_code == 202
+            call = {"name": "bash", "arguments": arguments}
+            retry = {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": call}
+            again = _data(
+                client.post(
+                    running.url,
+                    json=retry,
+                    headers={**session, "idempotency-key": "episode-2-step-1"},
+                )
+            )
+        assert again["id"] == 8
+        assert again["result"]["content"] == first["result"]["content"]
+        assert "resultType" not in again["result"]
+        assert (tmp_path / "runs.txt").read_text() == "run\n"
+    finally:
+        running.stop()

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.support.toolbelt_cli import TOOLBELT
 
 __all__ = ["FleetServer", "serve"]
 
@@ -36,9 +37,7 @@ def serve(
     """The server on ``port`` (0: one the system picks), once its ready file says it serves."""
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "toolbelt.cli.main",
+            *TOOLBELT,
             "mcp",
             "--port",
             str(port),
