@@ -6,8 +6,11 @@ HTTP/1.1 keep-alive on asyncio streams, no SDK and no HTTP library on the measur
 keeps ``IN_FLIGHT`` calls in flight per server, a trivial call (``think``) each, for
 ``SECONDS``; reported: aggregate calls/s, p50 and p99 latency, and the scaling against one
 server (on 2 cores: one core is the most one server can use, and the client shares the
-machine). The per-call line puts one toolbelt server beside the MCP SDK's own server
-(``peer_sdk_http.py``, the same trivial tool) in the same run, 16 in flight.
+machine). Beside the time, the CPU each call cost the servers (``/proc/PID/stat``) and the
+client (``getrusage``): calls/s per core of the servers is what the fleet would do per core
+were the client and the other helpers of the machine elsewhere, and what a machine of N
+cores gives is about N times it. The per-call line puts one toolbelt server beside the MCP
+SDK's own server (``peer_sdk_http.py``, the same trivial tool) in the same run, 16 in flight.
 
 Then ``STARTS`` servers are started one after another (each kept running): the time from
 spawn to its ready file (median, p90, total), and the idle RSS of each once all are up.
@@ -22,6 +25,7 @@ import asyncio
 import itertools
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -222,6 +226,17 @@ async def drive(urls: list[str], *, auth: bool, in_flight: int, seconds: float) 
     return latencies
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (``/proc``: 10 ms ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
 def _p(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -260,13 +275,21 @@ def main(argv: list[str] | None = None, *, record: bool = True) -> None:
             f"{fmt_time(_p(peer_all, 0.5))}): **×{ours_rate / peer_rate:.2f}**."
         )
         single = 0.0
+        per_core: list[float] = []
         for size in SIZES:
+            driven = servers[:size]
+            servers_cpu = sum(cpu_seconds(s.process.pid) for s in driven)
+            client_cpu = own_cpu_seconds()
             latencies = asyncio.run(
-                drive(
-                    [s.url for s in servers[:size]], auth=True, in_flight=IN_FLIGHT, seconds=seconds
-                )
+                drive([s.url for s in driven], auth=True, in_flight=IN_FLIGHT, seconds=seconds)
             )
-            rate = len(latencies) / seconds
+            calls = len(latencies)
+            server_per_call = (
+                sum(cpu_seconds(s.process.pid) for s in driven) - servers_cpu
+            ) / calls
+            client_per_call = (own_cpu_seconds() - client_cpu) / calls
+            per_core.append(1 / server_per_call)
+            rate = calls / seconds
             single = single or rate
             rows.append(
                 [
@@ -275,6 +298,9 @@ def main(argv: list[str] | None = None, *, record: bool = True) -> None:
                     fmt_time(_p(latencies, 0.5)),
                     fmt_time(_p(latencies, 0.99)),
                     f"×{rate / single:.2f}",
+                    fmt_time(server_per_call),
+                    fmt_time(client_per_call),
+                    f"{1 / server_per_call:,.0f}",
                 ]
             )
     finally:
@@ -296,13 +322,34 @@ def main(argv: list[str] | None = None, *, record: bool = True) -> None:
         f"{fmt_time(sum(times))}; idle RSS per server median {statistics.median(rss):.1f} MiB "
         f"(min {min(rss):.1f}, max {max(rss):.1f})."
     )
+    cores = os.cpu_count() or 1
+    cores_line = (
+        f"Per core: {statistics.median(per_core):,.0f} calls/s of server work per core (median "
+        f"over the sizes; 1 / the servers' CPU per call), so about "
+        f"{cores * statistics.median(per_core):,.0f} calls/s on this machine's {cores} cores "
+        f"with the client elsewhere, and N times the per-core figure on N cores; the "
+        f"{max(SIZES)}-server run reached {float(rows[-1][1].replace(',', '')):,.0f} with the "
+        f"client ({rows[-1][6]} a call) on the same cores."
+    )
     body = (
         f"Command: `.venv/bin/python bench/run.py fleet`; load average {load:.2f} at start. "
         "One client process (asyncio, raw HTTP/1.1 keep-alive, raw JSON-RPC, 2025-11-25 "
         "sessions), "
         f"{IN_FLIGHT} trivial calls (think) in flight per server for {seconds:g} s.\n\n"
-        + table(rows, ["servers", "calls/s", "p50", "p99", "scaling vs 1"])
-        + f"\n\n{per_call}\n\n{starts_line}\n"
+        + table(
+            rows,
+            [
+                "servers",
+                "calls/s",
+                "p50",
+                "p99",
+                "scaling vs 1",
+                "server CPU/call",
+                "client CPU/call",
+                "calls/s per server core",
+            ],
+        )
+        + f"\n\n{cores_line}\n\n{per_call}\n\n{starts_line}\n"
     )
     print(body)
     if record:
