@@ -1,6 +1,9 @@
 """Run benchmarks by name and record them in bench/RESULTS.md.
 
-Usage: ``.venv/bin/python bench/run.py core [search files shell mcp ...]``. Benchmarks that
+Usage: ``.venv/bin/python bench/run.py core [search files shell mcp ...]``;
+``bench/run.py quick [--baseline DIR]`` is the one-minute pass every stop runs
+(``bench_quick``: start-up, ready, per-call and grep as ratios to their peers, compared with
+the figures recorded in RESULTS.md). Benchmarks that
 need peers or corpora build them first with ../shared/bench/install-peers and make-corpus
 into the git-ignored ``.peers/`` and ``.corpus/`` folders.
 """
@@ -27,6 +30,8 @@ BENCHMARKS = {
     "agent": "bench_agent",
     "textcalls": "bench_textcalls",
     "chat": "bench_chat",
+    "quick": "bench_quick",
+    "fleet": "bench_fleet",
     "checkpoints": "bench_checkpoints",
     "code": "bench_code",
     "serena": "bench_serena",
@@ -34,7 +39,10 @@ BENCHMARKS = {
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(BENCHMARKS)
+    if argv[:1] == ["quick"]:  # takes options of its own
+        importlib.import_module("bench_quick").main(argv[1:])
+        return 0
+    names = argv or [n for n in BENCHMARKS if n != "quick"]
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"unknown benchmarks {unknown}; choose from {sorted(BENCHMARKS)}", file=sys.stderr)

@@ -1,5 +1,6 @@
-"""The public API is exactly ``toolbelt.__all__`` (plus ``toolbelt.testing``), every name
-resolves, the README uses nothing else, and import is cheap."""
+"""The public API is exactly ``toolbelt.__all__`` (plus ``toolbelt.testing`` and the framework
+integrations, ``toolbelt.integrations.*``), every name resolves, the README uses nothing else,
+and import is cheap."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 import toolbelt
+import toolbelt.integrations.pydantic_ai
 import toolbelt.testing
 
 README = Path(__file__).parent.parent / "README.md"
@@ -33,6 +35,7 @@ PUBLIC = [
     "CommandAccess",
     "CondenseError",
     "ConfigFileError",
+    "ConnectionLostError",
     "DataError",
     "Deny",
     "DenyRequests",
@@ -64,6 +67,7 @@ PUBLIC = [
     "Provider",
     "ProviderError",
     "Question",
+    "RemoteToolset",
     "RuleIdentity",
     "Runtime",
     "RuntimeOptions",
@@ -127,6 +131,10 @@ TESTING = [
 def test_the_public_names_are_exactly_these() -> None:
     assert toolbelt.__all__ == PUBLIC
     assert toolbelt.testing.__all__ == TESTING
+    assert toolbelt.integrations.pydantic_ai.__all__ == INTEGRATIONS
+
+
+INTEGRATIONS = ["ApprovedCalls", "ToolbeltToolset"]
 
 
 def test_every_public_name_resolves() -> None:
@@ -149,7 +157,7 @@ def test_the_readme_uses_only_public_names() -> None:
     found = json.loads(done.stdout)
     assert found["modules"] == [], found["modules"]
     used = set(found["used"])
-    assert used - set(PUBLIC) - set(TESTING) == set()
+    assert used - set(PUBLIC) - set(TESTING) - set(INTEGRATIONS) == set()
     assert {"Runtime", "tool_definitions", "calls_from_anthropic"} <= used
 
 
@@ -159,7 +167,7 @@ text = open(sys.argv[1], encoding="utf-8").read()
 blocks = re.findall(r"```python\\n(.*?)```", text, re.DOTALL)
 assert blocks
 used, modules = set(), []
-allowed = ("toolbelt", "toolbelt.testing")
+allowed = ("toolbelt", "toolbelt.testing", "toolbelt.integrations.pydantic_ai")
 for block in blocks:
     for node in ast.walk(ast.parse(block.replace("await ", ""))):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolbelt"):

@@ -60,9 +60,11 @@ LAYERS = (
     "toolsearch",
     "tools",
     "mcp_client",
+    "remote",
     "runtime",
     "agent",
     "mcp",
+    "integrations",
     "testing",
     "cli",
     "__main__",  # `python -m toolbelt`: the command

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         AgentError,
         CondenseError,
         ConfigFileError,
+        ConnectionLostError,
         DataError,
         FatalError,
         InvalidInputError,
@@ -106,6 +107,7 @@ if TYPE_CHECKING:
         openai_responses_output,
         tool_definitions,
     )
+    from toolbelt.remote import RemoteToolset
     from toolbelt.runtime import Runtime, RuntimeOptions, RuntimeState
     from toolbelt.sandbox.sandbox import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
@@ -130,6 +132,7 @@ _EXPORTS = {
     "CommandAccess": "toolbelt.core.access",
     "CondenseError": "toolbelt.core.errors",
     "ConfigFileError": "toolbelt.core.errors",
+    "ConnectionLostError": "toolbelt.core.errors",
     "DataError": "toolbelt.core.errors",
     "Deny": "toolbelt.core.permission",
     "DenyRequests": "toolbelt.core.requesters",
@@ -161,6 +164,7 @@ _EXPORTS = {
     "Provider": "toolbelt.providers.formats",
     "ProviderError": "toolbelt.core.errors",
     "Question": "toolbelt.core.user",
+    "RemoteToolset": "toolbelt.remote",
     "RuleIdentity": "toolbelt.core.rule_identity",
     "Runtime": "toolbelt.runtime",
     "RuntimeOptions": "toolbelt.runtime",

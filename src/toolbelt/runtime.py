@@ -177,7 +177,6 @@ class Runtime(AsyncResource):
         imported only when a server is configured), with ``tool_search`` over them: past the
         deferral threshold a request offers only the tools a search has loaded."""
         from toolbelt.mcp_client.config import load_mcp_config, server_choice
-        from toolbelt.toolsearch.tool import ToolSearchToolset
 
         self.mcp_config = load_mcp_config(
             self.session.root,
@@ -186,11 +185,13 @@ class Runtime(AsyncResource):
             approved=self.settings.approved,
             choice=server_choice(self.settings),
         )
+        if shared is None and not self.mcp_config.servers:
+            return builtins
+        from toolbelt.toolsearch.tool import ToolSearchToolset  # with a server only
+
         if shared is not None:
             self.mcp_servers = shared.servers
             return ToolSearchToolset(CombinedToolset(builtins, shared))
-        if not self.mcp_config.servers:
-            return builtins
         from toolbelt.config.runners import session_runner
         from toolbelt.mcp_client.toolset import McpToolset
         from toolbelt.paths.containment import is_within

@@ -197,7 +197,7 @@ def test_a_port_in_use_exits_1_with_a_clear_message(server: HttpServer, tmp_path
     )
 
 
-def test_remote_bind_needs_allow_remote_and_a_token_file(tmp_path: Path) -> None:
+def test_remote_bind_needs_allow_remote_and_a_token(tmp_path: Path) -> None:
     base = [*TOOLBELT, "mcp", "--root", str(tmp_path)]
     refused = subprocess.run(
         [*base, "--http", "0.0.0.0:0"], capture_output=True, text=True, timeout=30
@@ -212,15 +212,15 @@ def test_remote_bind_needs_allow_remote_and_a_token_file(tmp_path: Path) -> None
     )
     assert no_token.returncode == 2
     assert "--allow-remote needs a bearer token" in no_token.stderr
-    from_env = subprocess.run(
+    empty = subprocess.run(
         [*base, "--http", "127.0.0.1:0"],
         capture_output=True,
         text=True,
         timeout=30,
-        env={**os.environ, "TOOLBELT_MCP_TOKEN": "s3cret"},
+        env={**os.environ, "TOOLBELT_MCP_TOKEN": " "},
     )
-    assert from_env.returncode == 2
-    assert "$TOOLBELT_MCP_TOKEN is not read" in from_env.stderr
+    assert empty.returncode == 2
+    assert "$TOOLBELT_MCP_TOKEN is empty" in empty.stderr
 
 
 @pytest.mark.parametrize(

@@ -109,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             toolset_spec=args.toolset,
             sandbox=args.sandbox,
             rotate_token=args.rotate_token,
+            port=args.port,
+            ready_file=args.ready_file,
+            idle_exit=args.idle_exit,
+            max_lifetime=args.max_lifetime,
         )
     if args.command == "run":
         from toolbelt.cli.run_command import run_task
@@ -216,7 +220,35 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--http",
         metavar="[HOST:]PORT",
-        help="serve streamable HTTP instead of stdio (host 127.0.0.1 unless given)",
+        nargs="?",
+        const="",
+        help="serve streamable HTTP instead of stdio (host 127.0.0.1 unless given; with "
+        "--port, just the HOST)",
+    )
+    mcp.add_argument(
+        "--port",
+        type=int,
+        metavar="PORT",
+        help="the HTTP port (implies --http); 0 lets the system pick a free one, which "
+        "--ready-file reports",
+    )
+    mcp.add_argument(
+        "--ready-file",
+        metavar="PATH",
+        help="once serving HTTP, write {url, pid, version, token_file} there as JSON "
+        "(atomically; removed when the server stops)",
+    )
+    mcp.add_argument(
+        "--idle-exit",
+        type=float,
+        metavar="SECONDS",
+        help="stop (as on SIGTERM) once no MCP request came for this long",
+    )
+    mcp.add_argument(
+        "--max-lifetime",
+        type=float,
+        metavar="SECONDS",
+        help="stop (as on SIGTERM) once the server has run this long",
     )
     mcp.add_argument(
         "--allow-remote",
@@ -226,9 +258,11 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--token-file",
         metavar="FILE",
-        help="file holding the bearer token clients must send (default: a random one kept "
-        "for this port in a private file under $XDG_STATE_HOME/toolbelt/tokens, whose path "
-        "is printed, so saved client configurations keep working across restarts)",
+        help="file holding the bearer token clients must send; or put it in "
+        "$TOOLBELT_MCP_TOKEN, which the server removes from its environment (default: a "
+        "random one kept for this port in a private file under "
+        "$XDG_STATE_HOME/toolbelt/tokens, whose path is printed, so saved client "
+        "configurations keep working across restarts; with --port 0 one for this run only)",
     )
     mcp.add_argument(
         "--rotate-token",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
-import os
 import signal
 import socket
 import sys
@@ -15,7 +14,7 @@ from types import FrameType
 
 import anyio
 
-from toolbelt.cli.mcp_token import kept_token, token_path
+from toolbelt.cli.mcp_token import kept_token, run_token, token_path
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
@@ -47,6 +46,10 @@ def serve_mcp(
     toolset_spec: str | None = None,
     sandbox: str | None = None,
     rotate_token: bool = False,
+    port: int | None = None,
+    ready_file: str | None = None,
+    idle_exit: float | None = None,
+    max_lifetime: float | None = None,
 ) -> int:
     """Run the server until the client disconnects (stdio) or SIGTERM (HTTP).
 
@@ -54,6 +57,8 @@ def serve_mcp(
     (``mcp.roots``); on HTTP the launch directory. Neither may be ``/`` or the home directory.
     """
     trusted = True if trust_workspace else None
+    if port is not None and http is None:
+        http = ""  # --port alone means HTTP
     try:
         factory: ToolsetFactory | None = None
         if toolset_spec is not None:
@@ -61,6 +66,15 @@ def serve_mcp(
         # no command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []
         if http is None:
+            for given_option, value in (
+                ("--ready-file", ready_file),
+                ("--idle-exit", idle_exit),
+                ("--max-lifetime", max_lifetime),
+            ):
+                if value is not None:
+                    raise UsageError(
+                        f"{given_option} applies to the HTTP server; add --http (or --port)."
+                    )
             return _serve_stdio(
                 factory,
                 root,
@@ -85,7 +99,10 @@ def serve_mcp(
         )
         print_notices(runtime)
         sandboxing = sandbox_settings(runtime.settings, sandbox, secrets=given)
-        host, port = _address(http)
+        host, port = _address(http, port)
+        for name, seconds in (("--idle-exit", idle_exit), ("--max-lifetime", max_lifetime)):
+            if seconds is not None and not seconds > 0:
+                raise UsageError(f"{name} wants a number of seconds above 0, not {seconds:g}.")
         remote = not _loopback(host)
         token = _given_token(token_file)
         if remote and not allow_remote:
@@ -95,13 +112,16 @@ def serve_mcp(
             )
         if remote and token is None:
             raise UsageError(
-                "--allow-remote needs a bearer token: put it in a file and pass --token-file; "
-                "it is never accepted on the command line."
+                "--allow-remote needs a bearer token: put it in a file and pass --token-file, "
+                f"or in ${TOKEN_ENV}; it is never accepted on the command line."
             )
+        given_one = "--token-file" if token_file else f"${TOKEN_ENV}"
         if no_auth and token is not None:
-            raise UsageError("--no-auth and --token-file contradict each other; pick one.")
+            raise UsageError(
+                f"--no-auth and a token ({given_one}) contradict each other; pick one."
+            )
         if rotate_token and (no_auth or token is not None):
-            given_one = "--no-auth" if no_auth else "--token-file"
+            given_one = "--no-auth" if no_auth else given_one
             raise UsageError(
                 f"--rotate-token renews the token toolbelt keeps for a port; with {given_one} "
                 "there is none to renew, so leave one of them out."
@@ -115,12 +135,15 @@ def serve_mcp(
         why = "the address is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
         print(f"toolbelt: cannot listen on {http}: {why}; choose another port.", file=sys.stderr)
         return 1
-    port = listener.getsockname()[1]
+    asked_port, port = port, listener.getsockname()[1]
     kept: Path | None = None
     why_new = ""
     if token is None and not no_auth:
         try:
-            kept, token, why_new = kept_token(port, rotate=rotate_token)
+            if asked_port == 0:  # no saved client can name a port chosen afresh each start
+                kept, token = run_token(port)
+            else:
+                kept, token, why_new = kept_token(port, rotate=rotate_token)
         except OSError as exc:
             listener.close()
             print(
@@ -144,9 +167,23 @@ def serve_mcp(
         toolset=factory,
         sandbox=sandboxing,
         token_source=token_source,
+        idle_exit=idle_exit,
+        max_lifetime=max_lifetime,
     )
-    _announce(host, port, token_source, no_auth, kept=kept is not None, why_new=why_new)
-    _run(options, listener)
+    _announce(
+        host,
+        port,
+        token_source,
+        no_auth,
+        kept=kept is not None and asked_port != 0,
+        why_new=why_new,
+    )
+    ready = Path(ready_file).resolve() if ready_file else None
+    try:
+        _run(options, listener, ready)
+    finally:
+        if kept is not None and asked_port == 0:
+            kept.unlink(missing_ok=True)
     return 0
 
 
@@ -160,23 +197,30 @@ def mcp_limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def _run(options: HttpOptions, listener: socket.socket) -> None:
+def _run(options: HttpOptions, listener: socket.socket, ready: Path | None) -> None:
     import uvicorn
 
     from toolbelt.mcp.allocator import tune_allocator
     from toolbelt.mcp.http import Stopping, build_app
     from toolbelt.mcp.http_protocol import with_head_timeout
+    from toolbelt.mcp.ready_file import remove_ready_file, write_ready_file
 
     tune_allocator()  # before the server's threads start: large bodies are given back
     stopping = Stopping()
 
     class Server(uvicorn.Server):
         """uvicorn's server, telling the application at once that it is stopping, and
-        letting the calls in flight finish before the port closes (see ``Stopping``)."""
+        letting the calls in flight finish before the port closes (see ``Stopping``); it
+        writes the ready file once it serves."""
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             stopping.began = True
             super().handle_exit(sig, frame)
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if ready is not None and self.started and not self.should_exit:
+                write_ready_file(ready, _url(options.host, options.port), options.token_source)
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             await stopping.drain(forced=lambda: self.force_exit)
@@ -193,7 +237,23 @@ def _run(options: HttpOptions, listener: socket.socket) -> None:
     # the defaults the process would die there, before the token file is removed.
     for stop in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop, lambda *_: None)
-    Server(config).run(sockets=[listener])
+    server = Server(config)
+
+    def stop_serving() -> None:  # --idle-exit, --max-lifetime: as a SIGTERM would
+        stopping.began = True
+        server.should_exit = True
+
+    stopping.stop = stop_serving
+    try:
+        server.run(sockets=[listener])
+    finally:
+        if ready is not None:
+            remove_ready_file(ready)
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -221,8 +281,7 @@ def _announce(
     kept: bool = False,
     why_new: str = "",
 ) -> None:
-    shown = f"[{host}]" if ":" in host else host
-    lines = [f"toolbelt mcp: serving http://{shown}:{port}/mcp"]
+    lines = [f"toolbelt mcp: serving {_url(host, port)}"]
     if no_auth:
         lines.append("toolbelt mcp: no token needed (--no-auth): any local program may connect")
     elif token_path is not None:
@@ -296,24 +355,43 @@ def _serve_stdio(
     return 2 if refused is not None else 0
 
 
-def _address(value: str) -> tuple[str, int]:
-    """``HOST:PORT``, or just ``PORT`` for 127.0.0.1."""
+def _address(value: str, port: int | None) -> tuple[str, int]:
+    """``HOST:PORT``, or just ``PORT`` for 127.0.0.1; with ``port`` (``--port``), ``value`` is
+    just the host ("" for 127.0.0.1)."""
+    if port is not None:
+        if not 0 <= port <= 65535:
+            raise UsageError(f"--port wants a port from 0 to 65535, not {port}.")
+        if value.isdigit() or (value.count(":") == 1 and value.rpartition(":")[2].isdigit()):
+            raise UsageError(f"--http {value} names a port and so does --port; give the port once.")
+        return (value.strip("[]") or "127.0.0.1"), port
+    if not value:
+        raise UsageError(
+            "--http without an address needs --port: --port 0 lets the system pick a free "
+            "port (see --ready-file), or give --http HOST:PORT."
+        )
     if value.isdigit():
         return "127.0.0.1", int(value)
-    host, _, port = value.rpartition(":")
-    if not host or not port.isdigit():
+    host, _, digits = value.rpartition(":")
+    if not host or not digits.isdigit():
         raise UsageError(f"--http wants HOST:PORT (for example 127.0.0.1:8765), not {value!r}.")
-    return host.strip("[]"), int(port)
+    return host.strip("[]"), int(digits)
 
 
 def _given_token(token_file: str | None) -> str | None:
-    """The token from ``--token-file``; never from the environment, which every process the
-    server starts could read back (``/proc/<pid>/environ`` keeps it after a scrub)."""
-    if TOKEN_ENV in os.environ:
-        raise UsageError(
-            f"${TOKEN_ENV} is not read: commands the tools run could read it from this "
-            "process's environment; put the token in a file and pass --token-file."
-        )
+    """The token from ``--token-file`` or ``$TOOLBELT_MCP_TOKEN`` (never from argv, which
+    ``ps`` shows). The variable is taken out of the environment, wiped from the block
+    ``/proc/<pid>/environ`` shows, so no command the tools run can read it back."""
+    from toolbelt.cli.environment_secret import take_from_environment  # ctypes: HTTP only
+
+    from_environment = take_from_environment(TOKEN_ENV)
+    if from_environment is not None:
+        if token_file is not None:
+            raise UsageError(
+                f"The token is given twice, in ${TOKEN_ENV} and by --token-file; give one."
+            )
+        if not from_environment.strip():
+            raise UsageError(f"${TOKEN_ENV} is empty; put the token in it, or leave it unset.")
+        return from_environment.strip()
     if token_file is None:
         return None
     try:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from toolbelt.config.state import user_state_dir
 
-__all__ = ["kept_token", "token_path", "tokens_dir"]
+__all__ = ["kept_token", "run_token", "token_path", "tokens_dir"]
 
 
 def tokens_dir(home: Path | None = None) -> Path:
@@ -58,6 +58,16 @@ def kept_token(port: int, *, rotate: bool = False) -> tuple[Path, str, str]:
     else:
         why = ""  # the first one: nothing was replaced
     return path, token, why
+
+
+def run_token(port: int) -> tuple[Path, str]:
+    """(the file, the token) of a server on a port the system picked (``--port 0``): made
+    afresh, since no saved client names such a port; the server removes it when it stops."""
+    path = token_path(port)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    _write_private(path, token)
+    return path, token
 
 
 def _read_private(path: Path) -> tuple[str, str]:

@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from toolbelt.commands.analysis import analyze_command
 from toolbelt.commands.programs import (
     CODE_CONFIG,
     IMPLICIT_CODE,
@@ -221,6 +220,8 @@ class _Walk:
             self.note("nests shell code deeper than toolbelt follows")
             return
         text = _PROJECT_DIR.sub(_PLACEHOLDER, text)  # a plain word: the parse stays the same
+        from toolbelt.commands.analysis import analyze_command  # the bash parser: only here
+
         analysis = analyze_command(text)
         if not analysis.parse_ok:
             self.note(f"`{_short(text)}` is shell text toolbelt cannot parse")

@@ -6,7 +6,8 @@ ToolbeltError
 │   ├── InvalidInputError     the arguments do not fit the tool's input model
 │   ├── UnknownToolError      the model named a tool that is not registered
 │   ├── PermissionDeniedError the policy, a hook or the user refused the call
-│   └── PathError             a path cannot be used (outside the roots, loop, NUL...)
+│   ├── PathError             a path cannot be used (outside the roots, loop, NUL...)
+│   └── ConnectionLostError   another server's connection failed before the answer (retryable)
 ├── UsageError                the developer got something wrong (duplicate tool, bad option,
 │   │                         a closed runtime used again)
 │   └── SettingsError         a settings file is malformed (names the file and line)
@@ -36,6 +37,7 @@ __all__ = [
     "AgentError",
     "CondenseError",
     "ConfigFileError",
+    "ConnectionLostError",
     "DataError",
     "FatalError",
     "InvalidInputError",
@@ -59,6 +61,11 @@ class ToolbeltError(Exception):
 
 class ToolError(ToolbeltError):
     """A failure the model should read: the message is shown to it as an error result."""
+
+
+class ConnectionLostError(ToolError):
+    """The connection to another server failed before the call's answer came (it could not
+    start, the transport broke, the server stopped): the same call may succeed when retried."""
 
 
 class InvalidInputError(ToolError):

@@ -6,7 +6,6 @@ append to a bounded deque) so nobody has to switch it on.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -32,6 +31,8 @@ class ToolMetrics:
     @property
     def median_duration(self) -> float:
         """Median of the most recent durations, in seconds (0.0 before any call)."""
+        import statistics  # fractions, decimal and random come with it: only when asked
+
         return statistics.median(self.durations) if self.durations else 0.0
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path, PurePath
 
+from toolbelt.core.path_prefixes import PathPrefixes
+
 __all__ = [
     "HOME_SECRETS",
     "SYSTEM_SECRETS",
@@ -147,20 +149,21 @@ def secrets_for(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
 def secret_location(real: PurePath | str) -> str | None:
     """Why the real path ``real`` is one of the user's secrets (it or a directory above it is
     in the list), or None; relative paths are never secret locations."""
-    return location_reason(real, _secret_texts(os.path.expanduser("~")))
+    return location_reason(real, _secret_places(os.path.expanduser("~")))
 
 
-def location_reason(real: PurePath | str, secrets: Iterable[str]) -> str | None:
+def location_reason(real: PurePath | str, secrets: Iterable[str] | PathPrefixes) -> str | None:
     """Why the real path ``real`` lies in one of ``secrets`` (real paths), or None; relative
     paths are never secret locations. (The containment test is ``paths.containment``'s,
     written here again because the core imports no other package.)"""
     text = os.fspath(real)
     if not text.startswith("/"):
         return None
-    for secret in secrets:
-        if text == secret or text.startswith(secret + "/"):
-            return f"{secret} holds credentials the sandbox hides from commands"
-    return None
+    places = secrets if isinstance(secrets, PathPrefixes) else PathPrefixes(secrets)
+    secret = places.containing(text)
+    if secret is None:
+        return None
+    return f"{secret} holds credentials the sandbox hides from commands"
 
 
 def holds_secret(directory: PurePath | str) -> bool:
@@ -168,6 +171,12 @@ def holds_secret(directory: PurePath | str) -> bool:
     leave the secret out)."""
     prefix = os.fspath(directory).rstrip("/") + "/"
     return any(s.startswith(prefix) for s in _secret_texts(os.path.expanduser("~")))
+
+
+@lru_cache(maxsize=8)
+def _secret_places(home: str) -> PathPrefixes:
+    """The user's secrets as ``PathPrefixes``, once per home."""
+    return PathPrefixes(_secret_texts(home))
 
 
 @lru_cache(maxsize=8)

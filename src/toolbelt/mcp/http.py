@@ -11,7 +11,11 @@ session and every process it started.
 
 Safety (``http_guard``): Host, Origin, Content-Type and a bearer token are checked before a
 body is read; bodies are capped in size and time, headers in time (``http_protocol``).
-``/livez`` and ``/readyz`` report health. On SIGTERM (``Stopping``) both answer 503 at once and
+``/livez`` and ``/readyz`` report health, ``/metrics`` the calls in Prometheus' text format
+(``http_metrics``; behind the token like ``/mcp``). A call carrying an idempotency key (the
+``Idempotency-Key`` header or its ``_meta``) runs once however often it is retried
+(``idempotency``). ``--idle-exit`` and ``--max-lifetime`` stop the server by itself
+(``lifetime``). On SIGTERM (``Stopping``) both answer 503 at once and
 new requests are refused while the calls in flight finish, the port still open so a health
 check sees the stop rather than a refused connection; then uvicorn closes the port and every
 session is closed.
@@ -38,6 +42,8 @@ from toolbelt.mcp.allocator import LARGE_BODY, give_back
 from toolbelt.mcp.envelope import InvalidMessage, check_message, encode_message
 from toolbelt.mcp.http_guard import Guard
 from toolbelt.mcp.http_sessions import Busy, HttpSession, Limits, SessionTable
+from toolbelt.mcp.idempotency import META_IDEMPOTENCY_KEY, IdempotentCalls, idempotency_key
+from toolbelt.mcp.lifetime import Activity, watch_lifetime
 from toolbelt.mcp.server import (
     META_VERSION,
     MODERN_VERSIONS,
@@ -91,6 +97,10 @@ class HttpOptions:
     """The OS sandbox every session's commands run in (None: the default, ``auto``)."""
     token_source: Path | None = None
     """The file the token is read from, named to a client that sent none or a wrong one."""
+    idle_exit: float | None = None
+    """Stop once no MCP request came for this many seconds (None: never)."""
+    max_lifetime: float | None = None
+    """Stop once the server has served this many seconds (None: never)."""
 
 
 @asynccontextmanager
@@ -133,6 +143,8 @@ class Stopping:
         self.began = False
         self.inflight: Callable[[], int] = lambda: 0
         """Calls in flight (set by ``build_app``)."""
+        self.stop: Callable[[], None] = lambda: None
+        """Asks the server running the application to stop, as SIGTERM does (set by it)."""
 
     async def drain(self, *, forced: Callable[[], bool], poll: float = 0.05) -> None:
         """Mark the stop, then wait for the calls in flight to finish (or ``forced()``: a
@@ -152,6 +164,8 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
     from starlette.responses import PlainTextResponse, Response, StreamingResponse
     from starlette.routing import Route
 
+    from toolbelt.mcp.http_metrics import CONTENT_TYPE, ServerMetrics
+
     guard = Guard(
         options.host, options.port, options.token, options.remote, token_source=options.token_source
     )
@@ -159,6 +173,9 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
     tables: list[SessionTable] = []
 
     shared: list[SharedServers] = []  # the configured MCP servers, opened by the lifespan
+    metrics = ServerMetrics(lambda: tables[0].count if tables else 0)
+    idempotent = IdempotentCalls()
+    activity = Activity()
 
     async def open_server(outbox: Outbox, *, stateless: bool) -> McpServer:
         open_runtime = functools.partial(
@@ -175,7 +192,9 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
                 mcp_servers=shared[0] if shared else None,
             ),
         )
-        server = McpServer(open_runtime, outbox, stateless=stateless)
+        server = McpServer(
+            open_runtime, outbox, stateless=stateless, observer=metrics, idempotent=idempotent
+        )
         await server.runtime.open()  # closed with the session (``McpServer.aclose``)
         return server
 
@@ -185,6 +204,17 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
             table = SessionTable(open_server, limits, group)
             tables.append(table)
             group.start_soon(table.expire_idle)
+            activity.seen()  # idle from now on, not from before the workspace's servers opened
+            group.start_soon(
+                functools.partial(
+                    watch_lifetime,
+                    activity,
+                    lambda: table.inflight,
+                    lambda: stopper.stop(),
+                    idle_exit=options.idle_exit,
+                    max_lifetime=options.max_lifetime,
+                )
+            )
             try:
                 yield
             finally:
@@ -202,6 +232,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         return PlainTextResponse(text, status, headers=headers)
 
     stopping = stopping if stopping is not None else Stopping()
+    stopper = stopping
     stopping.inflight = lambda: tables[0].inflight if tables else 0
 
     async def livez(request: Request) -> Response:
@@ -212,12 +243,19 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         ready = bool(tables) and not stopping.began
         return PlainTextResponse("ready" if ready else "stopping", 200 if ready else 503)
 
+    async def metrics_text(request: Request) -> Response:
+        refused = refuse(request)
+        if refused is not None:
+            return refused
+        return Response(metrics.text(), 200, media_type=CONTENT_TYPE)
+
     async def mcp_post(request: Request) -> Response:
         refused = refuse(request)
         if refused is not None:
             return refused
         if not tables or stopping.began:
             return _error_response(None, -32000, "The server is stopping.", 503)
+        activity.seen()
         received = _Received()
         response = await _answer_post(request, tables[0], received)
         if received.size >= LARGE_BODY:  # its memory is free once answered: give it back
@@ -271,13 +309,19 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
             return Response(status_code=202)
         if method != "tools/call":
             return _json(session.server.answer(request_id, method, params))
+        header_key = request.headers.get("idempotency-key")
+        if header_key and idempotency_key(params) is None:
+            meta = {**(params.get("_meta") or {}), META_IDEMPOTENCY_KEY: header_key}
+            params = {**params, "_meta": meta}
         key, receive = table.begin(session, request_id)
         table.group.start_soon(session.server.tools_call, key, params)
         first = await _quick_message(receive) if _takes_json(request) else None
         if first is not None and _answers(first, key):  # done at once: a plain JSON answer
             table.end(session, key)
             return _json({**first, "id": request_id})
-        stream = _sse(receive, key, session, table, first)
+        # a keyed call outlives its connection: its answer is kept for the client's retry
+        keep_running = idempotency_key(params) is not None
+        stream = _sse(receive, key, session, table, first, keep_running=keep_running)
         return StreamingResponse(stream, media_type="text/event-stream")
 
     async def _initialize(table: SessionTable, message: dict[str, Any]) -> Response:
@@ -318,6 +362,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
             Route("/mcp", mcp_delete, methods=["DELETE"]),
             Route("/livez", livez),
             Route("/readyz", readyz),
+            Route("/metrics", metrics_text),
         ],
         lifespan=lifespan,
     )
@@ -371,14 +416,17 @@ async def _sse(
     session: HttpSession,
     table: SessionTable | None,
     first: dict[str, Any] | None = None,
+    *,
+    keep_running: bool = False,
 ) -> AsyncIterator[bytes]:
     """Server-sent events until the call ``key`` is answered (forever for the GET stream).
 
     The answer goes out under the id the client chose. If the client closes the stream
     first, the call is cancelled (the 2026-07-28 wire has no cancel notification over HTTP:
-    closing the stream is the signal) and its processes end. A comment goes out every second
-    while the call is silent: writing to a closed connection is how a departed client is
-    noticed.
+    closing the stream is the signal) and its processes end — unless ``keep_running`` (a call
+    with an idempotency key, whose answer waits for the client's retry). A comment goes out
+    every second while the call is silent: writing to a closed connection is how a departed
+    client is noticed.
     """
     answered = False
     call = session.inflight.get(key) if key is not None else None
@@ -404,7 +452,7 @@ async def _sse(
     finally:
         if key is not None and table is not None:
             table.end(session, key)
-            if not answered:
+            if not answered and not keep_running:
                 session.server.cancel(key)
 
 

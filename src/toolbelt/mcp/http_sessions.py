@@ -188,6 +188,11 @@ class SessionTable:
         session.last_active = time.monotonic()
 
     @property
+    def count(self) -> int:
+        """Sessions open now (the shared stateless one included)."""
+        return len(self.sessions) + (1 if self._stateless else 0)
+
+    @property
     def inflight(self) -> int:
         """Calls in flight across every session."""
         every = list(self.sessions.values())

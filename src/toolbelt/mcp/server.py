@@ -14,6 +14,7 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Protocol
 
 import anyio
@@ -27,6 +28,7 @@ from toolbelt.core.user import UserChannel
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.eras import in_era, is_modern
+from toolbelt.mcp.idempotency import IdempotentCalls, KeyReused, idempotency_key
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
 from toolbelt.mcp.plain_methods import (
@@ -78,6 +80,16 @@ class OpenRuntime(Protocol):
         ...
 
 
+class CallObserver(Protocol):
+    """Told of every tools/call (the HTTP door's ``/metrics``)."""
+
+    def started(self) -> None:
+        """A call arrived."""
+
+    def finished(self, tool: str, state: str, seconds: float) -> None:
+        """A call was answered in ``state`` (``cancelled``: it got no answer)."""
+
+
 class McpServer:
     """One MCP connection: its runtime and in-flight requests.
 
@@ -86,11 +98,20 @@ class McpServer:
     requester and user channel (``open_runtime``), and runs every call through it."""
 
     def __init__(
-        self, open_runtime: OpenRuntime, outbox: Outbox, *, stateless: bool = False
+        self,
+        open_runtime: OpenRuntime,
+        outbox: Outbox,
+        *,
+        stateless: bool = False,
+        observer: CallObserver | None = None,
+        idempotent: IdempotentCalls | None = None,
     ) -> None:
         self._outbox = outbox
         self.stateless = stateless
         """Every request is of the 2026-07-28 era (the HTTP door's shared stateless server)."""
+        self._observer = observer
+        self._idempotent = idempotent
+        """Keyed calls' answers, shared by the server's sessions (None: keys are ignored)."""
         self.client_capabilities: dict[str, Any] = {}
         self.protocol_version = ""
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
@@ -198,6 +219,42 @@ class McpServer:
             await self._send(reply, request_id)
 
     async def _tools_call(self, request_id: Any, params: dict[str, Any]) -> None:
+        if self._observer is None:
+            await self._keyed_call(request_id, params)
+            return
+        started, state = time.monotonic(), ["cancelled"]
+        self._observer.started()
+        try:
+            await self._keyed_call(request_id, params, state)
+        finally:
+            name = str(params.get("name", ""))
+            self._observer.finished(name, state[0], time.monotonic() - started)
+
+    async def _keyed_call(
+        self, request_id: Any, params: dict[str, Any], state: list[str] | None = None
+    ) -> None:
+        """A call with its idempotency key (if any) released when it ends without an answer
+        for a retry (cancelled, asking by retry, failed): the retry then runs anew."""
+        key = idempotency_key(params) if self._idempotent is not None else None
+        if key is None:
+            await self._observed_call(request_id, params, None, state)
+            return
+        assert self._idempotent is not None
+        claim = [False]
+        try:
+            await self._observed_call(request_id, params, key, state, claim)
+        finally:
+            if claim[0]:
+                self._idempotent.abandon(key)  # a no-op once the answer was given
+
+    async def _observed_call(
+        self,
+        request_id: Any,
+        params: dict[str, Any],
+        key: str | None,
+        state: list[str] | None = None,
+        claim: list[bool] | None = None,
+    ) -> None:
         name = str(params.get("name", ""))
         arguments = params.get("arguments") or {}
         meta = params.get("_meta") or {}
@@ -213,14 +270,33 @@ class McpServer:
         if call.modern is not None and self._notice and not self._notice_told:
             # no initialized to hang the notice on: the first request that admits it carries it
             self._notice_told = await self._log("warning", self._notice, log_level, request_id)
+        replayed: dict[str, Any] | None = None
         self._inflight[call.call_id] = call
         try:  # the executor's gate keeps mutating calls apart across requests
             with call.scope:
-                result = await self.runtime.run_one(ToolCall(call.call_id, name, arguments))
+                if key is not None:
+                    replayed = await self._first_answer(key, call_fingerprint(name, arguments))
+                    if claim is not None:
+                        claim[0] = replayed is None
+                if replayed is None:
+                    result = await self.runtime.run_one(ToolCall(call.call_id, name, arguments))
+        except KeyReused as exc:
+            error = {"code": -32602, "message": str(exc)}
+            await self._send({"jsonrpc": "2.0", "id": request_id, "error": error}, request_id)
+            return
         finally:
             self._inflight.pop(call.call_id, None)
         if call.scope.cancelled_caught:
             return  # a cancelled request gets no response
+        modern = call.modern is not None or self.stateless
+        if replayed is not None:  # a retry: the first run's answer, under this request's id
+            if state is not None:
+                state[0] = "replayed"
+            result_now = in_era(replayed, modern=modern)
+            await self._send({"jsonrpc": "2.0", "id": request_id, "result": result_now}, request_id)
+            return
+        if state is not None:
+            state[0] = result.state.value
         if call.input_request is not None:  # the 2026-07-28 way to ask: the client retries
             await self._send(self._states.input_required(call), request_id)
             return
@@ -229,13 +305,27 @@ class McpServer:
             await self._log("info", text, log_level, request_id)
         if self._list_changes and loaded_more(result):  # the client lists the loaded tools
             await self._send(list_changed_message(), request_id)
-        modern = call.modern is not None or self.stateless
-        reply = {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "result": in_era(call_result(result), modern=modern),
-        }
+        answer = call_result(result)  # kept in the modern form: a retry may be of either era
+        if claim is not None and claim[0]:
+            assert self._idempotent is not None
+            assert key is not None
+            self._idempotent.finish(key, answer)
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": in_era(answer, modern=modern)}
         await self._send(reply, request_id)
+
+    async def _first_answer(self, key: str, fingerprint: tuple[str, str]) -> dict[str, Any] | None:
+        """The answer of the call first run under ``key``, waiting while it runs; None when
+        this call is the one to run (the key is now claimed for it). ``KeyReused`` when the key
+        named another call."""
+        assert self._idempotent is not None
+        while True:
+            first = self._idempotent.claim(key, fingerprint)
+            if first is None:
+                return None
+            await first.done.wait()
+            if first.result is not None:
+                return first.result
+            # the first run was cancelled: claim the key again and run it here
 
     def inflight(self, call_id: str) -> InFlightCall | None:
         """The record of the running call the executor knows as ``call_id``, if any."""

@@ -37,6 +37,8 @@ from toolbelt.mcp.server import McpServer, Outbox, Outgoing
 __all__ = ["serve_stdio"]
 
 MAX_LINE = 64 * 1024 * 1024
+BATCH_BYTES = 256 * 1024
+"""Queued messages are joined into one write up to about this many bytes."""
 
 ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
@@ -83,9 +85,22 @@ async def _write_all(
     written: anyio.Event,
     stop: anyio.CancelScope,
 ) -> None:
+    """Write every outgoing message, in order. The messages already queued go out in one
+    write: with many calls in flight, a write (a system call, and waking the client) per
+    message was most of what a trivial call cost."""
     try:
         async for message, _ in receive:
-            await write(encode_message(message) + b"\n")
+            lines = [encode_message(message)]
+            size = len(lines[0])
+            while size < BATCH_BYTES:
+                try:
+                    queued, _ = receive.receive_nowait()
+                except (anyio.WouldBlock, anyio.EndOfStream):
+                    break
+                lines.append(encode_message(queued))
+                size += len(lines[-1])
+            lines.append(b"")
+            await write(b"\n".join(lines))
     except (BrokenPipeError, ConnectionResetError):
         stop.cancel()  # nobody reads the replies any more: stop everything
     written.set()

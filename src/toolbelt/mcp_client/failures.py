@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from mcp.client.auth import OAuthFlowError
 from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
 
-from toolbelt.core.errors import ToolError
+from toolbelt.core.errors import ConnectionLostError, ToolError
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.headers_helper import HeadersHelperError
 from toolbelt.mcp_client.http_limits import TOO_LARGE
@@ -82,7 +83,7 @@ def not_open(server: str) -> ToolError:
 
 
 def could_not_start(server: str, why: str | None) -> ToolError:
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` could not be started ({why}); "
         "continue without its tools or ask the user to fix its configuration."
     )
@@ -96,10 +97,17 @@ def call_timed_out(server: str, remote: str, timeout: float) -> ToolError:
 
 
 def stopped_during(server: str, remote: str, why: str) -> ToolError:
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` stopped during `{remote}` ({why}); it "
         "restarts on the next call, but check whether the work was done first."
     )
+
+
+def connection_closed(exc: MCPError) -> bool:
+    """Whether the SDK gave up the request because its connection closed (the transport is
+    gone: an HTTP server that went away), rather than an answer the server sent, or an answer
+    past the size limit dropped on a connection that goes on."""
+    return exc.code == CONNECTION_CLOSED and TOO_LARGE not in str(exc)
 
 
 def refused(server: str, remote: str, exc: MCPError) -> ToolError:
@@ -127,7 +135,7 @@ def answered_badly(server: str, exc: Exception) -> ToolError:
 
 def could_not_run(server: str, remote: str, why: str) -> ToolError:
     """The transport's own failures (HTTP errors, a closed pipe)."""
-    return ToolError(
+    return ConnectionLostError(
         f"The MCP server `{server}` could not run `{remote}` ({why}); try "
         "again, or continue without it."
     )

@@ -38,6 +38,7 @@ from toolbelt.mcp_client.elicitation import ask_person, asked_person
 from toolbelt.mcp_client.failures import (
     answered_badly,
     call_timed_out,
+    connection_closed,
     could_not_run,
     could_not_start,
     describe_exit,
@@ -104,6 +105,8 @@ class McpServerToolset(Toolset):
         self.skipped: list[str] = []
         """Remote tools left out, each with the reason (a schema toolbelt cannot use)."""
         self._taken = taken
+        self.listed: tuple[types.Tool, ...] = ()
+        """The server's own listing, as it gave it (the latest one)."""
         self._tools: dict[str, McpTool] = {}
         self._given: dict[str, str] = {}
         """Every name handed out this session (remote → ours): stable, never reused."""
@@ -229,6 +232,11 @@ class McpServerToolset(Toolset):
         """The running session is going away (its server exited or was disconnected)."""
         return self._stop is not None and self._stop.is_set()
 
+    def _stop_session(self) -> None:
+        """End the running session (its ``_run`` returns; the next use starts a new one)."""
+        if self._stop is not None:
+            self._stop.set()
+
     def _failed(self, why: str) -> None:
         self.state, self.error = "failed", why
         self._backoff.failed()
@@ -236,6 +244,7 @@ class McpServerToolset(Toolset):
     async def _run(self, *, task_status: TaskStatus[None]) -> None:
         session: ClientSession | None = None
         stop = self._stop = anyio.Event()
+        broke: BaseException | None = None
         try:
             runner = self._runner() if self._runner is not None else None
             transport, self._stdio = connect(
@@ -262,12 +271,18 @@ class McpServerToolset(Toolset):
                 self._session, self.state, self.error = session, "running", None
                 task_status.started()
                 await stop.wait()
+        except Exception as exc:
+            if self._session is not session or session is None:
+                raise  # it failed to start: ``_ensure_started`` says why
+            # the connection broke after it started (an HTTP server went away): the session
+            # ends, the next use starts it again; the toolset's task group must not fail
+            broke = first_error(exc)
         finally:
             # a newer run may already have replaced this one: leave its state alone
             if session is not None and self._session is session:
                 self._session = None
                 self.state = "stopped"
-                self.error = self._describe_exit(None)
+                self.error = self._describe_exit(broke)
                 self._backoff.failed()
 
     def _describe_exit(self, exc: BaseException | None) -> str:
@@ -283,6 +298,7 @@ class McpServerToolset(Toolset):
     async def _relist(self, session: ClientSession) -> None:
         listing = await list_remote_tools(session)
         remote = listing.tools
+        self.listed = tuple(remote)
         names = tool_names(self.prefix, (tool.name for tool in remote), self._taken, self._given)
         self._given.update(names)
         built, skipped = await build_tools_off_loop(
@@ -304,6 +320,19 @@ class McpServerToolset(Toolset):
     # -- calls --------------------------------------------------------------------------
 
     async def _call(self, remote: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self.call(remote, arguments, ctx)
+
+    async def call(
+        self,
+        remote: str,
+        arguments: dict[str, Any],
+        ctx: ToolContext,
+        *,
+        meta: types.RequestParamsMeta | None = None,
+    ) -> ToolOutput:
+        """Call the server's tool ``remote`` for the running call ``ctx`` (its progress and
+        the server's questions go through it); ``meta`` goes in the request's ``_meta``.
+        ``ConnectionLostError`` when the connection failed before the answer came."""
         session = await self._ensure_started()
         timeout = self.config.call_timeout
 
@@ -316,13 +345,17 @@ class McpServerToolset(Toolset):
         self._callers.append(ctx)
         try:
             with anyio.fail_after(timeout):
-                result = await session.call_tool(remote, arguments, progress_callback=on_progress)
+                result = await session.call_tool(
+                    remote, arguments, progress_callback=on_progress, meta=meta
+                )
         except TimeoutError:
             raise call_timed_out(self.config.name, remote, timeout) from None
         except MCPError as exc:
             if self._answers.login_required is not None:  # its token stopped working
                 self.state, self.error = "needs-login", str(self._answers.login_required)
                 raise ToolError(self.unavailable() or str(exc)) from exc
+            if connection_closed(exc) and self._session is session:
+                self._stop_session()  # its transport is gone: the next use starts another
             if self._session is not session or self._stopping():
                 why = self._describe_exit(exc)
                 raise stopped_during(self.config.name, remote, why) from exc

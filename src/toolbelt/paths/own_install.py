@@ -25,13 +25,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
 from toolbelt.core.distribution import DISTRIBUTION
+from toolbelt.core.path_prefixes import PathPrefixes
 from toolbelt.paths.containment import is_beneath, is_within, is_within_any
 
 __all__ = ["OwnInstall", "install_places", "own_install"]
@@ -74,6 +74,10 @@ class OwnInstall:
     for every path a call names, so it compares strings and touches no disk."""
 
     places: tuple[str, ...]
+    _prefixes: PathPrefixes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", PathPrefixes(self.places))
 
     @classmethod
     def around(cls, roots: Sequence[Path], places: Iterable[Path] | None = None) -> OwnInstall:
@@ -90,21 +94,27 @@ class OwnInstall:
 
     def protection(self, path: PurePath | str, real: Path | None = None) -> Protection | None:
         """The protection of ``real`` (default ``path``) as toolbelt's installation, or None."""
-        target = Path(path) if real is None else real
-        if is_within_any(target, self.places):
-            return Protection("code", _REASON, target)
+        target = path if real is None else real
+        if target in self._prefixes:
+            return Protection("code", _REASON, Path(target))
         return None
 
 
 @lru_cache(maxsize=1)
 def _distribution_site() -> tuple[Path, ...]:
     """The directory holding toolbelt's ``dist-info`` (and the ``.pth`` of an editable
-    install), when toolbelt is installed as a distribution."""
-    try:
-        where = metadata.distribution(DISTRIBUTION).locate_file("")
-    except metadata.PackageNotFoundError:
-        return ()
-    return (Path(str(where)),)
+    install), when toolbelt is installed as a distribution: the first ``sys.path`` entry
+    holding ``agent_toolbelt-VERSION.dist-info``, as ``importlib.metadata`` would find it
+    (which costs every start tens of milliseconds of imports: email, zipfile, csv)."""
+    prefix = DISTRIBUTION.replace("-", "_") + "-"
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as found:
+                if any(e.name.startswith(prefix) and e.name.endswith(".dist-info") for e in found):
+                    return (Path(entry or "."),)
+        except OSError:
+            continue
+    return ()
 
 
 def _real(path: Path) -> Path:

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
 
 from toolbelt.core.access import Protection
+from toolbelt.core.path_prefixes import PathPrefixes
 from toolbelt.core.secret_paths import location_reason, secrets_for
 from toolbelt.paths.containment import is_within, is_within_any
 from toolbelt.paths.named_code import named_code
@@ -70,7 +71,7 @@ class Protections:
         self._installation = OwnInstall.around(self.roots, places)
         self._inside = own_install(self.roots, places)
         secrets = secrets_for(self.home)
-        self._secret_texts = tuple(str(p) for p in secrets)
+        self._secret_places = PathPrefixes(secrets)
         config = user_config.secret_directories if user_config is not None else ()
         more = (*map(Path, config), *hidden)
         self._hidden = tuple(dict.fromkeys((*secrets, *(Path(os.path.realpath(p)) for p in more))))
@@ -139,7 +140,7 @@ class Protections:
     def secret_location(self, real: PurePath | str) -> str | None:
         """Why the real path ``real`` is one of the user's secret locations (it or a directory
         above it is), or None; relative paths are never secret locations."""
-        return location_reason(real, self._secret_texts)
+        return location_reason(real, self._secret_places)
 
     def _secret_name(self, below_root: PurePath | str, path: Path) -> str | None:
         """Why a file listed as ``path`` (``below_root``: its part below the root) is a secret

@@ -123,18 +123,27 @@ class GrepTool(Tool[GrepInput]):
                 wanted,
                 budget,
             )
-        else:
-            lines = await _search(rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul)
+        # a file named as the path was judged (and asked about) as itself
+        denied: Callable[[Path], bool] | None = None
+        if ctx.hides_below(target.path):
+
+            def denied(path: Path) -> bool:
+                return path != target.path and not ctx.visible(path)
+
+        listed_early = False
+        if rg is not None:
+            # files mode judges each path in the worker thread that stats it for the order,
+            # while rg is still walking; ignored files must go first, so not with drop_ignored
+            listed_early = args.output_mode == "files_with_matches" and not drop_ignored
+            keep = denied if listed_early else None
+            lines = await _search(
+                rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, denied=keep
+            )
         if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        if ctx.hides_below(target.path):
+        if denied is not None and not listed_early:
             # a file named as the path was judged (and asked about) as itself
-            lines = _drop_denied(
-                lines,
-                args.output_mode,
-                cwd,
-                lambda path: path != target.path and not ctx.visible(path),
-            )
+            lines = _drop_denied(lines, args.output_mode, cwd, denied)
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow, nul=nul, budget=budget)
@@ -150,9 +159,11 @@ async def _search(
     budget: SearchBudget,
     *,
     nul: bool,
+    denied: Callable[[Path], bool] | None = None,
 ) -> list[str]:
     """rg over what the guard opened: a file as rg's stdin, a directory as its start (see
-    ``search.ripgrep``), so nothing swapped in after the permission check is searched."""
+    ``search.ripgrep``), so nothing swapped in after the permission check is searched.
+    ``denied``: in files mode, paths to leave out (judged as rg lists them)."""
     if names:
         fd = guard.open_for_read(target)
         argv = _rg_args(args, ["-"], nul=nul)  # "-": the file's text, given as stdin
@@ -174,7 +185,14 @@ async def _search(
     try:
         cwd, argv = target.path, _rg_args(args, names, nul=nul)
         if args.output_mode == "files_with_matches":
-            return await rg_newest_first(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd)
+            keep = None
+            if denied is not None:
+                check = denied
+
+                def keep(raw: bytes) -> bool:
+                    return not check(cwd / raw.decode("utf-8", errors="surrogateescape"))
+
+            return await rg_newest_first(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd, keep=keep)
         if wanted is None or args.output_mode == "count":  # count: one short line a file
             return _decoded(await rg_collect(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd))
         return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd)
