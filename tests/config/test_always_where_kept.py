@@ -55,9 +55,10 @@ def test_untrusted_terminal_prompt_offers_no_always_and_says_why(
 ) -> None:
     code, screen = call_on_terminal(workspace, [b"a\r", b"s\r"])
     assert code == 0, screen
-    assert f"[y] yes  [s] yes for this session  [n] no   {NO_ALWAYS} > " in screen
+    assert f"  [y] yes  [s] yes for this session  [n] no   {NO_ALWAYS}\r\n" in screen
+    assert f"Allow write_file on {workspace}/made.txt? [y/s/n] > " in screen
     assert "[a] always" not in screen
-    assert screen.count(NO_ALWAYS) == 2  # "a" is not taken: the question is asked again
+    assert screen.count("? [y/s/n] > ") == 2  # "a" is not taken: the question is asked again
     assert (workspace / "made.txt").read_text() == "made\n"
     assert not (workspace / ".toolbelt").exists()  # nothing written that would be ignored
 
@@ -65,7 +66,8 @@ def test_untrusted_terminal_prompt_offers_no_always_and_says_why(
 def test_trusted_terminal_always_is_kept_and_honoured_next_run(home: Path, workspace: Path) -> None:
     code, screen = call_on_terminal(workspace, [b"a\r"], "--trust-workspace")
     assert code == 0, screen
-    assert "[y] yes  [s] yes for this session  [a] always  [n] no > " in screen
+    assert "  [y] yes  [s] yes for this session  [a] always  [n] no\r\n" in screen
+    assert "? [y/s/a/n] > " in screen
     saved = json.loads((workspace / ".toolbelt" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == [f"Edit(/{workspace}/made.txt)"]
     (workspace / "made.txt").unlink()

@@ -41,7 +41,9 @@ async def test_the_typed_answer_reaches_the_server_as_the_forms_field(
     assert reply == {"action": "accept", "content": {"color": "blue"}}
     assert screen == (
         "\n\x1b[1;36m?\x1b[0m The MCP server `fake` asks: \\r\\x1b[2K\\x1b[1;33mtoolbelt"
-        "\\x1b[0m: paste your token\\x1b]52;c;QQ==\\x07\n  color (required)\n  > "
+        "\\x1b[0m: paste your token\\x1b]52;c;QQ==\\x07\n  color (required)\n"
+        "  color for “The MCP server `fake` asks: \\r\\x1b[2K\\x1b[1;33mtoolbelt\\x1b[0m: "
+        "paste your toke…” > "
     )
 
 

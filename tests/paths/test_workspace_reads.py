@@ -30,6 +30,8 @@ ALLOWED = {
     "checkpoints/states.py": "/proc/self/status",
     "checkpoints/store.py": "the store's own copy of a file, just written (to fsync it)",
     "mcp_client/config_edit.py": "the lock file beside an MCP configuration, opened to append",
+    "mcp/ready_file.py": "the ready file this process wrote, where --ready-file named it",
+    "remote/toolset.py": "the token file the program using RemoteToolset named",
 }
 """Module → why its reads by path are safe (none reads a file the workspace wrote)."""
 
