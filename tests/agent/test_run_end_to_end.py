@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import signal
 import socket
 from pathlib import Path
 
 import pytest
 
-from tests.agent.test_cancel import TAG, sleeps_running
+from tests.agent.test_cancel import TAG
 from tests.support.fake_provider import FakeProvider
+from tests.support.processes import live_pids
 from tests.support.toolbelt_cli import fake_model, signal_once, start_run, toolbelt_run
 
 FIX_THE_TYPO = [
@@ -192,15 +194,16 @@ def test_a_model_without_a_tool_parser_calls_tools_in_text(tmp_path: Path) -> No
 
 def test_ctrl_c_mid_command_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
     root = workspace(tmp_path)
-    sleep = f"sleep 100{TAG}"
+    # this test's own command line: a sleep another test left behind must not count as ours
+    sleep = f"sleep 100{TAG}{secrets.randbelow(10**6):06d}"
     script = [{"calls": [{"name": "bash", "arguments": {"command": sleep}}]}]
     with FakeProvider(script) as fake:
         process = start_run("wait", *fake_model(fake.openai_url, root), home=tmp_path)
-        out, err = signal_once(process, signal.SIGINT, when=lambda: bool(sleeps_running()))
+        out, err = signal_once(process, signal.SIGINT, when=lambda: bool(live_pids(sleep)))
     assert process.returncode == 130, err
     assert out == ""
     assert err.endswith("toolbelt: interrupted\n")
-    assert sleeps_running() == []
+    assert live_pids(sleep) == []
 
 
 @pytest.mark.parametrize(
