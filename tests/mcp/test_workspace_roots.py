@@ -104,6 +104,25 @@ async def test_a_root_of_slash_or_home_is_refused_naming_root(where: str, tmp_pa
     assert "--root" in message
 
 
+@pytest.mark.parametrize("second", [False, True])
+async def test_a_root_holding_the_home_directory_is_refused(second: bool, tmp_path: Path) -> None:
+    """A client offering ``/home`` (here the private home's parent), first or beside a project,
+    would have every file of the home directory count as inside the workspace."""
+    home = Path(os.environ["HOME"])
+    (home / "notes.txt").write_text("private notes\n")
+    holder = home.parent
+    project = _project(tmp_path, "project", "in the project")
+    offered = [project, holder] if second else [holder]
+    async with connect(project, offered) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("read_file", {"path": str(home / "notes.txt")})
+    message = str(refused.value)
+    assert message.startswith(
+        f"toolbelt mcp refuses to serve {os.path.realpath(holder)}, which holds your home "
+        "directory, as its workspace (the client offers it as a root); pass --root"
+    )
+
+
 @pytest.mark.parametrize("where", ["/", "home"])
 def test_started_in_slash_or_home_without_roots_refuses_and_exits_2(where: str) -> None:
     cwd = "/" if where == "/" else os.environ["HOME"]

@@ -23,13 +23,13 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.text import Text
 
 from toolbelt.agent import AgentFinished, Compacted, ModelTurn
 from toolbelt.agent.conversation import ConversationEvent, PromptBlocked
+from toolbelt.cli.answer_markdown import answer_markdown
 from toolbelt.cli.run_output import duration, target_of
 from toolbelt.cli.terminal_owner import TerminalOwner
 from toolbelt.core.events import CallState, DiffEvent, ProgressEvent, StateEvent
@@ -193,7 +193,7 @@ class ChatScreen:
         text = "".join(self._text)
         self._text.clear()
         if text.strip():
-            self.print(Markdown(escape_for_terminal(text, newlines=True, tabs=True)))
+            self.print(answer_markdown(text))
 
     # -- the live area -------------------------------------------------------------------
 
@@ -202,9 +202,7 @@ class ChatScreen:
         spin = _SPINNER[int(now * 10) % len(_SPINNER)]
         text = "".join(self._text)
         if text.strip():
-            lines = console.render_lines(
-                Markdown(escape_for_terminal(text, newlines=True, tabs=True)), options, pad=False
-            )
+            lines = console.render_lines(answer_markdown(text), options, pad=False)
             for segments in lines[-_TAIL_LINES:]:
                 yield from segments
                 yield Segment.line()

@@ -276,11 +276,10 @@ def _event_json(event: ConversationEvent) -> dict[str, Any] | None:
 def _print_answer(text: str) -> None:
     if sys.stdout.isatty():
         from rich.console import Console
-        from rich.markdown import Markdown
 
-        Console(highlight=False).print(
-            Markdown(escape_for_terminal(text, newlines=True, tabs=True))
-        )
+        from toolbelt.cli.answer_markdown import answer_markdown
+
+        Console(highlight=False).print(answer_markdown(text))
     else:
         print(escape_for_terminal(text, newlines=True, tabs=True))
 

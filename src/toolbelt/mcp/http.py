@@ -355,7 +355,7 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
             return PlainTextResponse("Unknown or missing Mcp-Session-Id", status_code=404)
         return Response(status_code=204, background=BackgroundTask(give_back))
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/mcp", mcp_post, methods=["POST"]),
             Route("/mcp", mcp_get, methods=["GET"]),
@@ -366,6 +366,10 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         ],
         lifespan=lifespan,
     )
+    # starlette would answer ``/mcp/`` with a redirect built from the request's own Host
+    # header, before any check: every answer but 404 goes through a route's guard
+    app.router.redirect_slashes = False
+    return app
 
 
 @dataclass

@@ -5,7 +5,8 @@ own (never the process-wide default one, which an embedding application may own)
 
 - ``toolbelt_calls_total{tool,state}``: finished tool calls by tool and final state
   (``success``, ``error``, ``aborted``, ``needs_input``; ``cancelled`` for a call whose
-  client cancelled it or went away);
+  client cancelled it or went away); a name the server serves no tool under counts as
+  ``(unknown)``, so clients cannot add series without end;
 - ``toolbelt_call_seconds{tool}``: a histogram of how long calls took, from the request's
   arrival to its answer;
 - ``toolbelt_calls_in_flight``, ``toolbelt_sessions``: what the server holds now;

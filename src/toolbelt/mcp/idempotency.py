@@ -10,10 +10,16 @@ and a cancelled call leaves no answer behind, so its retry runs afresh.
 
 A key names one call: reusing it with another tool or other arguments is refused. Answers are
 kept for ``ttl`` seconds, at most ``keep`` of them (the oldest go first).
+
+What is kept per key is bounded whatever a client sends: the key itself is at most
+``MAX_KEY_LENGTH`` characters (a longer one is refused, not kept), and the call is remembered by
+a digest of its tool and arguments, never by the arguments themselves — else ``keep`` calls of
+16 MiB each would hold 16 GiB for ``ttl`` seconds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -21,12 +27,27 @@ from typing import Any
 
 import anyio
 
-__all__ = ["META_IDEMPOTENCY_KEY", "IdempotentCalls", "KeyReused", "idempotency_key"]
+__all__ = [
+    "MAX_KEY_LENGTH",
+    "META_IDEMPOTENCY_KEY",
+    "IdempotentCalls",
+    "KeyRefused",
+    "KeyReused",
+    "idempotency_key",
+]
 
 META_IDEMPOTENCY_KEY = "toolbelt/idempotencyKey"
+MAX_KEY_LENGTH = 255
+"""Characters an idempotency key may have (a UUID has 36)."""
+SHOWN_NAME = 80
+"""Characters of a tool name a refusal quotes."""
 
 
-class KeyReused(Exception):
+class KeyRefused(Exception):
+    """The key cannot name this call; the message says why and what to send instead."""
+
+
+class KeyReused(KeyRefused):
     """The key was given before with another tool or other arguments."""
 
 
@@ -35,6 +56,7 @@ class Remembered:
     """The first run of a keyed call: its answer once it has one."""
 
     fingerprint: tuple[str, str]
+    """The tool's name (cut to ``SHOWN_NAME``) and the digest of the whole call."""
     expires: float
     done: anyio.Event = field(default_factory=anyio.Event)
     result: dict[str, Any] | None = None
@@ -60,7 +82,13 @@ class IdempotentCalls:
     def claim(self, key: str, fingerprint: tuple[str, str]) -> Remembered | None:
         """None: no call has this key, the caller runs it (and ends with ``finish`` or
         ``abandon``); else the first run, to wait for. ``KeyReused`` when the key named
-        another call."""
+        another call, ``KeyRefused`` when it is too long to keep."""
+        if len(key) > MAX_KEY_LENGTH:
+            raise KeyRefused(
+                f"The idempotency key is {len(key)} characters long; send one of at most "
+                f"{MAX_KEY_LENGTH} (a UUID, for instance)."
+            )
+        fingerprint = _digest(fingerprint)
         now = time.monotonic()
         while self._calls:  # drop the expired, oldest first
             oldest = next(iter(self._calls.values()))
@@ -94,3 +122,11 @@ class IdempotentCalls:
         if remembered is not None and not remembered.done.is_set():
             del self._calls[key]
             remembered.done.set()
+
+
+def _digest(fingerprint: tuple[str, str]) -> tuple[str, str]:
+    """What is kept of a call's fingerprint: its tool's name, cut, and a digest of the whole."""
+    name, arguments = fingerprint
+    whole = hashlib.sha256(f"{len(name)}:{name}".encode(errors="surrogatepass"))
+    whole.update(arguments.encode(errors="surrogatepass"))
+    return name[:SHOWN_NAME], whole.hexdigest()

@@ -13,11 +13,11 @@ So, on stdio, without ``--root``:
   again).
 - a client without roots gets the directory the server was started in.
 
-Either way ``/`` and the home directory are refused as a workspace (or as an extra root): the
-reason and ``--root`` are told in one sentence on stderr and as the error of every request,
-``initialize`` included when it is known by then, and the server exits with status 2 once the
-client's input ends. Requests that arrive while the roots are awaited are held, then served in
-order.
+Either way ``/``, the home directory and any directory holding it (``/home``) are refused as a
+workspace (or as an extra root): the reason and ``--root`` are told in one sentence on stderr
+and as the error of every request, ``initialize`` included when it is known by then, and the
+server exits with status 2 once the client's input ends. Requests that arrive while the roots
+are awaited are held, then served in order.
 
 ``RootedStart`` stands in for the connection's ``McpServer`` until the workspace is known: it
 answers ``initialize`` itself (the runtime does not exist yet) and hands every later message
@@ -57,10 +57,13 @@ def refusal(directory: Path, how: str, *, home: Path | None = None) -> str | Non
     """The sentence refusing ``directory`` as a workspace, or None when it may be one; ``how``
     says how it was chosen ("it is where the server was started", ...)."""
     real = Path(os.path.realpath(directory))
+    real_home = Path(os.path.realpath(home or Path.home()))
     if real == Path("/"):
         what = "/, the whole file system,"
-    elif real == Path(os.path.realpath(home or Path.home())):
+    elif real == real_home:
         what = f"{real}, your home directory,"
+    elif real_home.is_relative_to(real):  # /home, /Users: every home directory in it
+        what = f"{real}, which holds your home directory,"
     else:
         return None
     return (

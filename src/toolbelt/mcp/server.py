@@ -28,7 +28,7 @@ from toolbelt.core.user import UserChannel
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.eras import in_era, is_modern
-from toolbelt.mcp.idempotency import IdempotentCalls, KeyReused, idempotency_key
+from toolbelt.mcp.idempotency import IdempotentCalls, KeyRefused, idempotency_key
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
 from toolbelt.mcp.notifications import list_changed_message, log_message, progress_message
 from toolbelt.mcp.plain_methods import (
@@ -57,6 +57,7 @@ __all__ = [
     "META_VERSION",
     "MODERN_VERSIONS",
     "SUPPORTED_VERSIONS",
+    "UNKNOWN_TOOL",
     "McpServer",
     "OpenRuntime",
     "Outbox",
@@ -69,6 +70,9 @@ Outgoing = tuple[dict[str, Any], Any]
 """A message and the id of the client request it belongs to (None: not tied to a request).
 stdio ignores the second part; HTTP uses it to pick the response stream."""
 Outbox = MemoryObjectSendStream[Outgoing]
+
+UNKNOWN_TOOL = "(unknown)"
+"""What a call of a tool the server does not serve is counted under (``/metrics``)."""
 
 
 class OpenRuntime(Protocol):
@@ -227,8 +231,15 @@ class McpServer:
         try:
             await self._keyed_call(request_id, params, state)
         finally:
-            name = str(params.get("name", ""))
-            self._observer.finished(name, state[0], time.monotonic() - started)
+            self._observer.finished(self._metric_name(params), state[0], time.monotonic() - started)
+
+    def _metric_name(self, params: dict[str, Any]) -> str:
+        """The tool a call is counted under: its name when this server serves such a tool,
+        else ``UNKNOWN_TOOL`` — a client's made-up names never become metric series (each
+        name would add a counter and a histogram to every scrape, without end)."""
+        name = params.get("name")
+        known = isinstance(name, str) and self.toolset.get(name) is not None
+        return name if known and isinstance(name, str) else UNKNOWN_TOOL
 
     async def _keyed_call(
         self, request_id: Any, params: dict[str, Any], state: list[str] | None = None
@@ -280,7 +291,7 @@ class McpServer:
                         claim[0] = replayed is None
                 if replayed is None:
                     result = await self.runtime.run_one(ToolCall(call.call_id, name, arguments))
-        except KeyReused as exc:
+        except KeyRefused as exc:
             error = {"code": -32602, "message": str(exc)}
             await self._send({"jsonrpc": "2.0", "id": request_id, "error": error}, request_id)
             return
@@ -315,8 +326,8 @@ class McpServer:
 
     async def _first_answer(self, key: str, fingerprint: tuple[str, str]) -> dict[str, Any] | None:
         """The answer of the call first run under ``key``, waiting while it runs; None when
-        this call is the one to run (the key is now claimed for it). ``KeyReused`` when the key
-        named another call."""
+        this call is the one to run (the key is now claimed for it). ``KeyRefused`` when the key
+        named another call or cannot be kept."""
         assert self._idempotent is not None
         while True:
             first = self._idempotent.claim(key, fingerprint)
