@@ -326,9 +326,7 @@ class Sandbox:
         if not self._jobs:
             return []
         made = set(self._watch.created())  # the walk does not enter a `.git/`: compare it
-        made |= {
-            p for p in self.protected_names() - self._job_names if not self._watch.known_before(p)
-        }
+        made |= self._appeared(self._job_names)
         notes = self._remove(sorted(made), by=by)
         self._jobs = [poll for poll in self._jobs if poll() is None]
         self._job_names = self.protected_names()
@@ -343,8 +341,20 @@ class Sandbox:
         another name (a renamed directory's ``.git``) was moved, not made, and stays."""
         notes, self._pending = self._pending, []
         made = set(self._watch.created())
-        made |= {p for p in self.protected_names() - before if not self._watch.known_before(p)}
+        made |= self._appeared(before)
         return notes + self._remove(sorted(made), by="the command")
+
+    def _appeared(self, before: frozenset[Path]) -> set[Path]:
+        """The protected names present now and not in ``before``, but those moved, not made:
+        an entry the walk knew under another path, and what is inside a git directory that
+        was itself somewhere else before (``mv libs/vendored libs/vendor`` carries its
+        ``.git/hooks``; a ``.git/`` that is new as a whole is the walk's to report)."""
+        git_dirs = {p.parent for p in before if p.name in GIT_CODE}
+        return {
+            p
+            for p in self.protected_names() - before
+            if not self._watch.known_before(p) and (p.name not in GIT_CODE or p.parent in git_dirs)
+        }
 
     def _remove(self, made: list[Path], *, by: str) -> list[str]:
         """Quarantine each of ``made`` (see ``quarantine``: never deleted, never followed
