@@ -50,3 +50,34 @@ def test_a_small_file_s_ranged_read_says_the_budget(tmp_path: Path) -> None:
         f"Showing lines 2–{last} of 400: the rest would exceed the read budget of 262,144 "
         f"characters. Continue with offset={last + 1}, or use grep to find what you need.]\n"
     )
+
+
+def png(width: int, height: int) -> bytes:
+    """A valid PNG of ``width``×``height`` black pixels (a few hundred bytes: one zlib
+    stream of zero rows)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    rows = zlib.compress(b"".join(b"\0" + b"\0" * width for _ in range(height)), 9)
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_larger_than_a_model_accepts_is_refused_not_sent(tmp_path: Path) -> None:
+    """A tiny file can claim 15,000 px: sent, the provider refuses the request, and every
+    later request of the conversation, which carries it too."""
+    (tmp_path / "wide.png").write_bytes(png(15_000, 2))
+    out = read(tmp_path, {"path": "wide.png"})
+    assert out.returncode == 1
+    assert out.stdout == (
+        "wide.png is 15000×2 px, larger than the 8000 px a side models accept; resize it "
+        "(for example with `convert wide.png -resize 8000x8000 smaller.png`) and read that.\n"
+    )
+    (tmp_path / "fine.png").write_bytes(png(8000, 2))
+    assert read(tmp_path, {"path": "fine.png"}).returncode == 0

@@ -135,6 +135,9 @@ class Sandbox:
         self._twins: dict[tuple[int, int, int], Path | None] = {}
         """What ``secret_twins`` found for each stamp of a file with other links."""
         self._pending: list[str] = []  # what a check before a command removed, to report
+        self._job_names: frozenset[Path] = frozenset()
+        """``protected_names`` when the confined jobs now running started being watched:
+        what appears beyond it while they run (a ``.git/commondir``) was made meanwhile."""
 
     @property
     def active(self) -> bool:
@@ -277,17 +280,25 @@ class Sandbox:
 
     def protected_names(self) -> frozenset[Path]:
         """The protected entries the roots hold now (``.git``, ``.mcp.json`` …, and what in
-        ``.git/`` makes git run programs, which the git profile leaves read-only)."""
+        each git directory of the roots — the top's ``.git/`` and a nested repository's —
+        makes git run programs, which the git profile leaves read-only where it exists and
+        which must not appear where it does not: ``GIT_CODE``)."""
         found: set[Path] = set()
         for root in self._roots:
             found.update(
                 root / name for name in _entries(root) if self.protections.entry_reason(root, name)
             )
-            found.update(
-                root / ".git" / name for name in _entries(root / ".git") if name in GIT_CODE
-            )
+        for git_dir in self._git_directories():
+            found.update(git_dir / name for name in _entries(git_dir) if name in GIT_CODE)
         found.update(p for p in self.protections.named_code() if os.path.lexists(p))
         return frozenset(found)
+
+    def _git_directories(self) -> list[Path]:
+        """The git directories inside the roots that the git profile makes writable: each
+        root's ``.git/`` and the nested repositories' the last walk found (not symlinks)."""
+        found = [root / ".git" for root in self._roots]
+        found += [path for path in self._watch.nested() if path.name == ".git"]
+        return [path for path in found if path.is_dir() and not path.is_symlink()]
 
     def before_command(self) -> frozenset[Path]:
         """What ``remove_created`` compares with, taken as a confined command starts: the
@@ -305,6 +316,7 @@ class Sandbox:
             self._pending += self.check_jobs()
         else:
             self._watch.baseline()
+            self._job_names = self.protected_names()
         self._jobs.append(poll)
 
     def check_jobs(self, *, by: str = "a background job") -> list[str]:
@@ -313,8 +325,11 @@ class Sandbox:
         were made ``by`` whom."""
         if not self._jobs:
             return []
-        notes = self._remove(self._watch.created(), by=by)
+        made = set(self._watch.created())  # the walk does not enter a `.git/`: compare it
+        made |= self._appeared(self._job_names)
+        notes = self._remove(sorted(made), by=by)
         self._jobs = [poll for poll in self._jobs if poll() is None]
+        self._job_names = self.protected_names()
         return notes
 
     def remove_created(self, before: frozenset[Path]) -> list[str]:
@@ -326,8 +341,20 @@ class Sandbox:
         another name (a renamed directory's ``.git``) was moved, not made, and stays."""
         notes, self._pending = self._pending, []
         made = set(self._watch.created())
-        made |= {p for p in self.protected_names() - before if not self._watch.known_before(p)}
+        made |= self._appeared(before)
         return notes + self._remove(sorted(made), by="the command")
+
+    def _appeared(self, before: frozenset[Path]) -> set[Path]:
+        """The protected names present now and not in ``before``, but those moved, not made:
+        an entry the walk knew under another path, and what is inside a git directory that
+        was itself somewhere else before (``mv libs/vendored libs/vendor`` carries its
+        ``.git/hooks``; a ``.git/`` that is new as a whole is the walk's to report)."""
+        git_dirs = {p.parent for p in before if p.name in GIT_CODE}
+        return {
+            p
+            for p in self.protected_names() - before
+            if not self._watch.known_before(p) and (p.name not in GIT_CODE or p.parent in git_dirs)
+        }
 
     def _remove(self, made: list[Path], *, by: str) -> list[str]:
         """Quarantine each of ``made`` (see ``quarantine``: never deleted, never followed

@@ -41,6 +41,9 @@ three million lines gets a window and the offset to go on from, not 30 MB."""
 MAX_LIMIT = 20_000
 MAX_LINE_CHARS = 2000
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+MAX_IMAGE_SIDE = 8000
+"""The largest side, in pixels, every provider accepts (Anthropic refuses more): an image
+beyond it would make the request fail, and every later one of the conversation with it."""
 HASH_LIMIT = 8 * 1024 * 1024  # files up to this size get a content hash for freshness
 MAX_DECODE_BYTES = 32 * 1024 * 1024
 
@@ -296,6 +299,12 @@ def _image(data: bytes, mime_type: str, shown: str) -> ToolOutput:
     if len(data) > MAX_IMAGE_BYTES:
         raise ToolError(f"{shown} is larger than 10 MB; resize it before reading it here.")
     info = image_info(data, mime_type)
+    if max(info.width or 0, info.height or 0) > MAX_IMAGE_SIDE:
+        raise ToolError(
+            f"{shown} is {info.width}×{info.height} px, larger than the {MAX_IMAGE_SIDE} px a "
+            f"side models accept; resize it (for example with `convert {shown} -resize "
+            f"{MAX_IMAGE_SIDE}x{MAX_IMAGE_SIDE} smaller.png`) and read that."
+        )
     size = f"{info.width}×{info.height} px, " if info.width else ""
     caption = f"{shown}: {mime_type}, {size}{counted(info.size, 'byte')}"
     structured = {
