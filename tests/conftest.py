@@ -18,6 +18,7 @@ import functools
 import inspect
 import os
 import shutil
+import signal
 from collections.abc import Generator, Iterator
 
 import anyio
@@ -30,6 +31,16 @@ from tests.support.homes import private_home
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the programs the tests start, however the suite itself was started: a
+    shell starting a command in the background (``scripts/test &``, ``nohup``, a CI step
+    with job control off) starts it with SIGINT ignored, which every program it runs would
+    inherit across exec — and the tests that press Ctrl-C at a terminal would then wait for
+    an exit that never comes."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

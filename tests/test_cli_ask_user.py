@@ -11,8 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.support.toolbelt_cli import TOOLBELT, toolbelt
 
 QUESTIONS = {
@@ -134,7 +132,6 @@ def test_end_of_input_dismisses_the_questions(tmp_path: Path) -> None:
     assert "3. Anything else? → (not asked: the user stopped before it)\n" in shown
 
 
-@pytest.mark.serial  # twice the CLI did not end after ^C in a full parallel run; never alone
 def test_ctrl_c_cancels_the_call_and_the_process_ends(tmp_path: Path) -> None:
     terminal = Terminal(tmp_path)
     terminal.answer("\x03")

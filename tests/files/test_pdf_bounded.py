@@ -18,7 +18,12 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from tests.support.pdf_bomb import bomb_pdf
+
+# each call runs against its 20 s wall-time bound, and the parser is looked for in /proc:
+# alone, another test's parser cannot be taken for this one's
+pytestmark = pytest.mark.serial
 
 PDF_SECONDS = 20  # files.pdf_text.PDF_SECONDS, the wall time one PDF may take
 
@@ -46,23 +51,38 @@ def finish(run: subprocess.Popen[str]) -> tuple[str, str]:
         run.kill()
 
 
-def workers() -> list[int]:
+def workers(of: int | None = None) -> list[int]:
+    """Pids of live PDF parsers; with ``of``, only those descending from that process (tests
+    running beside this one have parsers of their own)."""
     found = []
     for entry in os.listdir("/proc"):
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                if WORKER.encode() in handle.read():
+                if WORKER.encode() in handle.read() and (of is None or _descends(int(entry), of)):
                     found.append(int(entry))
         except (OSError, ValueError):
             continue
     return found
 
 
+def _descends(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                pid = int(handle.read().rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
 def setup(tmp_path: Path) -> tuple[Path, Path]:
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
     home.mkdir()
-    (ws / "slow.pdf").write_bytes(bomb_pdf(20, 6))  # ~0.4 MB, minutes to extract whole
+    # ~0.3 MB, minutes to extract whole, and no text: only the time bound can stop it
+    (ws / "slow.pdf").write_bytes(bomb_pdf(20, 6, text=b""))
     return ws, home
 
 
@@ -81,7 +101,7 @@ def test_sigterm_ends_the_call_and_the_parser(tmp_path: Path) -> None:
     run = toolbelt("call", "read_file", '{"path": "slow.pdf"}', home=home, cwd=ws)
     try:
         deadline = time.monotonic() + 30
-        while not workers():
+        while not workers(of=run.pid):
             assert time.monotonic() < deadline, "the parser never started"
             assert run.poll() is None, run.communicate()
             time.sleep(0.05)

@@ -10,9 +10,12 @@ import zlib
 __all__ = ["bomb_pdf"]
 
 
-def bomb_pdf(pages: int, ops_mb: int) -> bytes:
-    """A PDF of ``pages`` pages, each drawing ``ops_mb`` MB of one-letter text operators."""
-    ops = b"BT /F1 12 Tf 72 720 Td (x) Tj ET\n" * (ops_mb * 1024 * 1024 // 34)
+def bomb_pdf(pages: int, ops_mb: int, *, text: bytes = b"x") -> bytes:
+    """A PDF of ``pages`` pages, each drawing ``ops_mb`` MB of text operators showing
+    ``text`` (``b""``: slow to read and yielding no text, so only the time bound stops it,
+    however fast the machine)."""
+    op = b"BT /F1 12 Tf 72 720 Td (%s) Tj ET\n" % text
+    ops = op * (ops_mb * 1024 * 1024 // len(op))
     stream = zlib.compress(ops, 9)
     kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(pages)).encode()
     objects = [
