@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.waiting import wait_until_async
+from tests.support.waiting import wait_until, wait_until_async
 from toolbelt.procs.ending import end_run, end_trees
 from toolbelt.procs.identity import Anchor, signal_if_same, start_time
 from toolbelt.shell.jobs import JobManager
@@ -41,7 +41,16 @@ def bystander(started: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]
         ["/bin/sh", "-c", "sleep 600 & wait"], start_new_session=True, stdin=subprocess.DEVNULL
     )
     started.append(process)
+    # its sleep is there before the test goes on (a slow fork would read as a killed child)
+    wait_until(lambda: _children(process.pid) != [], "the bystander's sleep to start")
     return process
+
+
+def _children(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
 
 
 def test_a_process_is_not_signalled_once_its_start_time_differs(
