@@ -14,21 +14,23 @@ background jobs that ended with the session, and stops a background prune.
 from __future__ import annotations
 
 import builtins
+import functools
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
-from toolbelt.checkpoints.history import Checkpoint
-from toolbelt.checkpoints.retention import Pruner
 from toolbelt.checkpoints.settings import CheckpointSettings
-from toolbelt.checkpoints.shadow_git import GitFailed
-from toolbelt.checkpoints.states import BIG_FILE
-from toolbelt.checkpoints.store import CallInfo, CheckpointStore, PendingSnapshot
-from toolbelt.checkpoints.undo import UndoOutcome, redo, undo
-from toolbelt.checkpoints.wording import listed_paths
+
+if TYPE_CHECKING:  # the machinery loads on the first call that records (see ``store``)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from toolbelt.checkpoints.history import Checkpoint
+    from toolbelt.checkpoints.retention import Pruner
+    from toolbelt.checkpoints.store import CallInfo, CheckpointStore, PendingSnapshot
+    from toolbelt.checkpoints.undo import UndoOutcome
 
 __all__ = ["Checkpoints"]
 
@@ -43,17 +45,31 @@ class Checkpoints:
     def __init__(
         self, root: Path, *, session_id: str, settings: CheckpointSettings | None = None
     ) -> None:
-        self.store = CheckpointStore(root, settings)
+        self._root = root
+        self._settings = settings or CheckpointSettings()
         self.session_id = session_id
         self._since_ns = time.time_ns()
         self._told: set[str] = set()
         self._watchers: builtins.list[threading.Thread] = []
-        self._pruner = Pruner(self.store)
         self._keeping: ThreadPoolExecutor | None = None
+
+    @functools.cached_property
+    def store(self) -> CheckpointStore:
+        """The workspace's store, made on first use: a runtime that only answers an MCP
+        client's ``initialize`` (or never records) does not import its machinery."""
+        from toolbelt.checkpoints.store import CheckpointStore
+
+        return CheckpointStore(self._root, self._settings)
+
+    @functools.cached_property
+    def _pruner(self) -> Pruner:
+        from toolbelt.checkpoints.retention import Pruner
+
+        return Pruner(self.store)
 
     @property
     def settings(self) -> CheckpointSettings:
-        return self.store.settings
+        return self._settings
 
     # -- the library's undo -------------------------------------------------------------
 
@@ -63,12 +79,16 @@ class Checkpoints:
 
     async def undo(self, call_id: str | None = None, *, force: bool = False) -> UndoOutcome:
         """Undo ``call_id`` (else the newest change in effect); ``UndoError`` says why not."""
+        from toolbelt.checkpoints.undo import undo
+
         return await anyio.to_thread.run_sync(
             lambda: undo(self.store, call_id, force=force, hint="pass force=True")
         )
 
     async def redo(self, call_id: str | None = None, *, force: bool = False) -> UndoOutcome:
         """Redo ``call_id`` (else the call undone last); ``UndoError`` says why not."""
+        from toolbelt.checkpoints.undo import redo
+
         return await anyio.to_thread.run_sync(
             lambda: redo(self.store, call_id, force=force, hint="pass force=True")
         )
@@ -98,9 +118,13 @@ class Checkpoints:
     # -- what the tools record through --------------------------------------------------
 
     def call(self, call_id: str, tool: str) -> CallInfo:
+        from toolbelt.checkpoints.store import CallInfo
+
         return CallInfo(self.session_id, call_id, tool)
 
     def record_file(self, call: CallInfo, path: Path, after: bytes | None) -> str:
+        from toolbelt.checkpoints.states import BIG_FILE
+
         name = self.store.record_file(call, path, after)
         if after is not None and len(after) < BIG_FILE:
             self._keeper().submit(self.store.store_content, after)
@@ -111,6 +135,8 @@ class Checkpoints:
         """Stores what a call wrote, off the call's path: it is the next edit's before-image
         (which then costs one fsync, not two); a content stored once is only touched again."""
         if self._keeping is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._keeping = ThreadPoolExecutor(1, thread_name_prefix="toolbelt-keep")
         return self._keeping
 
@@ -126,6 +152,8 @@ class Checkpoints:
 
     def watch_job(self, pending: PendingSnapshot, ended: threading.Event) -> None:
         """Take the job's after-snapshot once ``ended`` is set (it ended, or was killed)."""
+
+        from toolbelt.checkpoints.shadow_git import GitFailed
 
         def wait_then_snapshot() -> None:
             ended.wait()
@@ -147,7 +175,8 @@ class Checkpoints:
             if left > 0:
                 await anyio.to_thread.run_sync(watcher.join, left)
         self._watchers.clear()
-        await anyio.to_thread.run_sync(self._pruner.stop)
+        if "_pruner" in self.__dict__:  # none was made: no prune ever started
+            await anyio.to_thread.run_sync(self._pruner.stop)
         if self._keeping is not None:
             self._keeping.shutdown(wait=False)
 
@@ -156,6 +185,8 @@ def _notice(kind: str, checkpoint: Checkpoint, paths: builtins.list[str]) -> str
     """``The person reverted your last edit of src/app.py (edit_file call t1): …``."""
     call = f"{checkpoint.tool} call {checkpoint.call_id}"
     one = len(paths) == 1
+    from toolbelt.checkpoints.wording import listed_paths
+
     files = listed_paths(paths) if paths else "its files"
     if checkpoint.tool in _FILE_TOOLS and one:
         what = f"your last edit of {paths[0]} ({call})"

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from toolbelt.checkpoints.journal import NOT_UNDOABLE, failure, not_undoable
 from toolbelt.checkpoints.session import Checkpoints
-from toolbelt.checkpoints.shadow_git import GitFailed
-from toolbelt.checkpoints.store import PendingSnapshot
 from toolbelt.core.access import Access
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
@@ -34,6 +32,9 @@ from toolbelt.core.registry import AnyTool, Toolset, WrappedToolset
 from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import HookSubject, Tool, ToolInput
+
+if TYPE_CHECKING:  # the snapshot machinery loads with the first command that snapshots
+    from toolbelt.checkpoints.store import PendingSnapshot
 
 __all__ = ["CheckpointToolset", "CheckpointedTool"]
 
@@ -135,6 +136,8 @@ class CheckpointedTool(Tool[Any]):
         return _noted(output, ctx)
 
     async def _begin(self, ctx: ToolContext, command: str) -> PendingSnapshot | None:
+        from toolbelt.checkpoints.shadow_git import GitFailed
+
         call = self._checkpoints.call(ctx.call_id, ctx.tool_name)
         try:
             return await anyio.to_thread.run_sync(self._checkpoints.begin_command, call, command)
@@ -145,6 +148,8 @@ class CheckpointedTool(Tool[Any]):
             return None
 
     async def _end(self, ctx: ToolContext, pending: PendingSnapshot) -> None:
+        from toolbelt.checkpoints.shadow_git import GitFailed
+
         with anyio.CancelScope(shield=True):  # a cancelled command changed files too
             try:
                 await anyio.to_thread.run_sync(self._checkpoints.end_command, pending)
