@@ -30,6 +30,9 @@ from pathlib import Path
 
 WORK = Path(__file__).resolve().parent / ".work" / "checkpoints"
 os.environ["XDG_STATE_HOME"] = str(WORK / "state")
+# what a checkpoint adds, alone: an edit's diagnostics (a language server's or a checker's
+# answer, ~170 ms for a Python file) would bury it; ``bench/run.py code`` measures those
+os.environ["TOOLBELT_DIAGNOSTICS"] = "0"
 
 from harness import Case, fmt_time, interleave, table, write_section  # noqa: E402
 from toolbelt.checkpoints.settings import CheckpointSettings  # noqa: E402
@@ -39,7 +42,7 @@ from toolbelt.config.settings import Settings  # noqa: E402
 from toolbelt.core.context import SessionConfig  # noqa: E402
 from toolbelt.core.executor import ToolCall  # noqa: E402
 from toolbelt.core.requesters import AutoApprove  # noqa: E402
-from toolbelt.runtime import Runtime  # noqa: E402
+from toolbelt.runtime import Runtime, RuntimeOptions  # noqa: E402
 from toolbelt.tools import builtin_toolset  # noqa: E402
 
 
@@ -62,7 +65,7 @@ def runtime(root: Path, *, enabled: bool) -> Runtime:
         toolset=builtin_toolset(),  # no MCP servers from the machine's configuration
         settings=settings,
         requester=AutoApprove(),
-        config=SessionConfig(require_read_before_write=False),
+        options=RuntimeOptions(config=SessionConfig(require_read_before_write=False)),
     )
 
 
