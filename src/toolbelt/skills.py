@@ -91,7 +91,14 @@ def load_skills(
     read policy); None: the workspace's own catalogue of protected paths decides.
     """
     catalog = SkillCatalog()
-    guard = PathGuard(root)
+    guards: list[PathGuard] = []  # made for the first workspace skill: the tool's description
+    # is read for every request, and a guard's catalogue of protected paths costs milliseconds
+
+    def guard() -> PathGuard:
+        if not guards:
+            guards.append(PathGuard(root))
+        return guards[0]
+
     for label, directory in skill_sources(root, trusted=trusted, home=home):
         try:
             folders = sorted(p for p in directory.iterdir() if (p / "SKILL.md").is_file())
@@ -101,7 +108,7 @@ def load_skills(
             skill_file = folder / "SKILL.md"
             workspace = label.startswith("workspace")
             try:
-                data = _workspace_file(guard, skill_file, may_read) if workspace else None
+                data = _workspace_file(guard(), skill_file, may_read) if workspace else None
                 skill = _parse(skill_file, folder, label, data)
             except ValueError as exc:
                 catalog.skipped.append(f"{skill_file}: {exc}")
