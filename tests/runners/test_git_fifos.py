@@ -49,7 +49,8 @@ def test_git_status_answers_when_the_config_includes_a_fifo(place: Place) -> Non
     git_dir = repository(place)
     os.mkfifo(git_dir / "more")
     with (git_dir / "config").open("a") as config:
-        config.write('[includeIf "gitdir:/nowhere/"]\n\tpath = elsewhere\n[include]\n\tpath = more\n')
+        config.write('[includeIf "gitdir:/nowhere/"]\n\tpath = elsewhere\n')
+        config.write("[include]\n\tpath = more\n")
     done = bash(place, "git status; echo exit=$?")
     assert "timed out" not in done.stdout
     assert "nothing to commit, working tree clean" in done.stdout
