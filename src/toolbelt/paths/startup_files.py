@@ -32,12 +32,20 @@ without running anything they would recognise as the workspace's code:
   ``.json``, ``.toml`` forms) lists the commands its installed git hooks run on every commit,
   as ``.pre-commit-config.yaml`` does for pre-commit (``protected``).
 - Editors that start programs named in the project: Zed's ``.zed/`` and Helix's ``.helix/``
-  (language server binaries, tasks) — ``.vscode/`` and ``.idea/`` are in ``protected``.
+  (language server binaries, tasks) — ``.vscode/`` and ``.idea/`` are in ``protected``; a
+  VS Code ``*.code-workspace`` file (its settings, tasks and launch configurations apply when
+  the file is opened) and IntelliJ's shared run configurations in ``.run/``. Editors that run
+  a file of the folder they open: Vim's and Neovim's ``.exrc``, ``.vimrc``, ``.nvimrc`` and
+  ``.nvim.lua`` (with ``'exrc'`` set; Vim asks nothing, and Neovim's trust is by content, so
+  the question it asks about a changed file is one more prompt to click through), Emacs's
+  ``.dir-locals.el`` and ``.dir-locals-2.el`` (``eval:`` forms, and variables the user once
+  marked safe, apply on every visit).
+- Bazelisk reads ``.bazeliskrc`` for the bazel it downloads and runs (``BAZELISK_BASE_URL``,
+  ``USE_BAZEL_VERSION``, ``BAZELISK_SKIP_WRAPPER``): any program from any server.
 
 Left out on purpose: ``.gdbinit`` and ``.lldbinit`` in the current directory are refused by
 GDB's auto-load safe-path and LLDB's ``target.load-cwd-lldbinit`` unless the user allowed them;
-Vim's and Neovim's ``.exrc``/``.nvim.lua`` run only with ``'exrc'`` set (and Neovim asks to
-trust them); IPython and Jupyter stopped loading configuration from the current directory
+IPython and Jupyter stopped loading configuration from the current directory
 (CVE-2022-21699, CVE-2022-39286); pyenv and rbenv reject version names that leave their
 versions directory, so ``.python-version`` and ``.ruby-version`` only name installed versions.
 Node has no start-up file of its own (``NODE_OPTIONS`` is an environment variable); what npm,
@@ -80,6 +88,7 @@ _DIRECTORIES = {
     ".mise": ".mise/ holds mise configuration whose hooks run when a shell enters the directory",
     ".zed": ".zed/ holds editor settings that start language servers and tasks",
     ".helix": ".helix/ holds editor settings that choose the language servers helix starts",
+    ".run": ".run/ holds IDE run configurations that start programs",
 }
 _FILES = {
     "pyvenv.cfg": "pyvenv.cfg chooses the Python installation a virtualenv starts",
@@ -97,6 +106,13 @@ _FILES = {
     ".tool-versions": ".tool-versions chooses the programs asdf and mise run for each tool",
     ".hgrc": ".hgrc configures Mercurial, including the hooks it runs",
     ".jjconfig.toml": ".jjconfig.toml configures jj, including programs it runs",
+    ".exrc": ".exrc is run by vim and neovim when they open this folder",
+    ".vimrc": ".vimrc is run by vim when it opens this folder",
+    ".nvimrc": ".nvimrc is run by neovim when it opens this folder",
+    ".nvim.lua": ".nvim.lua is run by neovim when it opens this folder",
+    ".dir-locals.el": ".dir-locals.el sets (and can eval) Emacs variables for every file here",
+    ".dir-locals-2.el": ".dir-locals-2.el sets (and can eval) Emacs variables for every file here",
+    ".bazeliskrc": ".bazeliskrc chooses the bazel program bazelisk downloads and runs",
 }
 _LEFTHOOK = frozenset({"lefthook", "lefthook-local"})
 _LEFTHOOK_FORMATS = frozenset({"yml", "yaml", "json", "jsonc", "toml"})
@@ -124,6 +140,8 @@ def startup_file_reason(name: str, parent: str) -> str | None:
         return f"{name} configures mise, whose hooks run when a shell enters the directory"
     if name == "config.toml" and parent == "mise":
         return "mise/config.toml configures mise, whose hooks run when a shell enters it"
+    if suffix == "code-workspace":
+        return f"{name} holds VS Code settings, tasks and launch configurations"
     if stem in _LEFTHOOK and suffix in _LEFTHOOK_FORMATS:
         return f"{name} lists the commands lefthook's git hooks run on every commit"
     return None

@@ -86,6 +86,11 @@ class CreatedWatch:
         self._before: frozenset[_Stamp] = frozenset()
 
     @property
+    def roots(self) -> tuple[str, ...]:
+        """The directories walked."""
+        return self._roots
+
+    @property
     def walked(self) -> bool:
         """Whether the roots were walked at least once."""
         return bool(self._dirs)
@@ -238,6 +243,8 @@ def _scan(directory: str, ctime: int, named: frozenset[str]) -> _Listing | None:
                     protected[entry.name] = _stamp(entry.stat(follow_symlinks=False))
                     if secret_file_name(entry.name) and not entry.is_dir(follow_symlinks=False):
                         secrets.append(entry.name)
+                    elif _special(entry):  # a FIFO named `.npmrc` blocks a reader all the same
+                        special.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
                 elif entry.is_file(follow_symlinks=False):
@@ -257,6 +264,15 @@ def _scan(directory: str, ctime: int, named: frozenset[str]) -> _Listing | None:
         linked,
         frozenset(secrets),
         frozenset(special),
+    )
+
+
+def _special(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a FIFO, socket or device (not a file, directory or symlink)."""
+    return not (
+        entry.is_dir(follow_symlinks=False)
+        or entry.is_file(follow_symlinks=False)
+        or entry.is_symlink()
     )
 
 

@@ -126,6 +126,9 @@ class Sandbox:
             protections if protections is not None else Protections(self._roots, home=self._home)
         )
         self._watch = CreatedWatch(self._roots, named=self.protections.named_code())
+        self._git_watch = CreatedWatch(())
+        """The git directories of the roots, which ``_watch`` does not enter, walked for their
+        FIFOs, sockets and devices only (``secret_files``)."""
         state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
         self._quarantine = (state if home is None else self._home / ".local" / "state") / (
             "toolbelt/quarantine"
@@ -209,8 +212,11 @@ class Sandbox:
         (``.env``, ``.env.*``, at any depth; for a symlink so named, the file it leads to
         inside the roots), and every FIFO, socket and device (an unpacked archive's FIFO
         would hold ``find . -exec cat {} +`` until its timeout; covered, it reads as
-        empty), as the last walk of the roots found them."""
-        found: list[Path] = list(self._watch.special())
+        empty), as the last walk of the roots found them — and those inside the roots' git
+        directories, found afresh (a ``.git/HEAD`` or an ``include.path`` that is a FIFO
+        would hold ``git status`` until its timeout; covered, git reports the broken
+        repository at once)."""
+        found: list[Path] = [*self._watch.special(), *self._git_special()]
         for path in self._watch.secret_names():
             if path.is_symlink():
                 real = Path(os.path.realpath(path))
@@ -292,6 +298,15 @@ class Sandbox:
             found.update(git_dir / name for name in _entries(git_dir) if name in GIT_CODE)
         found.update(p for p in self.protections.named_code() if os.path.lexists(p))
         return frozenset(found)
+
+    def _git_special(self) -> list[Path]:
+        """The FIFOs, sockets and devices inside the roots' git directories, by a walk that
+        rescans only the directories whose ctime changed (``objects/`` holds hundreds)."""
+        git_dirs = tuple(self._git_directories())
+        if tuple(Path(p) for p in self._git_watch.roots) != git_dirs:
+            self._git_watch = CreatedWatch(git_dirs)
+        self._git_watch.baseline()
+        return self._git_watch.special()
 
     def _git_directories(self) -> list[Path]:
         """The git directories inside the roots that the git profile makes writable: each

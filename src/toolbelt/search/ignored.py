@@ -7,12 +7,14 @@ ignore files). git runs as a leaf (``procs.tree.run_leaf``): it starts no proces
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 from toolbelt.core.programs import program
 from toolbelt.procs.tree import run_leaf
+from toolbelt.shell.git_files import blocking_file, blocking_git_file
 
 __all__ = ["git_ignored"]
 
@@ -23,6 +25,11 @@ def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
     git = program("git")
     if not wanted or git is None:
         return set()
+    ignore_files = {directory / ".gitignore"} | {
+        directory / parent / ".gitignore" for name in wanted for parent in Path(name).parents
+    }
+    if blocking_file(ignore_files) or blocking_git_file(directory, os.environ):
+        return set()  # git would wait on a FIFO until its timeout
     try:
         out = run_leaf(
             # A workspace's .git/config is the workspace author's: `core.fsmonitor` there is a

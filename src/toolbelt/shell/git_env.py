@@ -11,7 +11,10 @@ stops a bare-looking directory from being used as a repository. A driver or ``di
 the repository sets is overridden with "" (git then reports "cannot run" instead of running
 it) or with ``cat`` where that gives git's plain output (clean, smudge, textconv).
 In a trusted workspace git behaves as the user's. The look-up runs git as a leaf
-(``procs.tree.run_leaf``): ``git config`` starts no process.
+(``procs.tree.run_leaf``): ``git config`` starts no process. It is not run at all where a
+file git would read first is a FIFO, socket or device (``git_files.blocking_git_file``): the
+look-up would wait on it until its timeout, and the command's own git, confined, reads
+every such file of the git directory as empty (``Sandbox.secret_files``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from toolbelt.core.programs import program
 from toolbelt.procs.tree import run_leaf
+from toolbelt.shell.git_files import blocking_git_file
 
 __all__ = ["FIXED_OVERRIDES", "git_overrides", "overrides_env", "shell_exports"]
 
@@ -60,6 +64,8 @@ def git_overrides(directories: Iterable[Path], env: Mapping[str, str]) -> list[t
     for directory in dict.fromkeys(directories):
         if git is None:
             break
+        if blocking_git_file(Path(directory), base) is not None:
+            continue  # git would wait on it; confined, the command's git sees it empty
         try:
             found = run_leaf(
                 [git, "config", "--name-only", "--get-regexp", _DRIVERS],
