@@ -22,6 +22,7 @@ from toolbelt.config.trust import is_trusted
 from toolbelt.core.access import Access, AccessKind, SandboxProfile
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.errors import ToolError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.containment import is_within_any
@@ -33,6 +34,7 @@ from toolbelt.shell.readonly import changes_shell_state, state_builtins_only
 from toolbelt.tools._files import file_guard
 from toolbelt.tools._sandboxed import denial_note, git_writes
 from toolbelt.tools._shell import job_starter, session_sandbox, shell_for
+from toolbelt.tools._syntax import syntax_error
 
 __all__ = ["BashInput", "BashTool"]
 
@@ -103,6 +105,10 @@ class BashTool(Tool[BashInput]):
     open_world = True
 
     async def access(self, args: BashInput, ctx: ToolContext) -> Access:
+        # text bash cannot parse is refused before anyone is asked to approve it
+        unparsable = await anyio.to_thread.run_sync(syntax_error, args.command)
+        if unparsable is not None:
+            raise ToolError(unparsable)
         judged = judge_command(args.command, file_guard(ctx), ctx.cwd)
         command = judged.access
         sandbox = session_sandbox(ctx.session)
