@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -101,6 +102,17 @@ def test_demo_runs_on_a_directory(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "$ toolbelt call think" in out.stdout
     assert out.stdout.rstrip().splitlines()[-1].split(", ")[1] == "0 failed"
+
+
+def test_demo_shows_each_call_as_a_line_a_shell_would_run(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n")
+    out = toolbelt("demo", "--root", str(tmp_path))
+    shown = [line[2:] for line in out.stdout.splitlines() if line.startswith("$ toolbelt call ")]
+    assert len(shown) == 8
+    for line in shown:  # pasted into a shell, each is the call the demo made
+        words = shlex.split(line)
+        assert words[:2] == ["toolbelt", "call"] and len(words) == 4, line
+        assert isinstance(json.loads(words[3]), dict), line
 
 
 def test_demo_goes_through_the_runtime_and_its_settings(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ toolset.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 
@@ -74,7 +75,8 @@ def run_demo(*, root: str) -> int:
     results = anyio.run(_run, runtime, calls)
     elapsed = time.perf_counter() - started
     for call, result in zip(calls, results, strict=True):
-        print(f"\n$ toolbelt call {call.name} '{_compact(call.arguments)}'")
+        # as a shell would take it: the arguments quoted so the line can be pasted and run
+        print(f"\n$ toolbelt call {call.name} {shlex.quote(_compact(call.arguments))}")
         out.result(result)
     failed = sum(1 for r in results if r.is_error)
     print(f"\n{len(results)} calls, {failed} failed, {elapsed * 1000:.0f} ms in all.")
