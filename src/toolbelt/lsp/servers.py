@@ -62,6 +62,9 @@ class LanguageServers:
         self._found: dict[str, Discovery] = {}
         self._slots: dict[str, _Slot] = {}
         self._closed = False
+        self._reaping: set[asyncio.Task[None]] = set()
+        """Hung servers being ended in the background: held so a task is never collected
+        half-way, and waited for when the session closes."""
 
     def discovery(self, language: str) -> Discovery:
         """The server found for ``language`` (looked up once per session)."""
@@ -122,7 +125,9 @@ class LanguageServers:
         silent = time.monotonic() - slot.answered_at
         if slot.timeouts >= HANG_LIMIT and silent >= HANG_SECONDS:
             self._failed(slot, f"{connection.name} stopped answering")
-            asyncio.get_running_loop().create_task(self._reap(slot))
+            reaping = asyncio.get_running_loop().create_task(self._reap(slot))
+            self._reaping.add(reaping)
+            reaping.add_done_callback(self._reaping.discard)
 
     def answered(self, connection: ServerConnection) -> None:
         slot = self._slots.get(connection.name)
@@ -165,6 +170,8 @@ class LanguageServers:
                 slot.old.append(slot.connection)
                 slot.connection = None
             await self._reap(slot)
+        if self._reaping:  # a hung server still being ended: its process goes with the session
+            await asyncio.gather(*self._reaping, return_exceptions=True)
 
 
 def _why(name: str, error: Exception) -> str:
