@@ -37,7 +37,7 @@ import os
 import select
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO, TypeVar
 
 import anyio
@@ -194,18 +194,26 @@ def _is_terminal(fd: int) -> bool:
         return False
 
 
-def _read_line(fd: int, stop: threading.Event) -> str:
-    """One line from ``fd`` (a terminal in its usual line mode hands over a line per read),
-    polling ``stop``; "" at the end of input."""
-    pending = b""
+def _reads(fd: int, stop: threading.Event, size: int) -> Iterator[bytes | None]:
+    """Each read of ``fd`` as it becomes readable (b"" at its end), ``stop`` polled between
+    waits; None once ``fd`` cannot be watched. Ends when ``stop`` is set."""
     while not stop.is_set():
         try:
             ready, _, _ = select.select([fd], [], [], _POLL)
         except (OSError, ValueError):
+            yield None
+            return
+        if ready:
+            yield os.read(fd, size)
+
+
+def _read_line(fd: int, stop: threading.Event) -> str:
+    """One line from ``fd`` (a terminal in its usual line mode hands over a line per read),
+    polling ``stop``; "" at the end of input."""
+    pending = b""
+    for chunk in _reads(fd, stop, 4096):
+        if chunk is None:
             return ""
-        if not ready:
-            continue
-        chunk = os.read(fd, 4096)
         if not chunk:
             return pending.decode(errors="replace")
         pending += chunk
@@ -227,15 +235,8 @@ def _edit_line(fd: int, stop: threading.Event, out: TextIO, on_escape: Callable[
     typed: list[str] = []
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     try:
-        while not stop.is_set():
-            try:
-                ready, _, _ = select.select([fd], [], [], _POLL)
-            except (OSError, ValueError):
-                return ""
-            if not ready:
-                continue
-            chunk = os.read(fd, 256)
-            if not chunk:
+        for chunk in _reads(fd, stop, 256):
+            if not chunk:  # None (unwatchable) or b"" (end of input)
                 return ""
             if chunk in (b"\x1b", b"\x1b\x1b"):  # a lone Esc, not the start of ESC [ A
                 out.write("\n")
