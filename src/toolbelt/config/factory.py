@@ -8,7 +8,8 @@ the tools read, the ``Protections`` the path guard, the policy and the sandbox s
 
 from __future__ import annotations
 
-from toolbelt.config.launch_files import Launch
+from typing import TYPE_CHECKING
+
 from toolbelt.config.protections import current_user_config, session_protections
 from toolbelt.config.settings import Settings, add_local_rule, load_settings
 from toolbelt.core.context import Session
@@ -18,6 +19,9 @@ from toolbelt.paths.protections import Protections
 from toolbelt.policy.modes import MODES
 from toolbelt.policy.policy import ToolbeltPolicy
 from toolbelt.policy.rules import RuleSet
+
+if TYPE_CHECKING:  # the launch parser loads with a hook or server to pin
+    from toolbelt.config.launch_files import Launch
 
 __all__ = [
     "MODES",

@@ -69,7 +69,6 @@ from toolbelt.commands.programs import (
     TASK_FILES,
     WRAPPERS,
 )
-from toolbelt.commands.wrappers import unwrap
 from toolbelt.core.programs import absolute_path
 from toolbelt.paths.containment import is_within
 from toolbelt.paths.small_read import read_small
@@ -237,6 +236,8 @@ class _Walk:
 
     def argv(self, words: list[str], cwd: Path, path: str | None, depth: int) -> None:
         """The simple command ``words``, run in ``cwd``."""
+        from toolbelt.commands.wrappers import unwrap  # loaded with the first entry to pin
+
         argv = unwrap(words, [False] * len(words)).argv
         if not argv or depth > _MAX_NESTING:
             return

@@ -12,7 +12,7 @@ any of them denies); then the files are written with a rollback (``tools._patch_
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pydantic import BaseModel, Field
@@ -23,9 +23,10 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.paths.guard import protections_of
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
-from toolbelt.tools._patch_commit import commit
-from toolbelt.tools._patch_plan import PatchPlan, PlannedChange, plan_patch
 from toolbelt.tools.edit_file import STALE_NOTE
+
+if TYPE_CHECKING:  # the patch machinery loads with the first patch
+    from toolbelt.tools._patch_plan import PatchPlan, PlannedChange
 
 __all__ = ["ApplyPatchInput", "ApplyPatchTool"]
 
@@ -109,6 +110,8 @@ class ApplyPatchTool(Tool[ApplyPatchInput]):
 
 
 def _preview(ctx: ToolContext, patch: str) -> Access:
+    from toolbelt.tools._patch_plan import plan_patch
+
     plan = plan_patch(ctx, patch)
     ctx.scratch["patch"] = (patch, plan)
     changes = plan.changes
@@ -123,6 +126,9 @@ def _preview(ctx: ToolContext, patch: str) -> Access:
 
 def _apply(ctx: ToolContext, patch: str) -> EditReport:
     """Write the plan ``access`` made, or a fresh one if a file changed since."""
+    from toolbelt.tools._patch_commit import commit
+    from toolbelt.tools._patch_plan import plan_patch
+
     planned = ctx.scratch.pop("patch", None)
     plan: PatchPlan
     if planned is not None and planned[0] == patch and planned[1].still_current():
