@@ -86,7 +86,7 @@ def test_an_edit_approved_and_a_write_refused_with_a_reason(tmp_path: Path) -> N
         child.expect_exact("Allow write_file on ")
         child.expect_exact("> ")
         child.send("n\r")
-        child.expect_exact("reason for the model (optional) > ")
+        child.expect_exact("Denied write_file: reason for the model (optional) > ")
         child.send("keep the tree clean\r")
         child.expect_exact("Understood, no notes.")
         leave(child)

@@ -30,6 +30,7 @@ SERVER = Path(__file__).parent / "support" / "eliciting_mcp_server.py"
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- the-key-itself"
 QUESTION = "Shall I go on? Answer y or n."
 REASON = "reason for the model"
+"""The line after a no; it names the denied call, so it is looked for before the tool's name."""
 
 
 @pytest.fixture
@@ -111,10 +112,10 @@ def test_the_answer_to_a_question_never_approves_reading_a_key(
         {"text": "Done."},
     )
     with run(fake, root, "tidy up") as terminal:
-        seen = answer_each(terminal, {"Shall I go on": "y", "read_file": "n", REASON: ""}, 3)
+        seen = answer_each(terminal, {REASON: "", "Shall I go on": "y", "read_file": "n"}, 3)
         terminal.wait_for(lambda s: "Done." in s.text, "the model's last word")
         assert terminal.wait_to_end() == 3  # a call refused
-    assert sorted(line.split(" ")[0] for line in seen) == ["Allow", "answer", "reason"]
+    assert sorted(line.split(" ")[0] for line in seen) == ["Allow", "Denied", "answer"]
     assert tool_texts(fake.requests[1].body) == [
         "Error: The user denied this call. Do not retry the same call; ask the user how to "
         "proceed.",
@@ -128,10 +129,11 @@ def test_keys_typed_before_a_permission_prompt_never_answer_it(
     fake.add(calls(("write_file", {"path": "notes.txt", "content": "x\n"})), {"text": "Done."})
     with run(fake, root, "write notes") as terminal:
         terminal.type("y\r")  # typed ahead, while the model was still thinking
-        seen = answer_each(terminal, {"write_file": "n", REASON: "not now"}, 2)
+        seen = answer_each(terminal, {REASON: "not now", "write_file": "n"}, 2)
         terminal.wait_for(lambda s: "Done." in s.text, "the model's last word")
         assert terminal.wait_to_end() == 3
     assert seen[0] == f"Allow write_file on {root / 'notes.txt'}? [y/s/n] >"
+    assert seen[1] == "Denied write_file: reason for the model (optional) >"
     assert not (root / "notes.txt").exists()
     assert tool_texts(fake.requests[1].body) == ["Error: The user denied this call: not now"]
 
@@ -146,7 +148,7 @@ def test_the_answer_line_restates_the_whole_command_escaped(root: Path) -> None:
     with Terminal.toolbelt(
         "call", "bash", arguments, "--root", str(root), env=_environment(), cwd=str(root)
     ) as terminal:
-        [line, _] = answer_each(terminal, {"bash": "n", REASON: ""}, 2)
+        [line, _] = answer_each(terminal, {REASON: "", "bash": "n"}, 2)
         terminal.wait_to_end()
     shown = f"echo {'all good ' * 5}\\x1b[2K\\r; rm -rf build"
     assert line == f"Allow bash to run `{shown}`? [y/n] >"

@@ -101,7 +101,7 @@ class TerminalRequester(PermissionRequester):
             if decision.no_always and choice is Approval.ALWAYS:
                 continue  # not offered: ask again rather than keep it for less than promised
             if choice is Approval.DENY:
-                out.write("reason for the model (optional) > ")
+                out.write(f"Denied {tool}: reason for the model (optional) > ")
                 out.flush()
                 reason = read_line().strip()
                 return Answer(
