@@ -142,9 +142,11 @@ async def test_invalid_arguments_get_toolbelts_instructive_error(tmp_path: Path)
         async with _agent(fake, tools) as agent:
             result = await _run(agent, "read the note")
     assert result.interruptions == []
-    output = _outputs(fake)["r1"]
-    assert "`path`" in output and "read_file" in output
-    assert '{"path": ' in output  # a correct call to copy
+    assert _outputs(fake)["r1"] == (
+        "Invalid arguments for `read_file`: `path` is required; `file` is not a parameter of "
+        "`read_file` (known: `path`, `offset`, `limit`, `pages`, `outline`). A correct call "
+        'looks like: {"path": "src/app.py", "offset": 1, "limit": 200}'
+    )
 
 
 class _Meeting(ToolInput):
