@@ -6,6 +6,7 @@ reads is checked in the requests the SDK sent back to the server."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from openai import AsyncOpenAI
 
 import toolbelt
 from tests.support.fake_provider import FakeProvider
+from tests.tools.test_file_tools import tiny_png
 from toolbelt.config.settings import Settings
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
@@ -275,3 +277,20 @@ async def test_the_model_is_offered_toolbelts_tools_with_strict_schemas(tmp_path
     )  # as toolbelt made it
     assert offered["labels"]["strict"] is False
     assert offered["labels"]["parameters"] == neutral_schema(labels)  # the map stays open
+
+
+async def test_an_image_read_reaches_the_model_as_an_image(tmp_path: Path) -> None:
+    png = tiny_png()
+    (tmp_path / "p.png").write_bytes(png)
+    tools = ToolbeltTools(toolbelt.Runtime(tmp_path))
+    script = [
+        {"calls": [{"name": "read_file", "arguments": {"path": "p.png"}, "id": "i1"}]},
+        {"text": "A red and green picture."},
+    ]
+    with FakeProvider(script) as fake:
+        async with _agent(fake, tools) as agent:
+            await _run(agent, "look at p.png")
+    text, image = _outputs(fake)["i1"]
+    assert text == {"type": "input_text", "text": f"p.png: image/png, 3×2 px, {len(png)} bytes"}
+    assert image["type"] == "input_image"
+    assert image["image_url"] == "data:image/png;base64," + base64.b64encode(png).decode()
