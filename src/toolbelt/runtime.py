@@ -318,7 +318,7 @@ class Runtime(AsyncResource):
         """What the permission step would decide for ``call`` now — ``Allow``, ``Ask`` (the
         question the user would be asked) or ``Deny`` (why) — without running it or asking
         anyone: validation, PreToolUse hooks, the tool's ``access`` and the policy, as a run
-        combines them. A call that cannot run raises the ``ToolError`` its run would report.
+        combines them. A call that cannot run raises the error its run would report.
         """
         self._refuse_if_closed("decide on calls")
         await self._list_for((call,))

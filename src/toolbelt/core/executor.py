@@ -184,8 +184,9 @@ class Executor:
         run (and run again when the call runs). For a door that must know before running
         whether a call needs the user's approval (the OpenAI Agents SDK's ``needs_approval``).
 
-        A call that cannot run at all raises the ``ToolError`` its run would report: an
-        unknown tool, invalid arguments, arguments ``access`` refuses, a closed session.
+        A call that cannot run at all raises the error its run would report: a ``ToolError``
+        for an unknown tool, invalid arguments or arguments ``access`` refuses, a
+        ``FatalError`` once the session is closed.
         """
         if self.session.closed:
             raise FatalError("The session is closed; start a new session to run more tools.")

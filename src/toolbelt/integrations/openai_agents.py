@@ -48,7 +48,7 @@ from agents.tool_context import ToolContext
 
 from toolbelt.core.call_results import ToolCall, ToolCallResult
 from toolbelt.core.content import ImageBlock
-from toolbelt.core.errors import ToolError
+from toolbelt.core.errors import ToolbeltError
 from toolbelt.core.events import CallState
 from toolbelt.core.permission import Ask
 from toolbelt.core.tool import Tool
@@ -124,8 +124,8 @@ class ToolbeltTools:
         """Whether the policy would ask about this call (and remember its question)."""
         try:
             decision = await self.runtime.decide(ToolCall(call_id, name, arguments))
-        except ToolError:
-            return False  # it cannot run: running it reports why, to the model
+        except ToolbeltError:
+            return False  # it cannot run: running it reports why (to the model, or the caller)
         if isinstance(decision, Ask):
             self.questions[call_id] = decision.reason
             return True
