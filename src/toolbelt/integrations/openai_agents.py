@@ -58,6 +58,9 @@ from toolbelt.runtime import Runtime, RuntimeState
 
 __all__ = ["ToolbeltTools"]
 
+_QUESTIONS_KEPT = 1024
+"""Questions kept for calls awaiting an answer; the oldest go first."""
+
 _NOT_PUT_TO_THE_USER = (
     "{reason} The call was not put to the user for approval, so it did not run; "
     "call it again to have it approved."
@@ -72,7 +75,8 @@ class ToolbeltTools:
         self.approvals = ApprovedCalls()
         runtime.executor.requester = self.approvals
         self.questions: dict[str, str] = {}
-        """The policy's question for each call id the SDK stopped to have approved."""
+        """The policy's question for each call id the SDK stopped to have approved (until the
+        call runs; the latest ``_QUESTIONS_KEPT``)."""
         self._entered = 0
         self._opened = False
 
@@ -128,6 +132,8 @@ class ToolbeltTools:
             return False  # it cannot run: running it reports why (to the model, or the caller)
         if isinstance(decision, Ask):
             self.questions[call_id] = decision.reason
+            if len(self.questions) > _QUESTIONS_KEPT:  # a rejected call never runs to pop its own
+                del self.questions[next(iter(self.questions))]
             return True
         return False
 
