@@ -294,3 +294,35 @@ async def test_an_image_read_reaches_the_model_as_an_image(tmp_path: Path) -> No
     assert text == {"type": "input_text", "text": f"p.png: image/png, 3×2 px, {len(png)} bytes"}
     assert image["type"] == "input_image"
     assert image["image_url"] == "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+async def test_approving_every_call_of_a_tool_never_covers_what_must_be_asked_each_time(
+    tmp_path: Path,
+) -> None:
+    def write(path: str, call_id: str) -> dict[str, Any]:
+        return {"name": "write_file", "arguments": {"path": path, "content": "x\n"}, "id": call_id}
+
+    tools = ToolbeltTools(toolbelt.Runtime(tmp_path, mode="default"))
+    script = [
+        {"calls": [write("a.txt", "w1")]},
+        {"calls": [write("b.txt", "w2"), write(".envrc", "w3")]},  # direnv runs .envrc
+        {"text": "Done."},
+    ]
+    with FakeProvider(script) as fake:
+        async with _agent(fake, tools) as agent:
+            first = await _run(agent, "write them")
+            state = first.to_state()
+            state.approve(first.interruptions[0], always_approve=True)
+            second = await _run(agent, state)
+    assert second.interruptions == []  # the SDK asked nothing more about write_file
+    assert (tmp_path / "a.txt").exists() and (tmp_path / "b.txt").exists()
+    assert not (tmp_path / ".envrc").exists()
+    output = _outputs(fake)["w3"]
+    assert output.startswith(
+        "create .envrc (+1 -0) touches a protected path (.envrc is run by direnv"
+    )
+    assert output.endswith(
+        "This call needs the user's approval each time, and the application approved every call "
+        "of `write_file` without showing them this one, so it did not run; ask the user to run "
+        "it themselves, or do something else."
+    )

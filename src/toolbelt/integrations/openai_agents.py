@@ -12,8 +12,11 @@ asked). When the policy would ask, the run stops with the call in ``result.inter
 ``question(item)`` is the policy's question for it. The application asks its user, approves
 or rejects the item on ``result.to_state()`` and runs the agent again with that state: an
 approved call runs through the runtime approved once (toolbelt's "yes"); a rejected one never
-reaches the tool, and the model reads the SDK's rejection message. The toolset answers the
-runtime's prompts this way (its requester replaces the runtime's).
+reaches the tool, and the model reads the SDK's rejection message. Approving every call of a
+tool (``always_approve=True``) covers what an "allow for the session" covers in toolbelt, never
+a protected path, a dangerous command, an ask rule or a hook's ask: such a call, which the user
+was not shown, does not run, and the model is told to leave it to the user. The toolset answers
+the runtime's prompts this way (its requester replaces the runtime's).
 
 A call the policy denies, arguments that do not validate, and a call that fails return
 toolbelt's error text as the tool's output, which the model reads (as the SDK's
@@ -50,7 +53,7 @@ from toolbelt.core.call_results import ToolCall, ToolCallResult
 from toolbelt.core.content import ImageBlock
 from toolbelt.core.errors import ToolbeltError
 from toolbelt.core.events import CallState
-from toolbelt.core.permission import Ask
+from toolbelt.core.permission import Answer, Approval, Ask, PermissionRequest
 from toolbelt.core.tool import Tool
 from toolbelt.integrations.approved_calls import ApprovedCalls
 from toolbelt.providers.schema import neutral_schema, strict_tool_schema
@@ -65,6 +68,30 @@ _NOT_PUT_TO_THE_USER = (
     "{reason} The call was not put to the user for approval, so it did not run; "
     "call it again to have it approved."
 )
+_ASKS_EVERY_TIME = (
+    "{reason} This call needs the user's approval each time, and the application approved "
+    "every call of `{tool}` without showing them this one, so it did not run; ask the user to "
+    "run it themselves, or do something else."
+)
+_NO_SUCH_CALL = "\0toolbelt: a call id no model sends"
+"""Asked about through ``is_tool_approved``, it tells an approval of every call of a tool (the
+SDK's ``always_approve``) from an approval of one call."""
+
+
+class _SdkApprovals(ApprovedCalls):
+    """``ApprovedCalls``, plus the calls the application approved by approving every call of
+    their tool: those were never shown to the user, so they answer only the questions that an
+    "allow for the session" could answer in toolbelt — never a protected path, a dangerous
+    command, an ask rule or a hook's ask, which the user must see each time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tool_wide: set[str] = set()
+
+    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
+        if request.call_id in self.tool_wide and decision.remember and not decision.forced:
+            return Answer(Approval.ONCE)
+        return await super().ask(request, decision)
 
 
 class ToolbeltTools:
@@ -72,7 +99,7 @@ class ToolbeltTools:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.approvals = ApprovedCalls()
+        self.approvals = _SdkApprovals()
         runtime.executor.requester = self.approvals
         self.questions: dict[str, str] = {}
         """The policy's question for each call id the SDK stopped to have approved (until the
@@ -139,16 +166,22 @@ class ToolbeltTools:
 
     async def _run(self, name: str, ctx: ToolContext[Any], arguments: str) -> Any:
         call_id = ctx.tool_call_id
+        approvals = self.approvals
+        shown = call_id in self.questions
+        every_call = ctx.is_tool_approved(ctx.tool_name, _NO_SUCH_CALL) is True
         if ctx.is_tool_approved(ctx.tool_name, call_id):
-            self.approvals.approved.add(call_id)
+            (approvals.approved if shown or not every_call else approvals.tool_wide).add(call_id)
         try:
             result = await self.runtime.run_one(ToolCall(call_id, name, arguments))
         finally:
-            self.approvals.approved.discard(call_id)
+            approvals.approved.discard(call_id)
+            approvals.tool_wide.discard(call_id)
             self.questions.pop(call_id, None)
-        if result.state is CallState.NEEDS_INPUT:
-            return _NOT_PUT_TO_THE_USER.format(reason=result.text)
-        return _model_output(result)
+        if result.state is not CallState.NEEDS_INPUT:
+            return _model_output(result)
+        if every_call and not shown:
+            return _ASKS_EVERY_TIME.format(reason=result.text, tool=name)
+        return _NOT_PUT_TO_THE_USER.format(reason=result.text)
 
 
 def _model_output(result: ToolCallResult) -> Any:
