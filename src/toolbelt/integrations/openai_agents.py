@@ -13,10 +13,11 @@ asked). When the policy would ask, the run stops with the call in ``result.inter
 or rejects the item on ``result.to_state()`` and runs the agent again with that state: an
 approved call runs through the runtime approved once (toolbelt's "yes"); a rejected one never
 reaches the tool, and the model reads the SDK's rejection message. Approving every call of a
-tool (``always_approve=True``) covers what an "allow for the session" covers in toolbelt, never
-a protected path, a dangerous command, an ask rule or a hook's ask: such a call, which the user
-was not shown, does not run, and the model is told to leave it to the user. The toolset answers
-the runtime's prompts this way (its requester replaces the runtime's).
+tool (``always_approve=True``) covers its later calls except those toolbelt never lets an
+earlier answer cover — a protected path, a dangerous command, an ask rule, a hook's ask —:
+such a call, which the user was not shown, does not run, and the model is told to leave it to
+the user. The toolset answers the runtime's prompts this way (its requester replaces the
+runtime's). PreToolUse hooks run twice for a call: when it is checked and when it runs.
 
 A call the policy denies, arguments that do not validate, and a call that fails return
 toolbelt's error text as the tool's output, which the model reads (as the SDK's
