@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import toolbelt
+import toolbelt.integrations.openai_agents
 import toolbelt.integrations.pydantic_ai
 import toolbelt.testing
 
@@ -132,9 +133,11 @@ def test_the_public_names_are_exactly_these() -> None:
     assert toolbelt.__all__ == PUBLIC
     assert toolbelt.testing.__all__ == TESTING
     assert toolbelt.integrations.pydantic_ai.__all__ == INTEGRATIONS
+    assert toolbelt.integrations.openai_agents.__all__ == OPENAI_AGENTS
 
 
 INTEGRATIONS = ["ApprovedCalls", "ToolbeltToolset"]
+OPENAI_AGENTS = ["ToolbeltTools"]
 
 
 def test_every_public_name_resolves() -> None:
@@ -157,7 +160,7 @@ def test_the_readme_uses_only_public_names() -> None:
     found = json.loads(done.stdout)
     assert found["modules"] == [], found["modules"]
     used = set(found["used"])
-    assert used - set(PUBLIC) - set(TESTING) - set(INTEGRATIONS) == set()
+    assert used - set(PUBLIC) - set(TESTING) - set(INTEGRATIONS) - set(OPENAI_AGENTS) == set()
     assert {"Runtime", "tool_definitions", "calls_from_anthropic"} <= used
 
 
@@ -167,7 +170,8 @@ text = open(sys.argv[1], encoding="utf-8").read()
 blocks = re.findall(r"```python\\n(.*?)```", text, re.DOTALL)
 assert blocks
 used, modules = set(), []
-allowed = ("toolbelt", "toolbelt.testing", "toolbelt.integrations.pydantic_ai")
+allowed = ("toolbelt", "toolbelt.testing", "toolbelt.integrations.pydantic_ai",
+           "toolbelt.integrations.openai_agents")
 for block in blocks:
     for node in ast.walk(ast.parse(block.replace("await ", ""))):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolbelt"):

@@ -40,7 +40,7 @@ from toolbelt.core.context import Session, SessionConfig, ToolModel
 from toolbelt.core.errors import UsageError
 from toolbelt.core.events import EventBus
 from toolbelt.core.executor import Executor, ToolCall, ToolCallResult
-from toolbelt.core.permission import PermissionRequester
+from toolbelt.core.permission import Decision, PermissionRequester
 from toolbelt.core.registry import CombinedToolset, Toolset
 from toolbelt.core.resource import AsyncResource
 from toolbelt.core.user import UserChannel
@@ -313,6 +313,16 @@ class Runtime(AsyncResource):
         self._refuse_if_closed("run tools")
         await self._list_for((call,))
         return await self.executor.run_one(call)
+
+    async def decide(self, call: ToolCall) -> Decision:
+        """What the permission step would decide for ``call`` now — ``Allow``, ``Ask`` (the
+        question the user would be asked) or ``Deny`` (why) — without running it or asking
+        anyone: validation, PreToolUse hooks, the tool's ``access`` and the policy, as a run
+        combines them. A call that cannot run raises the error its run would report.
+        """
+        self._refuse_if_closed("decide on calls")
+        await self._list_for((call,))
+        return await self.executor.decide(call)
 
     def cancel(self) -> None:
         """Abort the batches in flight: running calls and calls not yet started end

@@ -43,13 +43,14 @@ from toolbelt.core.call_preparation import PreparedCall, prepare, segments
 from toolbelt.core.call_results import CallResults, ErrorKind, ToolCall, ToolCallResult, error_kind
 from toolbelt.core.content import TextBlock, ToolOutput
 from toolbelt.core.context import Session, ToolContext, ToolModel
-from toolbelt.core.errors import FatalError, ToolError
+from toolbelt.core.errors import FatalError, ToolError, UnknownToolError
 from toolbelt.core.events import CallState, EventBus, StateEvent
 from toolbelt.core.gate import ReadWriteGate
 from toolbelt.core.hooks import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.core.metrics import ExecutorMetrics
 from toolbelt.core.os_errors import tool_error_from_os
 from toolbelt.core.permission import (
+    Decision,
     NeedsInput,
     PermissionPolicy,
     PermissionRequest,
@@ -174,6 +175,63 @@ class Executor:
         ``aborted``; a ``run`` started after this call is not affected."""
         for batch in tuple(self._batches):
             batch.cancel()
+
+    async def decide(self, call: ToolCall) -> Decision:
+        """What the permission step would decide for ``call`` now, without running it: the
+        arguments validated, the PreToolUse hooks (which may decide or rewrite the input),
+        the tool's ``access`` declaration and the policy, combined as a run combines them.
+        Nobody is asked, nothing is remembered and no event is emitted; configured hooks do
+        run (and run again when the call runs). For a door that must know before running
+        whether a call needs the user's approval (the OpenAI Agents SDK's ``needs_approval``).
+
+        A call that cannot run at all raises the error its run would report: a ``ToolError``
+        for an unknown tool, invalid arguments or arguments ``access`` refuses, a
+        ``FatalError`` once the session is closed.
+        """
+        if self.session.closed:
+            raise FatalError("The session is closed; start a new session to run more tools.")
+        tool = self.toolset.get(call.name)
+        if tool is None:
+            raise UnknownToolError(
+                self.toolset.why_missing(call.name) or f"There is no tool named `{call.name}`."
+            )
+        args = parse_arguments(tool, call.arguments)
+        dumped = args.model_dump(mode="json")
+        ctx = ToolContext(
+            self.session,
+            call.id,
+            call.name,
+            EventBus(),  # a decision emits nothing the executor's listeners would see
+            read_check=self._read_allowed,
+            hidden=self._hidden,
+            answer_timeout=self.permission_timeout,
+            model=self.model,
+        )
+        pre = _NO_HOOK
+        if type(self.hooks) is not ToolHooks:
+            subject = await tool.hook_subject(args, dumped)
+            pre = await self.hooks.pre_tool_use(
+                HookCall(
+                    call.id,
+                    subject.name,
+                    subject.arguments,
+                    self.session.id,
+                    str(self.session.cwd),
+                    self.policy.mode,
+                    subject.aliases,
+                )
+            )
+            if pre.updated_input is not None:
+                args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
+                dumped = args.model_dump(mode="json")
+        try:
+            access = await tool.access(args, ctx)
+        except OSError as exc:
+            raise tool_error_from_os(call.name, exc) from exc
+        request = PermissionRequest(
+            call.id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
+        )
+        return with_hook(self.policy.decide(request), pre.decision, pre.reason)
 
     # -- execution ----------------------------------------------------------------------
 

@@ -33,14 +33,7 @@ from pydantic_ai.toolsets.abstract import SchemaValidatorProt, ToolsetTool
 
 from toolbelt.core.call_results import ToolCall
 from toolbelt.core.events import CallState
-from toolbelt.core.permission import (
-    Answer,
-    Approval,
-    Ask,
-    NeedsInput,
-    PermissionRequest,
-    PermissionRequester,
-)
+from toolbelt.integrations.approved_calls import ApprovedCalls
 from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime, RuntimeState
 
@@ -49,20 +42,6 @@ __all__ = ["ApprovedCalls", "ToolbeltToolset"]
 _ANY_ARGUMENTS: SchemaValidatorProt = TypeAdapter(dict[str, Any]).validator  # type: ignore[assignment]
 """pydantic-ai only parses the arguments; toolbelt's executor validates them against the
 tool's own model and answers the model with the field at fault."""
-
-
-class ApprovedCalls(PermissionRequester):
-    """Answers a permission prompt with the approval pydantic-ai brought for the call, or
-    defers the call (``NeedsInput``) until the application has asked its user."""
-
-    def __init__(self) -> None:
-        self.approved: set[str] = set()
-        """Ids of the calls pydantic-ai runs approved (``RunContext.tool_call_approved``)."""
-
-    async def ask(self, request: PermissionRequest, decision: Ask) -> Answer:
-        if request.call_id in self.approved:
-            return Answer(Approval.ONCE)
-        raise NeedsInput(decision.reason)
 
 
 class ToolbeltToolset(AbstractToolset[Any]):
