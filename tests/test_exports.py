@@ -86,6 +86,7 @@ PUBLIC = [
     "ToolCallResult",
     "ToolContext",
     "ToolError",
+    "ToolHints",
     "ToolHooks",
     "ToolInput",
     "ToolOutput",

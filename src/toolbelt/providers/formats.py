@@ -122,10 +122,7 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
         "inputSchema": neutral_schema(tool),
         "annotations": {
             "title": tool.title,
-            "readOnlyHint": tool.readonly,
-            "destructiveHint": (not tool.readonly) and tool.destructive,
-            "idempotentHint": tool.idempotent,
-            "openWorldHint": tool.open_world,
+            **tool.hints.mcp_annotations(),
         },
     }
     structured = per_tool(tool, "mcp-output", lambda: _mcp_output_schema(tool))

@@ -94,13 +94,11 @@ class ApplyPatchTool(Tool[ApplyPatchInput]):
     rule_family = "Edit"
     title = "Apply patch"
     description = DESCRIPTION
-    input_model = ApplyPatchInput
     output_model = ApplyPatchOutput
     example = {
         "input": "*** Begin Patch\n*** Update File: src/app.py\n@@ def add(a, b):\n"
         "-    return a - b\n+    return a + b\n*** End Patch\n"
     }
-    destructive = True
 
     async def access(self, args: ApplyPatchInput, ctx: ToolContext) -> Access:
         return await anyio.to_thread.run_sync(_preview, ctx, args.input)

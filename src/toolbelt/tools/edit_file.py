@@ -91,10 +91,8 @@ class EditFileTool(Tool[EditFileInput]):
     claude_name = "Edit"
     title = "Edit file"
     description = DESCRIPTION
-    input_model = EditFileInput
     output_model = EditFileOutput
     example = {"path": "src/app.py", "old_string": "return a + b", "new_string": "return a - b"}
-    destructive = True
 
     async def access(self, args: EditFileInput, ctx: ToolContext) -> Access:
         return await anyio.to_thread.run_sync(_preview, ctx, args.path, [_edit(args)])

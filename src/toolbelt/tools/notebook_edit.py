@@ -62,10 +62,8 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     claude_name = "NotebookEdit"
     title = "Edit notebook cell"
     description = DESCRIPTION
-    input_model = NotebookEditInput
     output_model = NotebookEditOutput
     example = {"path": "analysis.ipynb", "cell_id": "a1b2c3", "new_source": "df.describe()"}
-    destructive = True
 
     async def access(self, args: NotebookEditInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)

@@ -76,7 +76,6 @@ class SymbolEditTool(Tool[SymbolEditInput]):
     rule_family = "Edit"
     title = "Edit symbol"
     description = DESCRIPTION
-    input_model = SymbolEditInput
     output_model = SymbolEditOutput
     example = {
         "operation": "rename",
@@ -85,7 +84,6 @@ class SymbolEditTool(Tool[SymbolEditInput]):
         "line": 12,
         "new_name": "load_config",
     }
-    destructive = True
 
     async def access(self, args: SymbolEditInput, ctx: ToolContext) -> Access:
         plan = await _plan(args, ctx)

@@ -19,6 +19,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
@@ -69,11 +70,9 @@ class WriteFileTool(Tool[WriteFileInput]):
     claude_name = "Write"
     title = "Write file"
     description = DESCRIPTION
-    input_model = WriteFileInput
     output_model = WriteFileOutput
     example = {"path": "src/hello.py", "content": "print('hello')\n"}
-    destructive = True
-    idempotent = True
+    hints = ToolHints(idempotent=True)
 
     async def access(self, args: WriteFileInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
