@@ -29,8 +29,8 @@ __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
 
 INTERVAL = 3600.0
 """Seconds between two prunes of one workspace."""
-_GRACE = "1.hour.ago"
-_GRACE_SECONDS = 3600.0
+_GRACE_SECONDS = 3600
+"""What was written this recently is kept: a record being written now may need it."""
 _LOOSE_LIMIT = 2000
 
 
@@ -92,7 +92,7 @@ def _collect(store: CheckpointStore, git: ShadowGit) -> None:
     try:
         tree = git.run("mktree", "-z", "--missing", stdin=b"".join(line + b"\0" for line in lines))
         git.run("update-ref", "refs/toolbelt/keep", tree.decode().strip())
-        git.run("prune", f"--expire={_GRACE}")
+        git.run("prune", f"--expire={_GRACE_SECONDS}.seconds.ago")
         if _loose_objects(store.layout.objects) > _LOOSE_LIMIT:
             git.run("repack", "-a", "-d", "-q")
             git.run("prune-packed", "-q")
