@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.rule_identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
-from toolbelt.core.tool_hints import ToolHints
+from toolbelt.core.tool_hints import HintFlag, ToolHints
 from toolbelt.core.validation import validate_with_model
 
 if TYPE_CHECKING:
@@ -76,7 +76,13 @@ class Tool(ABC, Generic[InputT]):
     """Schema of ``ToolOutput.structured`` when the tool has one (MCP ``outputSchema``)."""
 
     hints: ToolHints = ToolHints()
-    """What its calls do: read-only, destructive, idempotent, open-world (MCP's annotations)."""
+    """What its calls do: read-only, destructive, idempotent, open-world (see ``ToolHints``)."""
+    # the four flags of ``hints``, read as attributes of the tool (``tool.readonly``)
+    readonly = HintFlag()
+    destructive = HintFlag()
+    idempotent = HintFlag()
+    open_world = HintFlag()
+
     programmatic: bool = True
     """Suitable when no person is at the keyboard (False for ask_user, git_commit, web_fetch)."""
     asks_user: bool = False
@@ -110,27 +116,7 @@ class Tool(ABC, Generic[InputT]):
         if flags:
             cls.hints = replace(cls.hints, **flags)
             for name in flags:
-                delattr(cls, name)  # the property reads it from ``hints`` from now on
-
-    @property
-    def readonly(self) -> bool:
-        """May run concurrently with other read-only calls (``hints.readonly``)."""
-        return self.hints.readonly
-
-    @property
-    def destructive(self) -> bool:
-        """May destroy or overwrite data (``hints.destructive``)."""
-        return self.hints.destructive
-
-    @property
-    def idempotent(self) -> bool:
-        """A second identical call has no further effect (``hints.idempotent``)."""
-        return self.hints.idempotent
-
-    @property
-    def open_world(self) -> bool:
-        """Reaches outside the workspace, e.g. the network (``hints.open_world``)."""
-        return self.hints.open_world
+                delattr(cls, name)  # read from ``hints`` from now on (``HintFlag``)
 
     def rule_identity(self) -> RuleIdentity:
         """How permission rules see this tool (see ``core.identity``); computed once."""

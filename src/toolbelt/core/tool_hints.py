@@ -10,9 +10,9 @@ tools another server lists. The executor reads ``readonly`` to decide what may r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, overload
 
-__all__ = ["McpAnnotations", "ToolHints"]
+__all__ = ["HintFlag", "McpAnnotations", "ToolHints"]
 
 
 class McpAnnotations(Protocol):
@@ -65,3 +65,23 @@ class ToolHints:
 
 
 ToolHints.READ_ONLY = ToolHints(readonly=True, destructive=False, idempotent=True)
+
+
+class _Hinted(Protocol):
+    hints: ToolHints
+
+
+class HintFlag:
+    """One of a tool's ``hints`` as an attribute of the tool: ``tool.readonly`` is
+    ``tool.hints.readonly``. A subclass may still set the attribute itself (``readonly =
+    True``); ``Tool.__init_subclass__`` folds that into its ``hints``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, tool: None, owner: type | None = None) -> HintFlag: ...
+    @overload
+    def __get__(self, tool: _Hinted, owner: type | None = None) -> bool: ...
+    def __get__(self, tool: _Hinted | None, owner: type | None = None) -> HintFlag | bool:
+        return self if tool is None else bool(getattr(tool.hints, self._name))
