@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.wording import counted
@@ -31,7 +32,7 @@ from toolbelt.files.patch_apply import apply_hunks
 from toolbelt.files.patch_format import AddFile, DeleteFile, UpdateFile, parse_patch
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import ResolvedPath
+from toolbelt.paths.guard import ResolvedPath, protections_of
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     Change,
@@ -41,7 +42,7 @@ from toolbelt.tools._files import (
     resolve,
 )
 
-__all__ = ["PatchPlan", "PlannedChange", "plan_patch", "plan_rewrites"]
+__all__ = ["PatchPlan", "PlannedChange", "kept_plan", "plan_patch", "plan_rewrites"]
 
 Action = Literal["add", "update", "delete"]
 _PLAIN = DecodedText("")
@@ -82,6 +83,27 @@ class PatchPlan:
     def still_current(self) -> bool:
         """Whether every file is still as it was when the plan was made."""
         return all(_signature(path) == signature for path, signature in self.seen)
+
+    def access(self, summary: str) -> Access:
+        """Writing this plan, as the policy is asked about it (``access`` keeps the plan for
+        ``run``: see ``kept_plan``)."""
+        return Access(
+            AccessKind.WRITE,
+            paths=tuple(change.resolved.path for change in self.changes),
+            protections=protections_of(*(change.resolved for change in self.changes)),
+            preview="".join(change.change.unified for change in self.changes),
+            summary=summary,
+        )
+
+
+def kept_plan(ctx: ToolContext, key: str, made_for: object) -> PatchPlan | None:
+    """The plan ``access`` kept in ``ctx.scratch[key]`` with what it was ``made_for`` (the
+    call's arguments), when ``run`` has the same arguments and no file changed since."""
+    kept = ctx.scratch.pop(key, None)
+    if kept is not None and kept[0] == made_for and kept[1].still_current():
+        plan: PatchPlan = kept[1]
+        return plan
+    return None
 
 
 def _signature(path: Path) -> tuple[int, int] | None:
