@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.wording import counted
@@ -32,7 +32,7 @@ from toolbelt.files.patch_apply import apply_hunks
 from toolbelt.files.patch_format import AddFile, DeleteFile, UpdateFile, parse_patch
 from toolbelt.files.text import DecodedText, decode_text, encode_text, looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
     Change,
@@ -40,6 +40,7 @@ from toolbelt.tools._files import (
     read_tracker,
     require_read_to_match,
     resolve,
+    write_access,
 )
 
 __all__ = ["PatchPlan", "PlannedChange", "kept_plan", "plan_patch", "plan_rewrites"]
@@ -87,13 +88,8 @@ class PatchPlan:
     def access(self, summary: str) -> Access:
         """Writing this plan, as the policy is asked about it (``access`` keeps the plan for
         ``run``: see ``kept_plan``)."""
-        return Access(
-            AccessKind.WRITE,
-            paths=tuple(change.resolved.path for change in self.changes),
-            protections=protections_of(*(change.resolved for change in self.changes)),
-            preview="".join(change.change.unified for change in self.changes),
-            summary=summary,
-        )
+        preview = "".join(change.change.unified for change in self.changes)
+        return write_access(summary, preview, *(change.resolved for change in self.changes))
 
 
 def kept_plan(ctx: ToolContext, key: str, made_for: object) -> PatchPlan | None:

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
@@ -23,7 +23,7 @@ from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
@@ -34,6 +34,7 @@ from toolbelt.tools._files import (
     read_tracker,
     resolve,
     save_text,
+    write_access,
 )
 
 __all__ = ["WriteFileInput", "WriteFileTool"]
@@ -92,13 +93,7 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
     summary = f"{verb} {shown} (+{change.added} -{change.removed})"
     if not ctx.may_quote(resolved.path):  # a refusal quotes the summary: nothing of the file,
         summary = f"write {shown}"  # not its line count, nor whether it exists
-    return Access(
-        AccessKind.WRITE,
-        paths=(resolved.path,),
-        protections=protections_of(resolved),
-        preview=change.unified,
-        summary=summary,
-    )
+    return write_access(summary, change.unified, resolved)
 
 
 def _current_text(ctx: ToolContext, resolved: ResolvedPath) -> str:
