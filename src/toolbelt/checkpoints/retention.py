@@ -27,8 +27,6 @@ from toolbelt.checkpoints.store import CheckpointStore
 
 __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
 
-INTERVAL = 3600.0
-"""Seconds between two prunes of one workspace."""
 _GRACE_SECONDS = 3600
 """What was written this recently is kept: a record being written now may need it."""
 _LOOSE_LIMIT = 2000
@@ -155,6 +153,9 @@ def store_size(base: Path) -> int:
 class Pruner:
     """Starts a background prune of a store when the last one is an hour old."""
 
+    INTERVAL = 3600.0
+    """Seconds between two prunes of one workspace."""
+
     def __init__(self, store: CheckpointStore) -> None:
         self.store = store
         self._thread: threading.Thread | None = None
@@ -170,7 +171,7 @@ class Pruner:
             with contextlib.suppress(OSError):
                 stamp.touch()
             return
-        if time.time() - last < INTERVAL:
+        if time.time() - last < self.INTERVAL:
             return
         self._thread = threading.Thread(target=self._run, name="toolbelt-prune", daemon=True)
         self._thread.start()
