@@ -27,16 +27,18 @@ from toolbelt.checkpoints.store import CheckpointStore
 
 __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
 
-_GRACE_SECONDS = 3600
-"""What was written this recently is kept: a record being written now may need it."""
-_LOOSE_LIMIT = 2000
-
 
 @dataclass(frozen=True, slots=True)
 class PruneReport:
     dropped: int
     size_before: int
     size_after: int
+
+
+_GRACE_SECONDS = 3600
+"""What was written this recently is kept: a record being written now may need it."""
+_LOOSE_LIMIT = 2000
+"""Loose objects past which a prune packs the store (git's own ``gc.auto`` is 6700)."""
 
 
 def prune(
