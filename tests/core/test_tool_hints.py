@@ -29,23 +29,19 @@ class Lookup(toolbelt.Tool[LookupInput]):
         return toolbelt.ToolOutput.text(args.key)
 
 
-class FlagByFlag(toolbelt.Tool[LookupInput]):
+class FlagByFlag(Lookup):
+    """Declares its hints the older way, over a read-only parent, and names its input model."""
+
     name = "flag_by_flag"
-    title = "Flag by flag"
-    description = "Declares its hints the older way."
     input_model = LookupInput
-    example = {"key": "a"}
     readonly = False
     destructive = False
     open_world = True
 
-    async def run(self, args: LookupInput, ctx: toolbelt.ToolContext) -> toolbelt.ToolOutput:
-        return toolbelt.ToolOutput.text(args.key)
-
 
 class StillFlagByFlag(FlagByFlag):
     name = "still_flag_by_flag"
-    idempotent = True
+    idempotent = False
 
 
 def annotations(tool: toolbelt.Tool[LookupInput]) -> dict[str, object]:
@@ -69,21 +65,24 @@ def test_a_read_only_tool_says_so_to_an_mcp_client_and_validates_with_its_parame
 
 
 def test_hints_set_flag_by_flag_are_kept_and_inherited() -> None:
-    assert FlagByFlag().hints == toolbelt.ToolHints(destructive=False, open_world=True)
+    assert FlagByFlag().hints == toolbelt.ToolHints(
+        destructive=False, idempotent=True, open_world=True
+    )
     assert annotations(FlagByFlag()) == {
         "read_only_hint": False,
         "destructive_hint": False,
-        "idempotent_hint": False,
+        "idempotent_hint": True,
         "open_world_hint": True,
     }
     child = StillFlagByFlag()
-    assert child.hints == toolbelt.ToolHints(destructive=False, idempotent=True, open_world=True)
+    assert child.hints == toolbelt.ToolHints(destructive=False, idempotent=False, open_world=True)
     assert (child.readonly, child.destructive, child.idempotent, child.open_world) == (
         False,
         False,
-        True,
+        False,
         True,
     )
+    assert Lookup().hints == toolbelt.ToolHints.READ_ONLY  # a subclass's flags stay its own
 
 
 def test_hints_another_server_leaves_out_read_as_mcp_defaults() -> None:
