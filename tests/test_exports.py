@@ -87,6 +87,7 @@ PUBLIC = [
     "ToolCallResult",
     "ToolContext",
     "ToolError",
+    "ToolHints",
     "ToolHooks",
     "ToolInput",
     "ToolOutput",

@@ -91,6 +91,7 @@ if TYPE_CHECKING:
     from toolbelt.core.rule_identity import RuleIdentity
     from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
     from toolbelt.core.tool import Tool, ToolInput
+    from toolbelt.core.tool_hints import ToolHints
     from toolbelt.core.user import NoUser, Question, UserAnswer, UserChannel
     from toolbelt.policy.modes import MODES, Mode
     from toolbelt.providers.calls import (
@@ -183,6 +184,7 @@ _EXPORTS = {
     "ToolCallResult": "toolbelt.core.executor",
     "ToolContext": "toolbelt.core.context",
     "ToolError": "toolbelt.core.errors",
+    "ToolHints": "toolbelt.core.tool_hints",
     "ToolHooks": "toolbelt.core.hooks",
     "ToolInput": "toolbelt.core.tool",
     "ToolOutput": "toolbelt.core.content",

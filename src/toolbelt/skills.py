@@ -39,7 +39,6 @@ __all__ = ["Skill", "SkillCatalog", "expand_skill", "load_skills", "skill_source
 MAX_SKILL_BYTES = 256 * 1024
 MAX_DESCRIPTION = 300
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
-_POSITIONAL = re.compile(r"\$(ARGUMENTS\b|[1-9](?!\d))")
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +181,9 @@ def _tools(meta: dict[Any, Any]) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(str(part).strip() for part in value if str(part).strip())
     return ()
+
+
+_POSITIONAL = re.compile(r"\$(ARGUMENTS\b|[1-9](?!\d))")
 
 
 def expand_skill(body: str, arguments: str) -> str:

@@ -110,14 +110,11 @@ class TaskTool(Tool[TaskInput]):
 
     name = "task"
     title = "Delegate to a subagent"
-    input_model = TaskInput
     example = {
         "description": "Find the CLI entry point",
         "prompt": "Find where the command line is parsed and list its subcommands.",
         "agent": "explore",
     }
-    readonly = False
-    destructive = True
 
     def __init__(self, host: _Host) -> None:
         self._host = host

@@ -23,7 +23,7 @@ import secrets
 import zlib
 from pathlib import Path
 
-from toolbelt.checkpoints.durable import write_whole
+from toolbelt.files.atomic import replace_file
 
 __all__ = ["blob_id", "read_loose_blob", "write_blob"]
 
@@ -49,7 +49,7 @@ def write_blob(objects: Path, data: bytes, oid: str | None = None) -> str:
         os.mkdir(folder, 0o700)
     packer = zlib.compressobj(1)
     packed = packer.compress(b"blob %d\0" % len(data)) + packer.compress(data) + packer.flush()
-    write_whole(folder / f"tmp_obj_{secrets.token_hex(6)}", target, packed, 0o444)
+    replace_file(target, packed, mode=0o444, temp=folder / f"tmp_obj_{secrets.token_hex(6)}")
     return oid
 
 

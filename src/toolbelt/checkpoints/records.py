@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolbelt.checkpoints.durable import write_whole
 from toolbelt.checkpoints.layout import Layout
+from toolbelt.files.atomic import replace_file
 
 __all__ = ["Records", "process_alive", "process_started"]
 
@@ -84,7 +84,9 @@ def _new_name() -> str:
 
 def _write_durably(directory: Path, name: str, data: dict[str, Any]) -> None:
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    write_whole(directory / f".tmp-{secrets.token_hex(6)}", directory / name, payload, 0o600)
+    replace_file(
+        directory / name, payload, mode=0o600, temp=directory / f".tmp-{secrets.token_hex(6)}"
+    )
 
 
 def _read_all(directory: Path, since_ns: int) -> Iterator[tuple[str, dict[str, Any]]]:

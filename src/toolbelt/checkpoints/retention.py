@@ -27,18 +27,18 @@ from toolbelt.checkpoints.store import CheckpointStore
 
 __all__ = ["PruneReport", "Pruner", "prune", "store_size"]
 
-INTERVAL = 3600.0
-"""Seconds between two prunes of one workspace."""
-_GRACE = "1.hour.ago"
-_GRACE_SECONDS = 3600.0
-_LOOSE_LIMIT = 2000
-
 
 @dataclass(frozen=True, slots=True)
 class PruneReport:
     dropped: int
     size_before: int
     size_after: int
+
+
+_GRACE_SECONDS = 3600
+"""What was written this recently is kept: a record being written now may need it."""
+_LOOSE_LIMIT = 2000
+"""Loose objects past which a prune packs the store (git's own ``gc.auto`` is 6700)."""
 
 
 def prune(
@@ -92,7 +92,7 @@ def _collect(store: CheckpointStore, git: ShadowGit) -> None:
     try:
         tree = git.run("mktree", "-z", "--missing", stdin=b"".join(line + b"\0" for line in lines))
         git.run("update-ref", "refs/toolbelt/keep", tree.decode().strip())
-        git.run("prune", f"--expire={_GRACE}")
+        git.run("prune", f"--expire={_GRACE_SECONDS}.seconds.ago")
         if _loose_objects(store.layout.objects) > _LOOSE_LIMIT:
             git.run("repack", "-a", "-d", "-q")
             git.run("prune-packed", "-q")
@@ -155,6 +155,9 @@ def store_size(base: Path) -> int:
 class Pruner:
     """Starts a background prune of a store when the last one is an hour old."""
 
+    INTERVAL = 3600.0
+    """Seconds between two prunes of one workspace."""
+
     def __init__(self, store: CheckpointStore) -> None:
         self.store = store
         self._thread: threading.Thread | None = None
@@ -170,7 +173,7 @@ class Pruner:
             with contextlib.suppress(OSError):
                 stamp.touch()
             return
-        if time.time() - last < INTERVAL:
+        if time.time() - last < self.INTERVAL:
             return
         self._thread = threading.Thread(target=self._run, name="toolbelt-prune", daemon=True)
         self._thread.start()

@@ -81,8 +81,7 @@ class CheckpointedTool(Tool[Any]):
         self._checkpoints = checkpoints
         self.name, self.title, self.description = inner.name, inner.title, inner.description
         self.example = inner.example
-        self.readonly, self.destructive = inner.readonly, inner.destructive
-        self.idempotent, self.open_world = inner.idempotent, inner.open_world
+        self.hints = inner.hints
         self.programmatic, self.claude_name = inner.programmatic, inner.claude_name
         self.rule_family, self.rule_target = inner.rule_family, inner.rule_target
         self.rule_aliases = inner.rule_aliases

@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from toolbelt.config.state import user_state_dir
+from toolbelt.files.atomic import replace_file
 
 __all__ = ["kept_token", "run_token", "token_path", "tokens_dir"]
 
@@ -90,14 +91,4 @@ def _read_private(path: Path) -> tuple[str, str]:
 
 def _write_private(path: Path, token: str) -> None:
     """Replace ``path`` atomically with a 0600 file holding ``token``."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(token + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    replace_file(path, (token + "\n").encode(), mode=0o600)

@@ -3,6 +3,7 @@ loop stopped short of an answer, and ``--json``'s whole transcript with usage.""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
@@ -144,12 +145,8 @@ def tool_call_json(call: ModelToolCall) -> dict[str, Any]:
 
 
 def usage_json(usage: Usage) -> dict[str, int]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_read_tokens": usage.cache_read_tokens,
-        "cache_write_tokens": usage.cache_write_tokens,
-    }
+    """The token counts under their field names (``input_tokens``, ``cache_read_tokens`` …)."""
+    return dataclasses.asdict(usage)
 
 
 def duration(seconds: float) -> str:

@@ -21,16 +21,15 @@ the user trusts again.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from toolbelt.config.files import ConfigFileError, load_json_config
 from toolbelt.config.launches import LaunchPin, stored_pin
+from toolbelt.files.atomic import replace_file
 from toolbelt.paths.containment import is_beneath
 
 __all__ = [
@@ -185,15 +184,4 @@ def _store(entries: list[Path], pins: Mapping[str, LaunchPin], home: Path | None
     target.parent.mkdir(parents=True, exist_ok=True)
     approved = {key: pin.stored() for key, pin in sorted(pins.items())}
     data = {"workspaces": [str(entry) for entry in entries], "approved": approved}
-    payload = json.dumps(data, indent=2) + "\n"
-    fd, temp = tempfile.mkstemp(prefix=".trusted-", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    replace_file(target, (json.dumps(data, indent=2) + "\n").encode(), mode=0o600)

@@ -25,6 +25,7 @@ from pydantic import ConfigDict
 from toolbelt.core.errors import UsageError
 from toolbelt.core.schema import JsonSchema, SchemaTooLarge, forms, lifted, validation_form
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.validation import invalid_arguments, location, short_value, unknown_field
 
 __all__ = ["SchemaArguments", "SchemaTool", "example_from_schema"]
@@ -59,16 +60,15 @@ class SchemaTool(Tool[SchemaArguments]):
         idempotent: bool = False,
         open_world: bool = False,
         programmatic: bool = True,
+        hints: ToolHints | None = None,
     ) -> None:
         """Raises ``UsageError`` when the schema is not a valid object schema or ``example``
-        does not satisfy it (a wrong example would mislead the model)."""
+        does not satisfy it (a wrong example would mislead the model). The behaviour hints
+        come one by one (``readonly=True``) or as one value (``hints``, which wins)."""
         self.name = name
         self.title = title or name.replace("_", " ").capitalize()
         self.description = description
-        self.readonly = readonly
-        self.destructive = destructive
-        self.idempotent = idempotent
-        self.open_world = open_world
+        self.hints = hints or ToolHints(readonly, destructive, idempotent, open_world)
         self.programmatic = programmatic
         try:
             rules = validation_form(dict(input_schema))

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.rule_identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
+from toolbelt.core.tool_hints import HintFlag, ToolHints
 from toolbelt.core.validation import validate_with_model
 
 if TYPE_CHECKING:
     from toolbelt.core.content import ToolOutput
     from toolbelt.core.context import ToolContext
 
-__all__ = ["HookSubject", "Tool", "ToolInput"]
+__all__ = ["HookSubject", "Tool", "ToolHints", "ToolInput"]
 
 
 class ToolInput(BaseModel):
@@ -55,7 +56,9 @@ class Tool(ABC, Generic[InputT]):
 
     Subclasses set the class attributes and implement ``run``; ``access`` defaults to "no
     effect" for read-only tools and must be overridden by any tool that touches files,
-    commands or the network.
+    commands or the network. The behaviour hints are one value (``hints =
+    ToolHints.READ_ONLY``); a subclass may still set them one by one as class attributes
+    (``readonly = True``), which ``__init_subclass__`` folds into ``hints``.
     """
 
     name: str
@@ -65,20 +68,21 @@ class Tool(ABC, Generic[InputT]):
     description: str
     """What the model reads to decide when and how to call the tool."""
     input_model: ClassVar[type[ToolInput]]
-    """Validates the arguments; the default ``input_schema`` and ``validate`` use it."""
+    """Validates the arguments; the default ``input_schema`` and ``validate`` use it. Taken
+    from the class's parameter (``Tool[ReadFileInput]``) when the class does not set it."""
     example: dict[str, Any]
     """A correct call, shown to the model when its arguments are invalid."""
     output_model: ClassVar[type[BaseModel] | None] = None
     """Schema of ``ToolOutput.structured`` when the tool has one (MCP ``outputSchema``)."""
 
-    readonly: bool = False
-    """May run concurrently with other read-only calls; when unsure, leave it False."""
-    destructive: bool = True
-    """May destroy or overwrite data (MCP ``destructiveHint``); ignored for read-only tools."""
-    idempotent: bool = False
-    """Calling twice with the same arguments has no further effect (MCP ``idempotentHint``)."""
-    open_world: bool = False
-    """Reaches outside the workspace, e.g. the network (MCP ``openWorldHint``)."""
+    hints: ToolHints = ToolHints()
+    """What its calls do: read-only, destructive, idempotent, open-world (see ``ToolHints``)."""
+    # the four flags of ``hints``, read as attributes of the tool (``tool.readonly``)
+    readonly = HintFlag()
+    destructive = HintFlag()
+    idempotent = HintFlag()
+    open_world = HintFlag()
+
     programmatic: bool = True
     """Suitable when no person is at the keyboard (False for ask_user, git_commit, web_fetch)."""
     asks_user: bool = False
@@ -97,6 +101,22 @@ class Tool(ABC, Generic[InputT]):
     pasted from Claude Code work: a hook matcher ``Write|Edit`` selects it, and a rule naming
     it (``Glob(src/**)``) speaks about it. None for a tool Claude Code does not have; an MCP
     tool's own name (``mcp__server__tool``) is already the one Claude uses."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "input_model" not in cls.__dict__:
+            model = _input_parameter(cls)
+            if model is not None:
+                cls.input_model = model
+        flags = {
+            name: cls.__dict__[name]
+            for name in _HINT_FLAGS
+            if isinstance(cls.__dict__.get(name), bool)
+        }
+        if flags:
+            cls.hints = replace(cls.hints, **flags)
+            for name in flags:
+                delattr(cls, name)  # read from ``hints`` from now on (``HintFlag``)
 
     def rule_identity(self) -> RuleIdentity:
         """How permission rules see this tool (see ``core.identity``); computed once."""
@@ -160,3 +180,17 @@ class Tool(ABC, Generic[InputT]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+_HINT_FLAGS = ("readonly", "destructive", "idempotent", "open_world")
+
+
+def _input_parameter(cls: type) -> type[ToolInput] | None:
+    """The input model a class names as its parameter (``class X(Tool[XInput])``), if any."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin, parameters = get_origin(base), get_args(base)
+        if isinstance(origin, type) and issubclass(origin, Tool) and parameters:
+            model = parameters[0]
+            if isinstance(model, type) and issubclass(model, ToolInput):
+                return model
+    return None

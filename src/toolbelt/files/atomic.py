@@ -8,6 +8,10 @@ file, which ``sweep_stale_temp_files`` removes later. The directory itself is no
 after a power loss the rename may be lost and the old file found — whole, never torn.
 Measured: in-place writes tore 110 of 200
 SIGKILLed files in the research runs; this scheme tore none.
+
+``replace_file`` is the same scheme for a file named by its path, not inside a guarded
+directory: toolbelt's own state (checkpoint objects and records, the trust file, OAuth
+records, the MCP token file, the ready file).
 """
 
 from __future__ import annotations
@@ -19,7 +23,13 @@ import stat
 import time
 from pathlib import Path
 
-__all__ = ["TEMP_MARKER", "atomic_write", "sweep_now_and_then", "sweep_stale_temp_files"]
+__all__ = [
+    "TEMP_MARKER",
+    "atomic_write",
+    "replace_file",
+    "sweep_now_and_then",
+    "sweep_stale_temp_files",
+]
 
 TEMP_MARKER = ".toolbelt-tmp-"
 SWEEP_AGE = 60.0
@@ -42,11 +52,7 @@ def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        _write_all(fd, data)
         if mode is None:
             mode = old_mode if old_mode is not None else 0o666 & ~_umask()
         os.fchmod(fd, mode)
@@ -60,6 +66,34 @@ def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None
             os.unlink(temp, dir_fd=dir_fd)
         raise
     return old_mode is None
+
+
+def replace_file(target: Path, data: bytes, *, mode: int, temp: Path | None = None) -> None:
+    """Replace ``target`` with a new file holding ``data``, whole or not at all.
+
+    ``data`` goes to ``temp`` (a fresh name beside ``target`` unless given), created
+    ``O_EXCL`` with ``mode`` (less the umask), fsynced and renamed over ``target``; a failed
+    write removes it."""
+    temp = temp or target.with_name(f".{target.name}{TEMP_MARKER}{secrets.token_hex(6)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
 
 
 def sweep_now_and_then(directory: Path) -> None:

@@ -33,7 +33,6 @@ __all__ = [
 
 CONTEXT = 3
 NO_NEWLINE = "\\ No newline at end of file"
-_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +127,9 @@ def _line_end_after(text: AnyStr, position: int, lines: int) -> int:
         nl = text.find(newline, end)
         end = len(text) if nl == -1 else nl + 1
     return end
+
+
+_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _hunks(old_lines: list[str], new_lines: list[str], offset: int) -> list[Hunk]:

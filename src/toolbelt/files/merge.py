@@ -24,10 +24,6 @@ from toolbelt.files.style import Style
 
 __all__ = ["Difference", "merge", "opcodes"]
 
-_MAX_PAIRING = 400
-_SHORT = 3
-"""Unchanged runs shorter than this, inside a changed line, are taken as typed."""
-
 
 @dataclass(frozen=True, slots=True)
 class Difference:
@@ -105,6 +101,11 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return ops
 
 
+_MAX_PAIRING = 400
+"""Old × new lines past which a changed block is not paired line by line (each pair costs a
+``SequenceMatcher`` ratio): its new lines are taken as written."""
+
+
 def _pair(olds: list[Line], news: list[str]) -> list[int | None]:
     """For each new line of a changed block, the old line it rewrites (None: a new line)."""
     if len(olds) == len(news):
@@ -155,6 +156,10 @@ def _body_offsets(line: Line) -> dict[int, int]:
         at += len(line.folds[index])
         out[line.bounds[index + 1] - base] = at
     return out
+
+
+_SHORT = 3
+"""Unchanged runs shorter than this, inside a changed line, are taken as typed."""
 
 
 def _merged_body(o: Line, n: Line, r: Line, style: Style) -> str:

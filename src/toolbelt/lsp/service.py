@@ -35,11 +35,6 @@ __all__ = ["ChangedFile", "CodeDiagnostics", "from_lsp"]
 
 T = TypeVar("T")
 
-CHECKER_SHARE = 0.5
-"""The share of an edit's deadline kept for the fast checker while the server starts."""
-LATE_LIMIT = 30.0
-"""Seconds a server may take over one file's diagnostics before it counts as not answering."""
-
 
 @dataclass(frozen=True, slots=True)
 class ChangedFile:
@@ -77,6 +72,12 @@ def _language(change: ChangedFile) -> str:
 class CodeDiagnostics:
     """A session's diagnostics after edits (a session resource)."""
 
+    CHECKER_SHARE = 0.5
+    """The share of an edit's deadline kept for the fast checker while the server starts."""
+    LATE_LIMIT = 30.0
+    """Seconds a server may take over one file's diagnostics before it counts as not
+    answering."""
+
     def __init__(
         self, roots: Sequence[Path], settings: LspSettings, sandbox: Sandbox | None
     ) -> None:
@@ -105,7 +106,7 @@ class CodeDiagnostics:
         late = self._late()
         known = [c for c in changes if language_of(c.path) is not None]
         # a server not up yet leaves the checker time of its own (it starts meanwhile)
-        ready_by = deadline - self.settings.timeout * CHECKER_SHARE
+        ready_by = deadline - self.settings.timeout * self.CHECKER_SHARE
         languages = sorted({language_of(c.path) or "" for c in known})
         ready = await asyncio.gather(*(self.servers.ready(lang, ready_by) for lang in languages))
         connections = dict(zip(languages, ready, strict=True))
@@ -161,7 +162,7 @@ class CodeDiagnostics:
         baselines: dict[Path, list[Diagnostic]] = {}
         found: dict[Path, Outcome | str] = {}
         try:
-            async with asyncio.timeout(LATE_LIMIT), connection.checking:
+            async with asyncio.timeout(self.LATE_LIMIT), connection.checking:
                 for change in changes:
                     if change.before is not None:
                         connection.sync(change.before_path, change.before, _language(change))

@@ -15,6 +15,8 @@ import json
 import os
 from pathlib import Path
 
+from toolbelt.files.atomic import replace_file
+
 __all__ = ["remove_ready_file", "write_ready_file"]
 
 
@@ -30,17 +32,7 @@ def write_ready_file(path: Path, url: str, token_file: Path | None) -> None:
         "version": installed_version(),
         "token_file": str(token_file) if token_file else None,
     }
-    body = json.dumps(written) + "\n"
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with temporary.open("w", encoding="utf-8") as handle:
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    replace_file(path, (json.dumps(written) + "\n").encode(), mode=0o666)
 
 
 def remove_ready_file(path: Path) -> None:

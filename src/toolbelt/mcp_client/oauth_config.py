@@ -41,7 +41,6 @@ _KEYS = frozenset(
         "clientMetadataUrl",
     }
 )
-_ONLY_VARIABLE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +62,9 @@ class OAuthSettings:
     client_metadata_url: str | None = None
     """A client ID metadata document (an https URL with a path) to use as the client ID where
     the authorization server supports them, instead of registering."""
+
+
+_ONLY_VARIABLE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
 
 
 def parse_oauth(

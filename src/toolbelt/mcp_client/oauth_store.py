@@ -47,6 +47,7 @@ import anyio
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from toolbelt.config.trust import user_config_dir
+from toolbelt.files.atomic import replace_file
 
 __all__ = ["CREDENTIALS_DIR", "CredentialStore", "credentials_dir", "record_path"]
 
@@ -254,17 +255,5 @@ class CredentialStore:
         self._write(record)
 
     def _write(self, record: dict[str, Any]) -> None:
-        directory = self._directory()
-        data = json.dumps(record, indent=2, sort_keys=True).encode()
-        temporary = directory / f".{self.path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
-        fd = os.open(temporary, flags, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
+        self._directory()
+        replace_file(self.path, json.dumps(record, indent=2, sort_keys=True).encode(), mode=0o600)

@@ -33,9 +33,6 @@ __all__ = [
     "server_prompts",
 ]
 
-_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*://[^\s]+)")
-"""``@server:scheme://rest``, as Claude Code writes a resource mention."""
-
 
 @dataclass(frozen=True, slots=True)
 class PromptInfo:
@@ -112,6 +109,10 @@ async def render_prompt(
         if text:
             parts.append(text)
     return "\n\n".join(parts)
+
+
+_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*://[^\s]+)")
+"""``@server:scheme://rest``, as Claude Code writes a resource mention."""
 
 
 async def expand_mentions(

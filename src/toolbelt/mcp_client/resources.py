@@ -22,6 +22,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.mcp_client.config import output_cap
 from toolbelt.mcp_client.paging import listing_pages
@@ -94,8 +95,7 @@ class ListMcpResourcesTool(Tool[ListResourcesInput]):
 
     name = "list_mcp_resources"
     title = "List MCP resources"
-    input_model = ListResourcesInput
-    readonly = True
+    hints = ToolHints(readonly=True)
     example = {"server": "docs"}
 
     def __init__(self, toolset: McpToolset) -> None:
@@ -146,8 +146,7 @@ class ReadMcpResourceTool(Tool[ReadResourceInput]):
 
     name = "read_mcp_resource"
     title = "Read MCP resource"
-    input_model = ReadResourceInput
-    readonly = True
+    hints = ToolHints(readonly=True)
     example = {"server": "docs", "uri": "docs://guide/install.md"}
 
     def __init__(self, toolset: McpToolset) -> None:

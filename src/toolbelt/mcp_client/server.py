@@ -19,6 +19,7 @@ through the calling tool's user channel (declined when nobody is there); at most
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -53,7 +54,7 @@ from toolbelt.mcp_client.restart_backoff import RestartBackoff
 from toolbelt.mcp_client.results import output_from_result
 from toolbelt.mcp_client.server_requests import RequestCap, bounded_requests
 from toolbelt.mcp_client.stdio import StdioConnection
-from toolbelt.mcp_client.tool_listing import build_tools_off_loop, list_remote_tools
+from toolbelt.mcp_client.tool_listing import build_tools, list_remote_tools
 from toolbelt.mcp_client.tools import McpTool, server_prefixes, tool_names
 from toolbelt.mcp_client.transports import connect
 from toolbelt.runners.runner import Runner
@@ -301,9 +302,10 @@ class McpServerToolset(Toolset):
         self.listed = tuple(remote)
         names = tool_names(self.prefix, (tool.name for tool in remote), self._taken, self._given)
         self._given.update(names)
-        built, skipped = await build_tools_off_loop(
-            remote, names, self.config.name, self._call, self.spellings
-        )
+        build = functools.partial(
+            build_tools, remote, names, self.config.name, self._call, self.spellings
+        )  # in a worker thread, abandoned when start-up time runs out (see tool_listing)
+        built, skipped = await anyio.to_thread.run_sync(build, abandon_on_cancel=True)
         note = listing.note()
         self._tools, self.skipped = built, [*skipped, note] if note is not None else skipped
 

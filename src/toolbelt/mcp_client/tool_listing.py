@@ -7,19 +7,17 @@ counts once, and a tool whose schema toolbelt cannot read or use is left out wit
 shown by ``toolbelt mcp-servers`` — while the others are served.
 
 Turning a listed tool into a toolbelt tool checks its schema (``jsonschema``'s meta-schema,
-about a millisecond a tool): ``build_tools`` is run in a worker thread (``build_tools_off_loop``),
-so a long list neither stalls the event loop — every other server and call in the process —
-nor outlives the server's start-up time, which a synchronous loop over 20,000 tools did (38 s
-against a ``startupTimeout`` of 5).
+about a millisecond a tool): ``build_tools`` is run in a worker thread, abandoned (not waited
+for) when the caller's time runs out, so a long list neither stalls the event loop — every
+other server and call in the process — nor outlives the server's start-up time, which a
+synchronous loop over 20,000 tools did (38 s against a ``startupTimeout`` of 5).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
 
@@ -34,7 +32,6 @@ __all__ = [
     "MAX_TOOLS",
     "Listing",
     "build_tools",
-    "build_tools_off_loop",
     "list_remote_tools",
 ]
 
@@ -94,21 +91,6 @@ async def list_remote_tools(session: ClientSession) -> Listing:
             listing.unread = True
             break
     return listing
-
-
-async def build_tools_off_loop(
-    remote_tools: list[types.Tool],
-    names: Mapping[str, str],
-    server: str,
-    call: RemoteCall,
-    spellings: tuple[str, ...],
-) -> tuple[dict[str, McpTool], list[str]]:
-    """``build_tools`` in a worker thread, abandoned (not waited for) when the caller's time
-    runs out: the start-up timeout fires on time whatever the list holds."""
-    return await anyio.to_thread.run_sync(
-        functools.partial(build_tools, remote_tools, names, server, call, spellings),
-        abandon_on_cancel=True,
-    )
 
 
 def build_tools(

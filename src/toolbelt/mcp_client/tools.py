@@ -33,6 +33,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.mcp_client.metadata import (
     MAX_DESCRIPTION,
     MAX_TITLE,
@@ -200,10 +201,7 @@ class McpTool(SchemaTool):
             title=capped(remote.title or hints.title or remote.name, MAX_TITLE),
             description=f"{description}\n\n(Tool `{remote.name}` of the MCP server `{server}`.)",
             input_schema=capped_schema(remote.input_schema),
-            readonly=bool(hints.read_only_hint),
-            destructive=hints.destructive_hint is not False,
-            idempotent=bool(hints.idempotent_hint),
-            open_world=hints.open_world_hint is not False,
+            hints=ToolHints.from_mcp(hints),
         )
         self.asks_user = True  # the server may ask the person (elicitation) while it runs
         self.server = server

@@ -122,7 +122,6 @@ class CallMcpTool(Tool[CallMcpInput]):
 
     name = "call_mcp_tool"
     title = "Call MCP tool"
-    input_model = CallMcpInput
     example = {"server": "github", "tool": "search_issues", "arguments": {"query": "crash"}}
 
     def __init__(self, toolset: McpToolset) -> None:

@@ -20,10 +20,10 @@ import errno
 import os
 import platform
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["HAVE_OPENAT2", "open_beneath", "open_directory", "opened_path"]
+__all__ = ["HAVE_OPENAT2", "descend", "open_beneath", "open_directory", "opened_path"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _RESOLVE_NO_MAGICLINKS = 0x02
@@ -102,11 +102,23 @@ def open_directory(path: str) -> int:
         raise ValueError(f"open_directory needs an absolute path, got {path!r}")
     if HAVE_OPENAT2:
         return _openat2(-1, path, _DIR_FLAGS, 0, _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+    return descend(path.split("/"))
+
+
+def descend(parts: Iterable[str], missing: Callable[[int, str], int] | None = None) -> int:
+    """An fd on the directory reached from ``/`` through ``parts``, one component at a time
+    and never through a symlink. A missing component raises FileNotFoundError, or is made by
+    ``missing(fd, part)``, which returns an fd on it."""
     fd = os.open("/", _DIR_FLAGS)
     try:
-        for part in path.split("/"):
+        for part in parts:
             if part:
-                next_fd = open_beneath(fd, part, _DIR_FLAGS)
+                try:
+                    next_fd = open_beneath(fd, part, _DIR_FLAGS)
+                except FileNotFoundError:
+                    if missing is None:
+                        raise
+                    next_fd = missing(fd, part)
                 os.close(fd)
                 fd = next_fd
     except BaseException:

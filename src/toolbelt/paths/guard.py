@@ -35,7 +35,7 @@ from pathlib import Path
 
 from toolbelt.core.access import Protection
 from toolbelt.core.errors import PathError
-from toolbelt.paths.beneath import open_beneath, open_directory, opened_path
+from toolbelt.paths.beneath import descend, open_beneath, open_directory, opened_path
 from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.errors import changed, mapped, missing, not_regular
 from toolbelt.paths.protected import protected_file_name, protected_reason
@@ -215,35 +215,19 @@ class PathGuard:
         """An fd on ``directory``, opened from ``/`` without traversing any symlink; with
         ``create``, missing directories are made inside the fds already held."""
         try:
-            return open_directory(str(directory))
+            try:
+                return open_directory(str(directory))
+            except FileNotFoundError:
+                if not create:
+                    raise
+            return descend(directory.parts[1:], _make_and_open)
         except FileNotFoundError:
-            if not create:
-                raise PathError(
-                    f"The directory {self.display(directory)} does not exist; create it "
-                    "first or check the path."
-                ) from None
+            raise PathError(
+                f"The directory {self.display(directory)} does not exist; create it "
+                "first or check the path."
+            ) from None
         except OSError as exc:
             raise mapped(target, exc) from exc
-        fd = os.open("/", _DIR_FLAGS)
-        try:
-            for part in directory.parts[1:]:
-                try:
-                    next_fd = open_beneath(fd, part, _DIR_FLAGS)
-                except FileNotFoundError as exc:
-                    if not create:
-                        raise PathError(
-                            f"The directory {self.display(directory)} does not exist; create it "
-                            "first or check the path."
-                        ) from exc
-                    next_fd = _make_and_open(part, fd)
-                except OSError as exc:
-                    raise mapped(target, exc) from exc
-                os.close(fd)
-                fd = next_fd
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
 
     def _open_regular(self, path: Path, parent_fd: int) -> int:
         if not path.name:
@@ -278,7 +262,7 @@ class PathGuard:
         )
 
 
-def _make_and_open(part: str, dir_fd: int) -> int:
+def _make_and_open(dir_fd: int, part: str) -> int:
     with contextlib.suppress(FileExistsError):  # made concurrently: the open below vets it
         os.mkdir(part, 0o777, dir_fd=dir_fd)
     return open_beneath(dir_fd, part, _DIR_FLAGS)

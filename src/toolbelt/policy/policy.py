@@ -54,7 +54,7 @@ from toolbelt.core.rule_identity import FILE_READ, FILE_WRITE, RuleIdentity
 from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.protections import Protections
 from toolbelt.policy.modes import Mode
-from toolbelt.policy.rules import RuleMatch, rule_for_approval
+from toolbelt.policy.rules import RuleMatch, RuleSet, rule_for_approval
 
 __all__ = ["Mode", "RuleMatch", "RuleMatcher", "ToolbeltPolicy", "allow_rules"]
 
@@ -92,29 +92,6 @@ class RuleMatcher(Protocol):
         ...
 
 
-class _NoRules:
-    def match(
-        self,
-        tool: RuleIdentity,
-        *,
-        paths: Sequence[Path],
-        commands: Sequence[str],
-        url: str | None,
-    ) -> RuleMatch | None:
-        return None
-
-    def read_denied(self, path: Path) -> bool:
-        return False
-
-    @property
-    def denies_reads(self) -> bool:
-        return False
-
-    @property
-    def denies_reads_by_pattern(self) -> bool:
-        return False
-
-
 class ToolbeltPolicy(PermissionPolicy):
     """The standard policy used by every door (library, CLI, MCP)."""
 
@@ -132,7 +109,7 @@ class ToolbeltPolicy(PermissionPolicy):
         knows of none but what ``Access.protections`` carries)."""
         self.mode = mode
         self._roots = tuple(roots)
-        self._rules: RuleMatcher = rules or _NoRules()
+        self._rules: RuleMatcher = rules or RuleSet()  # no rules: none speaks
         self._protections = protections
         self._persist = persist
         self._no_always = no_always or (

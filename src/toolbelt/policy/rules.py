@@ -301,11 +301,10 @@ class RuleSet:
     def denies_reads_by_pattern(self) -> bool:
         """Whether some read-deny rule picks names by wildcard, so the OS sandbox cannot hide
         what it covers (``hidden_reads`` maps only rules that name a path whole)."""
-        cwd = self._cwd()
         return any(
             rule.specifier is not None
             and rule.covers(FILE_READ)
-            and rule.literal_path(cwd=cwd, home=self._home) is None
+            and rule.literal_path(cwd=self._cwd(), home=self._home) is None
             for rule in self.lists["deny"]
         )
 

@@ -19,7 +19,6 @@ import json
 from collections.abc import AsyncIterator, Container
 from typing import Any
 
-from toolbelt.core.content import ContentBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.providers.deferral import TOOL_SEARCH
 from toolbelt.providers.deferred import (
@@ -42,6 +41,7 @@ from toolbelt.providers.model import (
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.sdk_client import SdkModelClient
 from toolbelt.providers.turn import TurnBuilder
+from toolbelt.providers.wire_content import wire_content
 
 __all__ = ["AnthropicClient", "anthropic_messages"]
 
@@ -145,7 +145,7 @@ def anthropic_messages(
             content = [_tool_result(result, deferred) for result in message.results]
             messages.append({"role": "user", "content": content})
         else:
-            messages.append({"role": "user", "content": _blocks(message.content)})
+            messages.append({"role": "user", "content": wire_content(message.content, "anthropic")})
     return messages
 
 
@@ -180,17 +180,6 @@ def _assistant_content(message: AssistantMessage) -> list[dict[str, Any]]:
         )
     for invalid in message.invalid_calls:  # answered with an error; its input never ran
         content.append({"type": "tool_use", "id": invalid.id, "name": invalid.name, "input": {}})
-    return content
-
-
-def _blocks(blocks: tuple[ContentBlock, ...]) -> list[dict[str, Any]]:
-    content: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            source = {"type": "base64", "media_type": block.mime_type, "data": block.data}
-            content.append({"type": "image", "source": source})
     return content
 
 

@@ -30,9 +30,6 @@ __all__ = [
     "total_cost",
 ]
 
-DEFAULT_CONTEXT_WINDOW = 128_000
-LOCAL_CONTEXT_WINDOW = 32_768
-
 
 @dataclass(frozen=True, slots=True)
 class Price:
@@ -47,6 +44,8 @@ class Price:
 _CLAUDE_SONNET = Price(3.0, 15.0, 0.30, 3.75)
 _CLAUDE_OPUS = Price(15.0, 75.0, 1.50, 18.75)
 
+DEFAULT_CONTEXT_WINDOW = 128_000
+LOCAL_CONTEXT_WINDOW = 32_768
 # Context windows by model name prefix (without the provider); the longest prefix wins.
 _WINDOWS: dict[str, int] = {
     "claude": 200_000,

@@ -13,15 +13,16 @@ call, with the tool's current name and description, so a request costs only the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Literal
 
-from toolbelt.core.content import ContentBlock, ImageBlock, TextBlock
+from toolbelt.core.content import ImageBlock, TextBlock
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.schema import JsonSchema
 from toolbelt.core.tool import Tool
 from toolbelt.providers.mcp_results import output_schema
 from toolbelt.providers.schema import neutral_schema, per_tool, strict_tool_schema, tool_schema
+from toolbelt.providers.wire_content import wire_content
 
 __all__ = [
     "GEMINI_SYNTHETIC_ID_PREFIX",
@@ -33,7 +34,6 @@ __all__ = [
     "mcp_tool",
     "openai_chat_tool",
     "openai_chat_tool_message",
-    "openai_responses_content",
     "openai_responses_output",
     "openai_responses_tool",
     "tool_definitions",
@@ -122,10 +122,7 @@ def mcp_tool(tool: Tool[Any]) -> dict[str, Any]:
         "inputSchema": neutral_schema(tool),
         "annotations": {
             "title": tool.title,
-            "readOnlyHint": tool.readonly,
-            "destructiveHint": (not tool.readonly) and tool.destructive,
-            "idempotentHint": tool.idempotent,
-            "openWorldHint": tool.open_world,
+            **tool.hints.mcp_annotations(),
         },
     }
     structured = per_tool(tool, "mcp-output", lambda: _mcp_output_schema(tool))
@@ -166,21 +163,10 @@ def tool_definitions(
 
 def anthropic_tool_result(result: ToolCallResult) -> dict[str, Any]:
     """A ``tool_result`` block for the next user message."""
-    content: list[dict[str, Any]] = []
-    for block in result.output.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            content.append(
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
-                }
-            )
     return {
         "type": "tool_result",
         "tool_use_id": result.call_id,
-        "content": content,
+        "content": wire_content(result.output.content, "anthropic"),
         "is_error": result.is_error,
     }
 
@@ -206,21 +192,8 @@ def openai_responses_output(result: ToolCallResult) -> dict[str, Any]:
     if not any(isinstance(b, ImageBlock) for b in result.output.content):
         output: str | list[dict[str, Any]] = _error_prefixed(result, result.text)
     else:
-        output = openai_responses_content(result.output.content)
+        output = wire_content(result.output.content, "openai-responses")
     return {"type": "function_call_output", "call_id": result.call_id, "output": output}
-
-
-def openai_responses_content(blocks: Sequence[ContentBlock]) -> list[dict[str, Any]]:
-    """Content blocks as Responses input parts (a user message's, a tool output's); images
-    travel as data URLs."""
-    parts: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, TextBlock):
-            parts.append({"type": "input_text", "text": block.text})
-        else:
-            url = f"data:{block.mime_type};base64,{block.data}"
-            parts.append({"type": "input_image", "image_url": url})
-    return parts
 
 
 def gemini_function_response(

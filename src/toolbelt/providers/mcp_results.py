@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolbelt.core.content import TextBlock
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.providers.wire_content import wire_content
 
 __all__ = ["TEXT_FIELD", "call_result", "output_schema"]
 
@@ -47,14 +47,8 @@ def output_schema(structured: dict[str, Any]) -> dict[str, Any]:
 
 def call_result(result: ToolCallResult) -> dict[str, Any]:
     """The ``tools/call`` result for ``result``: content blocks plus the structured result."""
-    content: list[dict[str, Any]] = []
-    for block in result.output.content:
-        if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
-        else:
-            content.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
     reply: dict[str, Any] = {
-        "content": content,
+        "content": wire_content(result.output.content, "mcp"),
         "isError": result.is_error,
         "resultType": "complete",
     }

@@ -32,6 +32,7 @@ from toolbelt.providers.openai_sdk import OpenAISdkClient
 from toolbelt.providers.retry import RetryPolicy
 from toolbelt.providers.turn import TurnBuilder
 from toolbelt.providers.untrusted import arguments_as_written
+from toolbelt.providers.wire_content import wire_content
 
 __all__ = ["OpenAIChatClient", "chat_messages"]
 
@@ -158,7 +159,7 @@ def chat_messages(system: str, transcript: tuple[Message, ...]) -> list[dict[str
                     images.append(TextBlock(f"Images returned by the {result.tool} call:"))
                     images.extend(shown)
             if images:
-                messages.append({"role": "user", "content": _parts(tuple(images))})
+                messages.append({"role": "user", "content": wire_content(images, "openai")})
         else:
             messages.append({"role": "user", "content": _user_content(message.content)})
     return messages
@@ -185,18 +186,7 @@ def _call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 def _user_content(blocks: tuple[ContentBlock, ...]) -> str | list[dict[str, Any]]:
     if all(isinstance(block, TextBlock) for block in blocks):
         return "\n".join(cast(TextBlock, block).text for block in blocks)
-    return _parts(blocks)
-
-
-def _parts(blocks: tuple[ContentBlock, ...]) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, TextBlock):
-            parts.append({"type": "text", "text": block.text})
-        else:
-            url = f"data:{block.mime_type};base64,{block.data}"
-            parts.append({"type": "image_url", "image_url": {"url": url}})
-    return parts
+    return wire_content(blocks, "openai")
 
 
 def _usage(usage: Any) -> Usage:

@@ -27,7 +27,7 @@ from toolbelt.providers.deferred import (
     request_tool_definitions,
 )
 from toolbelt.providers.failures import Failure, describe
-from toolbelt.providers.formats import openai_responses_content, openai_responses_output
+from toolbelt.providers.formats import openai_responses_output
 from toolbelt.providers.model import (
     AssistantMessage,
     Message,
@@ -40,6 +40,7 @@ from toolbelt.providers.model import (
 from toolbelt.providers.openai_sdk import OpenAISdkClient
 from toolbelt.providers.turn import TurnBuilder
 from toolbelt.providers.untrusted import arguments_as_written
+from toolbelt.providers.wire_content import wire_content
 
 __all__ = ["OpenAIResponsesClient", "responses_input"]
 
@@ -141,7 +142,9 @@ def responses_input(
                 else:
                     items.append(openai_responses_output(result))
         else:
-            items.append({"role": "user", "content": openai_responses_content(message.content)})
+            items.append(
+                {"role": "user", "content": wire_content(message.content, "openai-responses")}
+            )
     return items
 
 

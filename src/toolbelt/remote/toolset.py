@@ -38,6 +38,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ConnectionLostError, UsageError
 from toolbelt.core.registry import AnyTool, Toolset
 from toolbelt.core.schema_tool import SchemaArguments, SchemaTool
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.mcp_client.config import ServerConfig
 from toolbelt.mcp_client.metadata import UnusableToolError, capped_schema, unusable
 from toolbelt.mcp_client.server import McpServerToolset
@@ -60,10 +61,7 @@ class RemoteTool(SchemaTool):
             title=remote.title or hints.title or None,
             description=remote.description or remote.name,
             input_schema=capped_schema(remote.input_schema),
-            readonly=bool(hints.read_only_hint),
-            destructive=hints.destructive_hint is not False,
-            idempotent=bool(hints.idempotent_hint),
-            open_world=hints.open_world_hint is not False,
+            hints=ToolHints.from_mcp(hints),
         )
         self.asks_user = True  # the remote policy may ask the person (elicitation)
         self._owner = owner

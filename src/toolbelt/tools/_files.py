@@ -31,6 +31,7 @@ __all__ = [
     "require_read_to_match",
     "resolve",
     "save_text",
+    "write_access",
 ]
 
 MAX_EDIT_BYTES = 64 * 1024 * 1024
@@ -76,6 +77,18 @@ def read_access(ctx: ToolContext, raw: str, summary: str) -> Access:
     target = resolve(ctx, raw)
     return Access(
         AccessKind.READ, paths=(target.path,), protections=protections_of(target), summary=summary
+    )
+
+
+def write_access(summary: str, preview: str, *targets: ResolvedPath) -> Access:
+    """What a tool that changes files asks for: those paths, with their protections, and the
+    change as the person approving it sees it (``preview``)."""
+    return Access(
+        AccessKind.WRITE,
+        paths=tuple(target.path for target in targets),
+        protections=protections_of(*targets),
+        preview=preview,
+        summary=summary,
     )
 
 

@@ -25,8 +25,6 @@ from toolbelt.paths.small_read import read_small_text
 
 __all__ = ["GitPlace", "locate"]
 
-_POINTER_BYTES = 4096
-
 
 @dataclass(frozen=True, slots=True)
 class GitPlace:
@@ -46,6 +44,9 @@ class GitPlace:
         """Of the work tree and the git directories, those that lie outside ``roots``."""
         real = [Path(os.path.realpath(self.top)), self.git_dir, self.common_dir]
         return [path for path in dict.fromkeys(real) if not is_within_any(path, roots)]
+
+
+_POINTER_BYTES = 4096
 
 
 def locate(cwd: Path) -> GitPlace | None:

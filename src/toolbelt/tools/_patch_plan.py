@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from toolbelt.core.access import Access
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.wording import counted
@@ -39,9 +40,10 @@ from toolbelt.tools._files import (
     read_tracker,
     require_read_to_match,
     resolve,
+    write_access,
 )
 
-__all__ = ["PatchPlan", "PlannedChange", "plan_patch", "plan_rewrites"]
+__all__ = ["PatchPlan", "PlannedChange", "kept_plan", "plan_patch", "plan_rewrites"]
 
 Action = Literal["add", "update", "delete"]
 _PLAIN = DecodedText("")
@@ -82,6 +84,22 @@ class PatchPlan:
     def still_current(self) -> bool:
         """Whether every file is still as it was when the plan was made."""
         return all(_signature(path) == signature for path, signature in self.seen)
+
+    def access(self, summary: str) -> Access:
+        """Writing this plan, as the policy is asked about it (``access`` keeps the plan for
+        ``run``: see ``kept_plan``)."""
+        preview = "".join(change.change.unified for change in self.changes)
+        return write_access(summary, preview, *(change.resolved for change in self.changes))
+
+
+def kept_plan(ctx: ToolContext, key: str, made_for: object) -> PatchPlan | None:
+    """The plan ``access`` kept in ``ctx.scratch[key]`` with what it was ``made_for`` (the
+    call's arguments), when ``run`` has the same arguments and no file changed since."""
+    kept = ctx.scratch.pop(key, None)
+    if kept is not None and kept[0] == made_for and kept[1].still_current():
+        plan: PatchPlan = kept[1]
+        return plan
+    return None
 
 
 def _signature(path: Path) -> tuple[int, int] | None:

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.guard import protections_of
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools.edit_file import STALE_NOTE
 
@@ -94,13 +93,11 @@ class ApplyPatchTool(Tool[ApplyPatchInput]):
     rule_family = "Edit"
     title = "Apply patch"
     description = DESCRIPTION
-    input_model = ApplyPatchInput
     output_model = ApplyPatchOutput
     example = {
         "input": "*** Begin Patch\n*** Update File: src/app.py\n@@ def add(a, b):\n"
         "-    return a - b\n+    return a + b\n*** End Patch\n"
     }
-    destructive = True
 
     async def access(self, args: ApplyPatchInput, ctx: ToolContext) -> Access:
         return await anyio.to_thread.run_sync(_preview, ctx, args.input)
@@ -114,27 +111,15 @@ def _preview(ctx: ToolContext, patch: str) -> Access:
 
     plan = plan_patch(ctx, patch)
     ctx.scratch["patch"] = (patch, plan)
-    changes = plan.changes
-    return Access(
-        AccessKind.WRITE,
-        paths=tuple(change.resolved.path for change in changes),
-        protections=protections_of(*(change.resolved for change in changes)),
-        preview="".join(change.change.unified for change in changes),
-        summary="apply patch: " + ", ".join(_summary(change) for change in _shown(changes)),
-    )
+    return plan.access("apply patch: " + ", ".join(_summary(c) for c in _shown(plan.changes)))
 
 
 def _apply(ctx: ToolContext, patch: str) -> EditReport:
     """Write the plan ``access`` made, or a fresh one if a file changed since."""
     from toolbelt.tools._patch_commit import commit
-    from toolbelt.tools._patch_plan import plan_patch
+    from toolbelt.tools._patch_plan import kept_plan, plan_patch
 
-    planned = ctx.scratch.pop("patch", None)
-    plan: PatchPlan
-    if planned is not None and planned[0] == patch and planned[1].still_current():
-        plan = planned[1]
-    else:
-        plan = plan_patch(ctx, patch)
+    plan = kept_plan(ctx, "patch", patch) or plan_patch(ctx, patch)
     commit(ctx, plan.changes)
     for change in _shown(plan.changes):
         ctx.diff(change.shown, change.change.unified, tuple(change.change.as_dicts()))

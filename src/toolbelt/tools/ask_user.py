@@ -24,6 +24,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.terminal_text import has_terminal_control
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.user import Question, UserAnswer
 
 __all__ = ["AskUserInput", "AskUserOutput", "AskUserTool"]
@@ -156,7 +157,6 @@ class AskUserTool(Tool[AskUserInput]):
     name = "ask_user"
     title = "Ask the user"
     description = DESCRIPTION
-    input_model = AskUserInput
     output_model = AskUserOutput
     example = {
         "questions": [
@@ -170,9 +170,9 @@ class AskUserTool(Tool[AskUserInput]):
             }
         ]
     }
-    readonly = True  # changes nothing; one questionnaire at a time is _AskingTurn's job
+    # read-only: it changes nothing; one questionnaire at a time is _AskingTurn's job
+    hints = ToolHints(readonly=True, destructive=False)
     asks_user = True  # runs alone: no permission prompt of another call beside it
-    destructive = False
     programmatic = False
     rule_aliases = ("AskUserQuestion",)
 

@@ -25,6 +25,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.paths.containment import is_within_any
 from toolbelt.paths.guard import protections_of
 from toolbelt.sandbox.sandbox import Sandbox
@@ -98,11 +99,9 @@ class BashTool(Tool[BashInput]):
     claude_name = "Bash"
     title = "Run shell command"
     description = DESCRIPTION
-    input_model = BashInput
     output_model = BashOutput
     example = {"command": "pytest -q tests/test_app.py", "description": "Run the app tests"}
-    destructive = True
-    open_world = True
+    hints = ToolHints(open_world=True)
 
     async def access(self, args: BashInput, ctx: ToolContext) -> Access:
         # text bash cannot parse is refused before anyone is asked to approve it

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.shell.binary import binary_text_summary
 from toolbelt.tools._shell import job_manager
 
@@ -41,11 +42,9 @@ class BashOutputTool(Tool[BashOutputInput]):
     claude_name = "BashOutput"
     title = "Background job output"
     description = DESCRIPTION
-    input_model = BashOutputInput
     output_model = BashOutputOutput
     example = {"id": "bg-1a2b3c4d"}
-    readonly = True
-    destructive = False
+    hints = ToolHints(readonly=True, destructive=False)
 
     async def run(self, args: BashOutputInput, ctx: ToolContext) -> ToolOutput:
         jobs = job_manager(ctx)

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
@@ -29,7 +29,7 @@ from toolbelt.files.diff import Region, snippet
 from toolbelt.files.exact import replace_exact, utf8_bom
 from toolbelt.files.matching import Splice, find_and_replace
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import (
     Change,
@@ -40,6 +40,7 @@ from toolbelt.tools._files import (
     require_read_to_match,
     resolve,
     save_text,
+    write_access,
 )
 
 __all__ = ["EditFileInput", "EditFileTool", "apply_and_save"]
@@ -91,10 +92,8 @@ class EditFileTool(Tool[EditFileInput]):
     claude_name = "Edit"
     title = "Edit file"
     description = DESCRIPTION
-    input_model = EditFileInput
     output_model = EditFileOutput
     example = {"path": "src/app.py", "old_string": "return a + b", "new_string": "return a - b"}
-    destructive = True
 
     async def access(self, args: EditFileInput, ctx: ToolContext) -> Access:
         return await anyio.to_thread.run_sync(_preview, ctx, args.path, [_edit(args)])
@@ -170,13 +169,8 @@ def _preview(ctx: ToolContext, raw_path: str, edits: list[Edit]) -> Access:
     edited = _apply(loaded, edits, quote=ctx.may_quote(loaded.path))
     change = _describe(loaded, edited)
     ctx.scratch["edit"] = (raw_path, edits, loaded, resolved, edited, change)
-    return Access(
-        AccessKind.WRITE,
-        paths=(loaded.path,),
-        protections=protections_of(resolved),
-        preview=change.unified,
-        summary=f"edit {loaded.shown} (+{change.added} -{change.removed})",
-    )
+    summary = f"edit {loaded.shown} (+{change.added} -{change.removed})"
+    return write_access(summary, change.unified, resolved)
 
 
 def _unchanged(loaded: LoadedFile) -> bool:

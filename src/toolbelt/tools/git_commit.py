@@ -26,6 +26,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.tools._files import resolve
 from toolbelt.tools._git import GitResult, GitRunner
 from toolbelt.tools._git_place import GitPlace, locate
@@ -79,14 +80,12 @@ class GitCommitTool(Tool[GitCommitInput]):
     name = "git_commit"
     title = "Git commit"
     description = DESCRIPTION
-    input_model = GitCommitInput
     output_model = GitCommitOutput
     example = {
         "message": "Fix off-by-one in pager\n\nThe last page was skipped.",
         "paths": ["src/pager.py"],
     }
-    readonly = False
-    destructive = False
+    hints = ToolHints(destructive=False)
     programmatic = False
     rule_family = "Bash"  # `git commit` to Bash rules: Bash(git commit:*) allows or denies it
 

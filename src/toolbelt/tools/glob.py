@@ -18,6 +18,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.search.budget import SearchBudget, cut_note
 from toolbelt.search.fallback import python_files
 from toolbelt.search.globs import compile_glob, name_only_glob
@@ -60,12 +61,9 @@ class GlobTool(Tool[GlobInput]):
     rule_family, claude_name = "Read", "Glob"
     title = "Find files"
     description = DESCRIPTION
-    input_model = GlobInput
     output_model = GlobOutput
     example = {"pattern": "**/*.py", "path": "src"}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def access(self, args: GlobInput, ctx: ToolContext) -> Access:
         return read_access(ctx, args.path or ".", f"list {args.path or '.'}")

@@ -23,6 +23,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.paths.guard import PathGuard, ResolvedPath
 from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
@@ -87,12 +88,9 @@ class GrepTool(Tool[GrepInput]):
     rule_family, claude_name = "Read", "Grep"
     title = "Search file contents"
     description = DESCRIPTION
-    input_model = GrepInput
     output_model = GrepOutput
     example = {"pattern": "class \\w+Error", "glob": "*.py", "output_mode": "content"}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def access(self, args: GrepInput, ctx: ToolContext) -> Access:
         return read_access(ctx, args.path or ".", f"search {args.path or '.'}")

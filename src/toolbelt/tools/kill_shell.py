@@ -8,6 +8,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.tools._shell import job_manager
 
@@ -39,11 +40,9 @@ class KillShellTool(Tool[KillShellInput]):
     claude_name = "KillShell"
     title = "Stop background job"
     description = DESCRIPTION
-    input_model = KillShellInput
     output_model = KillShellOutput
     example = {"id": "bg-1a2b3c4d"}
-    destructive = True
-    idempotent = True
+    hints = ToolHints(idempotent=True)
 
     async def access(self, args: KillShellInput, ctx: ToolContext) -> Access:
         # stopping what this session itself started needs no approval

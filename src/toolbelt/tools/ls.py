@@ -26,6 +26,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.paths.beneath import open_beneath
 from toolbelt.search.ignored import git_ignored
@@ -66,12 +67,9 @@ class LsTool(Tool[LsInput]):
     rule_family, claude_name = "Read", "LS"
     title = "List directory"
     description = DESCRIPTION
-    input_model = LsInput
     output_model = LsOutput
     example = {"path": "src", "depth": 2}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def access(self, args: LsInput, ctx: ToolContext) -> Access:
         return read_access(ctx, args.path, f"list {args.path}")

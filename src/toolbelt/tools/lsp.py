@@ -22,6 +22,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.tools._code import code_diagnostics
 from toolbelt.tools._code_map import repo_map_result
 from toolbelt.tools._code_search import find_definitions
@@ -82,12 +83,9 @@ class LspTool(Tool[LspInput]):
     name = "lsp"
     title = "Language server"
     description = DESCRIPTION
-    input_model = LspInput
     output_model = LspOutput
     example = {"operation": "references", "path": "src/app.py", "line": 12, "symbol": "load"}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def access(self, args: LspInput, ctx: ToolContext) -> Access:
         return read_access(ctx, args.path, f"lsp {args.operation} {args.path}")

@@ -46,7 +46,6 @@ class MultiEditTool(Tool[MultiEditInput]):
     claude_name = "MultiEdit"
     title = "Edit file (several changes)"
     description = DESCRIPTION
-    input_model = MultiEditInput
     output_model = EditFileOutput
     example = {
         "path": "src/app.py",
@@ -55,7 +54,6 @@ class MultiEditTool(Tool[MultiEditInput]):
             {"old_string": "DEBUG = True", "new_string": "DEBUG = False"},
         ],
     }
-    destructive = True
 
     async def access(self, args: MultiEditInput, ctx: ToolContext) -> Access:
         return await anyio.to_thread.run_sync(_preview, ctx, args.path, _edits(args))

@@ -14,16 +14,21 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.wording import counted
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import protections_of
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
-from toolbelt.tools._files import load_for_change, require_read_to_match, resolve, save_text
+from toolbelt.tools._files import (
+    load_for_change,
+    require_read_to_match,
+    resolve,
+    save_text,
+    write_access,
+)
 
 __all__ = ["NotebookEditInput", "NotebookEditTool"]
 
@@ -62,21 +67,13 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     claude_name = "NotebookEdit"
     title = "Edit notebook cell"
     description = DESCRIPTION
-    input_model = NotebookEditInput
     output_model = NotebookEditOutput
     example = {"path": "analysis.ipynb", "cell_id": "a1b2c3", "new_source": "df.describe()"}
-    destructive = True
 
     async def access(self, args: NotebookEditInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
         require_read_to_match(ctx, resolved)
-        return Access(
-            AccessKind.WRITE,
-            paths=(resolved.path,),
-            protections=protections_of(resolved),
-            preview=args.new_source,
-            summary=f"{args.edit_mode} a cell of {args.path}",
-        )
+        return write_access(f"{args.edit_mode} a cell of {args.path}", args.new_source, resolved)
 
     async def run(self, args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
         return await edit_result(ctx, await anyio.to_thread.run_sync(_edit, args, ctx))

@@ -22,6 +22,7 @@ from toolbelt.core.content import ImageBlock, TextBlock, ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.files.line_marks import marks_for
 from toolbelt.files.lines import LineWindow, read_line_range, whole_text_window
@@ -99,12 +100,9 @@ class ReadFileTool(Tool[ReadFileInput]):
     claude_name = "Read"
     title = "Read file"
     description = DESCRIPTION
-    input_model = ReadFileInput
     output_model = ReadFileOutput
     example = {"path": "src/app.py", "offset": 1, "limit": 200}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def access(self, args: ReadFileInput, ctx: ToolContext) -> Access:
         return read_access(ctx, args.path, f"read {args.path}")

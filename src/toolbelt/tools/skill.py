@@ -24,6 +24,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.skills import SkillCatalog, expand_skill, load_skills
 from toolbelt.tools._settings import session_settings
 
@@ -63,12 +64,9 @@ class SkillTool(Tool[SkillInput]):
     name = "skill"
     claude_name = "Skill"
     title = "Run skill"
-    input_model = SkillInput
     output_model = SkillOutput
     example = {"name": "release-notes", "arguments": "v1.4.0"}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     def __init__(
         self,

@@ -19,18 +19,17 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
-from toolbelt.paths.guard import protections_of
 from toolbelt.tools._code import code_diagnostics
 from toolbelt.tools._code_text import read_source
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import file_guard, resolve
 from toolbelt.tools._patch_commit import commit
-from toolbelt.tools._patch_plan import PatchPlan, plan_rewrites
+from toolbelt.tools._patch_plan import PatchPlan, kept_plan, plan_rewrites
 
 __all__ = ["SymbolEditInput", "SymbolEditTool"]
 
@@ -76,7 +75,6 @@ class SymbolEditTool(Tool[SymbolEditInput]):
     rule_family = "Edit"
     title = "Edit symbol"
     description = DESCRIPTION
-    input_model = SymbolEditInput
     output_model = SymbolEditOutput
     example = {
         "operation": "rename",
@@ -85,28 +83,17 @@ class SymbolEditTool(Tool[SymbolEditInput]):
         "line": 12,
         "new_name": "load_config",
     }
-    destructive = True
 
     async def access(self, args: SymbolEditInput, ctx: ToolContext) -> Access:
         plan = await _plan(args, ctx)
         ctx.scratch["symbol_edit"] = (args, plan)
-        changes = plan.changes
-        return Access(
-            AccessKind.WRITE,
-            paths=tuple(change.resolved.path for change in changes),
-            protections=protections_of(*(change.resolved for change in changes)),
-            preview="".join(change.change.unified for change in changes),
-            summary=f"{args.operation} {args.symbol}: "
-            + ", ".join(f"{c.shown} (+{c.change.added} -{c.change.removed})" for c in changes),
+        return plan.access(
+            f"{args.operation} {args.symbol}: "
+            + ", ".join(f"{c.shown} (+{c.change.added} -{c.change.removed})" for c in plan.changes)
         )
 
     async def run(self, args: SymbolEditInput, ctx: ToolContext) -> ToolOutput:
-        planned = ctx.scratch.pop("symbol_edit", None)
-        plan: PatchPlan
-        if planned is not None and planned[0] == args and planned[1].still_current():
-            plan = planned[1]
-        else:
-            plan = await _plan(args, ctx)
+        plan = kept_plan(ctx, "symbol_edit", args) or await _plan(args, ctx)
         report = await anyio.to_thread.run_sync(_commit, ctx, args, plan)
         return await edit_result(ctx, report)
 

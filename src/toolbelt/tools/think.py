@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 
 __all__ = ["ThinkInput", "ThinkTool", "ThoughtLog"]
 
@@ -68,12 +69,9 @@ class ThinkTool(Tool[ThinkInput]):
     name = "think"
     title = "Think"
     description = DESCRIPTION
-    input_model = ThinkInput
     output_model = ThinkOutput
     example = {"thought": "The test fails because the fixture path is relative; check cwd."}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def run(self, args: ThinkInput, ctx: ToolContext) -> ToolOutput:
         number = ctx.session.resource(ThoughtLog).record(args.thought)

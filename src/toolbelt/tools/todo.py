@@ -16,6 +16,7 @@ from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 
 __all__ = [
     "TodoItem",
@@ -113,7 +114,6 @@ class TodoWriteTool(Tool[TodoWriteInput]):
     claude_name = "TodoWrite"
     title = "Write task list"
     description = WRITE_DESCRIPTION
-    input_model = TodoWriteInput
     output_model = TodoOutput
     example = {
         "todos": [
@@ -121,8 +121,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
             {"id": "2", "content": "Fix the parser", "status": "in_progress", "priority": "high"},
         ]
     }
-    destructive = False
-    idempotent = True
+    hints = ToolHints(destructive=False, idempotent=True)
 
     async def access(self, args: TodoWriteInput, ctx: ToolContext) -> Access:
         return Access.none()
@@ -147,12 +146,9 @@ class TodoReadTool(Tool[TodoReadInput]):
     claude_name = "TodoRead"
     title = "Read task list"
     description = READ_DESCRIPTION
-    input_model = TodoReadInput
     output_model = TodoOutput
     example = {}  # the call takes no arguments
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     async def run(self, args: TodoReadInput, ctx: ToolContext) -> ToolOutput:
         todos = ctx.session.resource(TodoList)

@@ -21,6 +21,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.tools._settings import session_settings
 from toolbelt.tools._web_page import ConvertedPage, condensed_page, page_window, redirect_result
 from toolbelt.web.addresses import blocked_reason
@@ -100,13 +101,9 @@ class WebFetchTool(Tool[WebFetchInput]):
     claude_name = "WebFetch"
     title = "Fetch web page"
     description = DESCRIPTION
-    input_model = WebFetchInput
     output_model = WebFetchOutput
     example = {"url": "https://docs.python.org/3/library/asyncio.html", "prompt": "TaskGroup"}
-    readonly = True
-    destructive = False
-    idempotent = True
-    open_world = True
+    hints = ToolHints(readonly=True, destructive=False, idempotent=True, open_world=True)
     programmatic = False
 
     async def access(self, args: WebFetchInput, ctx: ToolContext) -> Access:

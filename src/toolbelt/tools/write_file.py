@@ -14,15 +14,16 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import PathError, ToolError
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.core.wording import counted
 from toolbelt.files.text import looks_binary
 from toolbelt.files.tracker import Freshness
-from toolbelt.paths.guard import ResolvedPath, protections_of
+from toolbelt.paths.guard import ResolvedPath
 from toolbelt.tools._edit_result import ChangedPath, EditReport, edit_result
 from toolbelt.tools._files import (
     MAX_EDIT_BYTES,
@@ -33,6 +34,7 @@ from toolbelt.tools._files import (
     read_tracker,
     resolve,
     save_text,
+    write_access,
 )
 
 __all__ = ["WriteFileInput", "WriteFileTool"]
@@ -69,11 +71,9 @@ class WriteFileTool(Tool[WriteFileInput]):
     claude_name = "Write"
     title = "Write file"
     description = DESCRIPTION
-    input_model = WriteFileInput
     output_model = WriteFileOutput
     example = {"path": "src/hello.py", "content": "print('hello')\n"}
-    destructive = True
-    idempotent = True
+    hints = ToolHints(idempotent=True)
 
     async def access(self, args: WriteFileInput, ctx: ToolContext) -> Access:
         resolved = resolve(ctx, args.path)
@@ -93,13 +93,7 @@ def _preview(args: WriteFileInput, ctx: ToolContext, resolved: ResolvedPath, sho
     summary = f"{verb} {shown} (+{change.added} -{change.removed})"
     if not ctx.may_quote(resolved.path):  # a refusal quotes the summary: nothing of the file,
         summary = f"write {shown}"  # not its line count, nor whether it exists
-    return Access(
-        AccessKind.WRITE,
-        paths=(resolved.path,),
-        protections=protections_of(resolved),
-        preview=change.unified,
-        summary=summary,
-    )
+    return write_access(summary, change.unified, resolved)
 
 
 def _current_text(ctx: ToolContext, resolved: ResolvedPath) -> str:

@@ -23,6 +23,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError, UsageError
 from toolbelt.core.registry import AnyTool, Toolset, WrappedToolset
 from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool_hints import ToolHints
 from toolbelt.providers.deferral import TOOL_SEARCH, is_deferrable, session_state
 from toolbelt.toolsearch.index import ToolIndex
 from toolbelt.toolsearch.terms import server_of
@@ -54,11 +55,8 @@ class ToolSearchTool(Tool[ToolSearchInput]):
 
     name = TOOL_SEARCH
     title = "Tool search"
-    input_model = ToolSearchInput
     example = {"query": "create issue", "limit": 5}
-    readonly = True
-    destructive = False
-    idempotent = True
+    hints = ToolHints.READ_ONLY
 
     def __init__(self, catalog: Toolset) -> None:
         self._catalog = catalog

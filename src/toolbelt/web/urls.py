@@ -24,7 +24,6 @@ __all__ = ["WebUrl", "parse_web_url", "resolve_redirect"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _FORBIDDEN_HOST_CHARS = set("\x00\t\n\r #/:<>?@[\\]^|%")
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +59,9 @@ class WebUrl:
 
     def __str__(self) -> str:
         return self.origin + self.target
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 def parse_web_url(text: str) -> WebUrl:

@@ -18,13 +18,22 @@ from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.closers import MarkerCloser
 from toolbelt.providers.textcalls.coerce import load_lenient
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, swallowed
+from toolbelt.providers.textcalls.family import (
+    BadCall,
+    Call,
+    Family,
+    Item,
+    Opener,
+    lone_call,
+    swallowed,
+)
 from toolbelt.providers.textcalls.jsoncalls import load_json
 from toolbelt.providers.textcalls.render import (
     dumps,
     function_definition,
     result_text,
     tool_description,
+    written_calls,
 )
 
 __all__ = ["DEEPSEEK_V3", "DEEPSEEK_V31", "DEEPSEEK_V32"]
@@ -126,13 +135,7 @@ def _openers(shape: str) -> tuple[Opener, ...]:
             CALLS_BEGIN, lambda: MarkerCloser(CALLS_END, ascii_end), parse, _name_hint, early=_EARLY
         ),
         Opener(ascii_begin, lambda: MarkerCloser(CALLS_END, ascii_end), parse, _name_hint),
-        Opener(
-            CALL_BEGIN,
-            lambda: MarkerCloser(CALL_END),
-            lambda body: parse(CALL_BEGIN + body + CALL_END),
-            lambda body: _name_hint(CALL_BEGIN + body),
-            early=_EARLY,
-        ),
+        lone_call(CALL_BEGIN, CALL_END, parse, _name_hint, early=_EARLY),
         *_END_OF_SENTENCE,
     )
 
@@ -195,15 +198,20 @@ def _tools_v32(tools: Sequence[Tool[Any]]) -> str:
 
 
 def _calls_v32(calls: Sequence[ModelToolCall]) -> str:
-    invokes = []
-    for call in calls:
-        params = "".join(
-            f'<{DSML}parameter name="{key}" string="{str(isinstance(value, str)).lower()}">'
-            f"{value if isinstance(value, str) else dumps(value)}</{DSML}parameter>\n"
-            for key, value in call.arguments.items()
-        )
-        invokes.append(f'<{DSML}invoke name="{call.name}">\n{params}</{DSML}invoke>\n')
+    invokes = written_calls(
+        calls,
+        _parameter_v32,
+        lambda name, params: f'<{DSML}invoke name="{name}">\n{params}</{DSML}invoke>\n',
+    )
     return f"<{DSML}function_calls>\n{''.join(invokes)}</{DSML}function_calls>"
+
+
+def _parameter_v32(key: str, value: Any) -> str:
+    text = isinstance(value, str)
+    return (
+        f'<{DSML}parameter name="{key}" string="{str(text).lower()}">'
+        f"{value if text else dumps(value)}</{DSML}parameter>\n"
+    )
 
 
 def _results_v32(results: Sequence[ToolCallResult]) -> str:

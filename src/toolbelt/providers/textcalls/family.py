@@ -15,9 +15,9 @@ from typing import Any
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
-from toolbelt.providers.textcalls.closers import Closer, Swallow
+from toolbelt.providers.textcalls.closers import Closer, MarkerCloser, Swallow
 
-__all__ = ["BadCall", "Call", "Family", "Item", "Opener", "Visible", "swallowed"]
+__all__ = ["BadCall", "Call", "Family", "Item", "Opener", "Visible", "lone_call", "swallowed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,26 @@ class Family:
     render_tools: Callable[[Sequence[Tool[Any]]], str]
     render_calls: Callable[[Sequence[ModelToolCall]], str]
     render_results: Callable[[Sequence[ToolCallResult]], str]
+
+
+def lone_call(
+    begin: str,
+    end: str,
+    parse: Callable[[str], list[Item]],
+    name_hint: Callable[[str], str],
+    *,
+    early: re.Pattern[str] | None,
+) -> Opener:
+    """The opener of one call the model wrote without the section that should hold it
+    (``begin``…``end`` alone): its body goes back between those markers before ``parse`` and
+    ``name_hint``, written for a whole section, read it."""
+    return Opener(
+        begin,
+        lambda: MarkerCloser(end),
+        lambda body: parse(begin + body + end),
+        lambda body: name_hint(begin + body),
+        early=early,
+    )
 
 
 def swallowed(*markers: str) -> tuple[Opener, ...]:

@@ -15,7 +15,7 @@ from typing import Any
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.family import Family
-from toolbelt.providers.textcalls.render import tools_in_xml_tags
+from toolbelt.providers.textcalls.render import tools_in_xml_tags, written_calls
 from toolbelt.providers.textcalls.tagged import (
     GLM45_SHAPE,
     GLM47_SHAPE,
@@ -40,15 +40,15 @@ def _glm_tools(layout: str) -> Callable[[Sequence[Tool[Any]]], str]:
 
 def _glm_calls(separator: str) -> Callable[[Sequence[ModelToolCall]], str]:
     def render(calls: Sequence[ModelToolCall]) -> str:
-        out = []
-        for call in calls:
-            pairs = "".join(
+        written = written_calls(
+            calls,
+            lambda key, value: (
                 f"{separator}<arg_key>{key}</arg_key>{separator}"
                 f"<arg_value>{text_value(value)}</arg_value>"
-                for key, value in call.arguments.items()
-            )
-            out.append(f"<tool_call>{call.name}{pairs}{separator}</tool_call>")
-        return "\n".join(out)
+            ),
+            lambda name, pairs: f"<tool_call>{name}{pairs}{separator}</tool_call>",
+        )
+        return "\n".join(written)
 
     return render
 

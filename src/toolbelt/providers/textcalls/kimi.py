@@ -17,7 +17,7 @@ from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.textcalls.closers import MarkerCloser
-from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener
+from toolbelt.providers.textcalls.family import BadCall, Call, Family, Item, Opener, lone_call
 from toolbelt.providers.textcalls.jsoncalls import load_json
 from toolbelt.providers.textcalls.render import dumps, function_definition, result_text
 
@@ -115,13 +115,7 @@ KIMI_K2 = Family(
     "kimi-k2",
     (
         Opener(SECTION_BEGIN, lambda: MarkerCloser(SECTION_END), _parse, _name_hint, early=_EARLY),
-        Opener(
-            CALL_BEGIN,
-            lambda: MarkerCloser(CALL_END),
-            lambda body: _parse(CALL_BEGIN + body + CALL_END),
-            lambda body: _name_hint(CALL_BEGIN + body),
-            early=_EARLY,
-        ),
+        lone_call(CALL_BEGIN, CALL_END, _parse, _name_hint, early=_EARLY),
     ),
     SHAPE,
     _tools,

@@ -83,6 +83,19 @@ def _calls(calls: Sequence[ModelToolCall]) -> str:
     return "; ".join(dumps({"name": c.name, "parameters": dict(c.arguments)}) for c in calls)
 
 
+def _json_calls(marker: str, *, bare: bool) -> Opener:
+    """Calls as JSON objects (``;`` between them) after ``<|python_tag|>``, or ``bare``: an
+    answer that is nothing but the JSON (the ``{`` opens it only at the start)."""
+    return Opener(
+        marker,
+        lambda: JsonCloser("{", separator=";"),
+        lambda body: _parse(body, bare=bare),
+        name_from_json,
+        at_start=bare,
+        early=_EARLY_NAME,
+    )
+
+
 def _results(results: Sequence[ToolCallResult]) -> str:
     return "\n".join(dumps(result_text(r)) for r in results)
 
@@ -90,21 +103,8 @@ def _results(results: Sequence[ToolCallResult]) -> str:
 LLAMA3 = Family(
     "llama3",
     (
-        Opener(
-            "<|python_tag|>",
-            lambda: JsonCloser("{", separator=";"),
-            lambda body: _parse(body, bare=False),
-            name_from_json,
-            early=_EARLY_NAME,
-        ),
-        Opener(
-            "{",
-            lambda: JsonCloser("{", separator=";"),
-            lambda body: _parse(body, bare=True),
-            name_from_json,
-            at_start=True,
-            early=_EARLY_NAME,
-        ),
+        _json_calls("<|python_tag|>", bare=False),
+        _json_calls("{", bare=True),
         *swallowed("<|eot_id|>", "<|eom_id|>"),
     ),
     SHAPE,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolbelt.core.executor import ToolCallResult
 from toolbelt.core.tool import Tool
 from toolbelt.providers.framing import neutralise, neutralise_values
+from toolbelt.providers.model import ModelToolCall
 from toolbelt.providers.schema import neutral_schema
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "tool_description",
     "tool_schema",
     "tools_in_xml_tags",
+    "written_calls",
 ]
 
 
@@ -61,6 +63,19 @@ def tools_in_xml_tags(tools: Sequence[Tool[Any]]) -> str:
         "You are provided with function signatures within <tools></tools> XML tags:\n"
         f"<tools>\n{lines}\n</tools>\n\n"
     )
+
+
+def written_calls(
+    calls: Sequence[ModelToolCall],
+    argument: Callable[[str, Any], str],
+    call: Callable[[str, str], str],
+) -> list[str]:
+    """Each call as a family's template writes it: ``call(name, arguments)``, where
+    ``arguments`` is every argument written by ``argument(key, value)``, in order."""
+    return [
+        call(made.name, "".join(argument(key, value) for key, value in made.arguments.items()))
+        for made in calls
+    ]
 
 
 def result_text(result: ToolCallResult) -> str:

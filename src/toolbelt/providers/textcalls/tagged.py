@@ -30,6 +30,7 @@ from toolbelt.providers.textcalls.render import (
     tool_description,
     tool_schema,
     tools_in_xml_tags,
+    written_calls,
 )
 from toolbelt.providers.textcalls.xmlcalls import (
     glm_name_hint,
@@ -195,14 +196,12 @@ def _qwen_tools(tools: Sequence[Tool[Any]]) -> str:
 
 
 def _qwen_calls(calls: Sequence[ModelToolCall]) -> str:
-    out = []
-    for call in calls:
-        params = "".join(
-            f"<parameter={key}>\n{text_value(value)}\n</parameter>\n"
-            for key, value in call.arguments.items()
-        )
-        out.append(f"<tool_call>\n<function={call.name}>\n{params}</function>\n</tool_call>")
-    return "\n".join(out)
+    written = written_calls(
+        calls,
+        lambda key, value: f"<parameter={key}>\n{text_value(value)}\n</parameter>\n",
+        lambda name, params: f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>",
+    )
+    return "\n".join(written)
 
 
 QWEN3_CODER = Family(
