@@ -38,8 +38,10 @@ from toolbelt.procs.tree import SyncProcessTree
 from toolbelt.search.budget import SearchBudget, watchdog
 from toolbelt.search.order import newest_first
 
-__all__ = ["RgResult", "rg_collect", "rg_lines", "rg_newest_first"]
+__all__ = ["RgResult", "rg_collect", "rg_lines", "rg_newest_first", "rg_output"]
 
+_READ = 1 << 20
+"""Bytes asked of rg's stdout per read: whatever rg wrote since the last one."""
 BASE_ARGS = ("--no-config", "--hidden", "--glob", "!.git", "--no-follow", "--color", "never")
 
 
@@ -175,16 +177,66 @@ async def rg_collect(
     return lines
 
 
+async def rg_output(
+    rg: str,
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    budget: SearchBudget | None = None,
+    cwd_fd: int | None = None,
+    on_lines: Callable[[bytes], None] | None = None,
+) -> bytes:
+    """Run rg to the end and return all it printed, ending with a newline (a line torn by a
+    kill when ``budget`` ran out is left out) — the fast path when every result is needed
+    anyway (count mode, unpaged content).
+
+    A worker thread reads rg's stdout as rg writes it (one write a file) and hands each
+    run of complete lines to ``on_lines`` there and then, so what is done per file (judging
+    it for the listing) overlaps rg's own search instead of following it.
+    """
+    with _error_file() as errors:
+        async with _spawned(
+            rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd
+        ) as rg_tree:
+            process = rg_tree.process
+            stdout = process.stdout
+            assert stdout is not None
+
+            def read() -> bytes:
+                chunks, tail, fd = [], b"", stdout.fileno()
+                while data := os.read(fd, _READ):
+                    chunks.append(data)
+                    if on_lines is None:
+                        continue
+                    end = data.rfind(b"\n") + 1
+                    if end:
+                        on_lines(tail + data[:end] if tail else data[:end])
+                        tail = data[end:]
+                    else:
+                        tail += data
+                process.wait()
+                return b"".join(chunks)
+
+            out = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+            stdout.close()
+        _check(process.returncode, _read_errors(errors))
+    if out and not out.endswith(b"\n"):  # rg ends every line: this one was torn by a kill
+        out = out[: out.rfind(b"\n") + 1] if budget and budget.expired else out + b"\n"
+    return out
+
+
 async def rg_newest_first(
     rg: str,
     args: Sequence[str],
     *,
     cwd: Path,
     keep: Callable[[bytes], bool] | None = None,
+    hides: Callable[[str, os.stat_result | None], bool] | None = None,
     budget: SearchBudget | None = None,
     cwd_fd: int | None = None,
 ) -> list[str]:
-    """The paths rg prints (``--files`` or ``-l``) that ``keep`` accepts, newest first.
+    """The paths rg prints (``--files`` or ``-l``) that ``keep`` accepts and ``hides`` (a
+    listing's judge, given the stat taken for the order) does not, newest first.
 
     A worker thread stats each path as rg prints it, so the stats overlap rg's own walk: for
     1,790 files, 14 ms, where collecting first and sorting after took 17 ms and rg's own
@@ -201,7 +253,8 @@ async def rg_newest_first(
             def stamp() -> list[str]:
                 # rg ends every line with a newline: one without was torn by a kill
                 lines = (line[:-1] for line in stdout if line.endswith(b"\n"))
-                ordered = newest_first(cwd, (p for p in lines if p and (keep is None or keep(p))))
+                kept = (p for p in lines if p and (keep is None or keep(p)))
+                ordered = newest_first(cwd, kept, hides)
                 process.wait()
                 return ordered
 
