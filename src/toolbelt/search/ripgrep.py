@@ -24,7 +24,9 @@ check cannot point it elsewhere.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import select
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
@@ -42,6 +44,10 @@ __all__ = ["RgResult", "rg_collect", "rg_lines", "rg_newest_first", "rg_output"]
 
 _READ = 1 << 20
 """Bytes asked of rg's stdout per read: whatever rg wrote since the last one."""
+_PIPE_BYTES = 1 << 20
+"""rg's stdout pipe, enlarged from 64 KiB to the most an unprivileged process may ask."""
+_BATCH_SECONDS = 0.001
+"""How often rg's output is read while rg runs (``_batches``)."""
 BASE_ARGS = ("--no-config", "--hidden", "--glob", "!.git", "--no-follow", "--color", "never")
 
 
@@ -203,8 +209,8 @@ async def rg_output(
             assert stdout is not None
 
             def read() -> bytes:
-                chunks, tail, fd = [], b"", stdout.fileno()
-                while data := os.read(fd, _READ):
+                chunks, tail = [], b""
+                for data in _batches(process):
                     chunks.append(data)
                     if on_lines is None:
                         continue
@@ -251,9 +257,7 @@ async def rg_newest_first(
             assert stdout is not None
 
             def stamp() -> list[str]:
-                # rg ends every line with a newline: one without was torn by a kill
-                lines = (line[:-1] for line in stdout if line.endswith(b"\n"))
-                kept = (p for p in lines if p and (keep is None or keep(p)))
+                kept = (p for p in _batched_lines(process) if p and (keep is None or keep(p)))
                 ordered = newest_first(cwd, kept, hides)
                 process.wait()
                 return ordered
@@ -262,6 +266,52 @@ async def rg_newest_first(
             stdout.close()
         _check(process.returncode, _read_errors(errors))
     return paths
+
+
+def _batches(process: subprocess.Popen[bytes]) -> Iterator[bytes]:
+    """What rg writes to its stdout, in batches: once rg has written something, whatever it
+    writes in the next ``_BATCH_SECONDS`` too (or until it ends: its pidfd says so). rg
+    writes each file's results at once; waking up for each write cost a search listing 650
+    files ~450 reads, the CPU of each taken from rg's own threads (2-3 ms of a 35 ms
+    search). The pipe is enlarged (``_PIPE_BYTES``) so that rg seldom waits meanwhile."""
+    stdout = process.stdout
+    assert stdout is not None
+    fd = stdout.fileno()
+    with contextlib.suppress(OSError):  # a size the system refuses: the default pipe
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    os.set_blocking(fd, False)
+    pidfd = os.pidfd_open(process.pid)  # not reaped before this generator is done
+    try:
+        either, ended = select.poll(), select.poll()
+        either.register(fd, select.POLLIN)
+        either.register(pidfd, select.POLLIN)
+        ended.register(pidfd, select.POLLIN)
+        while True:
+            woken = either.poll()
+            gone = any(found == pidfd for found, _ in woken)
+            if not gone:
+                gone = bool(ended.poll(_BATCH_SECONDS * 1000))  # more output, unless rg ends
+            while True:
+                try:
+                    data = os.read(fd, _READ)
+                except BlockingIOError:
+                    break
+                if not data:
+                    return
+                yield data
+            if gone:  # rg has ended, yet a writer is left (none ever is): wait for EOF
+                os.set_blocking(fd, True)
+    finally:
+        os.close(pidfd)
+
+
+def _batched_lines(process: subprocess.Popen[bytes]) -> Iterator[bytes]:
+    """rg's stdout lines (without the newline) as they come in batches (``_batches``); rg
+    ends every line with a newline, so a last one without was torn by a kill: left out."""
+    tail = b""
+    for data in _batches(process):
+        *complete, tail = (tail + data).split(b"\n") if tail else data.split(b"\n")
+        yield from complete
 
 
 @contextlib.contextmanager
