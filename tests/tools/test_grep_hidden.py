@@ -120,3 +120,33 @@ async def test_a_page_counts_only_what_it_shows(tmp_path: Path) -> None:
         "offset": 0,
         "truncated": True,
     }
+
+
+@pytest.mark.parametrize("head_limit", [0, 250])
+async def test_rgs_note_on_a_hidden_files_binary_data_is_left_out(
+    tmp_path: Path, head_limit: int
+) -> None:
+    """rg ends the results of a file it stopped reading at binary data with a line of its own
+    (``path: WARNING: stopped searching binary file…``), which has no NUL after the path: it
+    goes with that file, shown for a visible one, left out with a hidden one's lines — the
+    twin's too, which no name gives away."""
+    root = tmp_path / "w"
+    root.mkdir()
+    data = b"needle\n" + b"x\n" * 100_000 + b"\0binary needle\n"  # a NUL past rg's buffer
+    (root / ".env.local").write_bytes(data)
+    os.link(root / ".env.local", root / "notes.bin")  # its twin
+    (root / "blob.bin").write_bytes(data)
+    (root / "denied").mkdir()
+    (root / "denied" / "blob.bin").write_bytes(data)
+    (root / ".toolbelt").mkdir()
+    rules = {"permissions": {"deny": ["Read(./denied/**)"]}}
+    (root / ".toolbelt" / "settings.json").write_text(json.dumps(rules))
+    h = Harness(root, mode="bypass")
+    settings = load_settings(root, home=tmp_path / "home")
+    h.executor.policy = build_policy(h.session, "bypass", settings=settings)
+    result = await h.call("grep", pattern="needle", output_mode="content", head_limit=head_limit)
+    assert result.text.split("\n") == [
+        "blob.bin:1:needle",
+        "blob.bin: WARNING: stopped searching binary file after match "
+        '(found "\\0" byte around offset 200007)',
+    ]

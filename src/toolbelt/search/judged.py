@@ -4,13 +4,15 @@ grep's content and count lines are ``path\\0…`` (rg's ``--null``), a file's li
 (rg writes each file's results at once). Each file is judged once (``core.listing``: the
 policy's filter, with the stat of the file — through the directory the path guard opened —
 for its hard-link test), in the thread that reads rg's output while rg still searches, so the
-judging overlaps the search; the lines of the files it hides are then left out.
+judging overlaps the search; the lines of the files it hides are then left out, with the
+line rg adds after a file's results when it stopped at the file's binary data.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from toolbelt.core.listing import ListingJudge
 
@@ -49,9 +51,20 @@ class JudgedFiles:
             if self._judge(raw.decode("utf-8", "surrogateescape"), info):
                 self.hidden.add(raw)
 
-    def hides_line(self, line: bytes) -> bool:
-        """Whether ``line`` (fed before) belongs to a hidden file."""
-        if not self.hidden:
-            return False
-        path, nul, _ = line.partition(b"\0")
-        return bool(nul) and path in self.hidden
+    def keeps(self) -> Callable[[bytes], bool]:
+        """A filter of rg's lines (fed before), taken in order: False for the lines of the
+        files it hid. A line without a path — rg's note that it stopped at a file's binary
+        data, ``path: WARNING: …`` without the NUL — goes with the file before it, whose
+        results it ends."""
+        hidden, current = self.hidden, b""
+
+        def keep(line: bytes) -> bool:
+            nonlocal current
+            if line == b"--":
+                return True
+            path, nul, _ = line.partition(b"\0")
+            if nul:
+                current = path
+            return current not in hidden
+
+        return keep

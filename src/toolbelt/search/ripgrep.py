@@ -220,6 +220,8 @@ async def rg_output(
                         tail = data[end:]
                     else:
                         tail += data
+                if tail and on_lines is not None:  # a last line without its newline
+                    on_lines(tail + b"\n")
                 process.wait()
                 return b"".join(chunks)
 

@@ -211,8 +211,9 @@ async def _search(
                 return Whole(out, None)
             if not judged.hidden:
                 return Whole(out, judged.lines_named)
-            kept = (line for line in out.split(b"\n")[:-1] if not judged.hides_line(line))
-            return Whole(b"".join(line + b"\n" for line in kept), None)
+            keep = judged.keeps()
+            kept = [line + b"\n" for line in out.split(b"\n")[:-1] if keep(line)]
+            return Whole(b"".join(kept), None)
         return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd, judged=judged)
     finally:
         os.close(dir_fd)
@@ -298,6 +299,7 @@ async def _run_rg(
     out: list[str] = []
     results = 0
     result = RgResult()
+    keep = None if judged is None else judged.keeps()
     async with rg_lines(
         rg, argv, cwd=cwd, result=result, budget=budget, cwd_fd=cwd_fd, stdin=stdin
     ) as lines:
@@ -305,9 +307,9 @@ async def _run_rg(
             if raw == b"--":
                 out.append("--")
                 continue
-            if judged is not None:
+            if judged is not None and keep is not None:
                 judged.feed(raw)
-                if judged.hides_line(raw):
+                if not keep(raw):
                     continue
             out.append(raw.decode("utf-8", errors="replace"))
             results += 1
@@ -397,9 +399,9 @@ def _counted(lines: list[str]) -> int:
 
 def _render_whole(args: GrepInput, found: Whole, *, nul: bool, budget: SearchBudget) -> ToolOutput:
     """``_render`` of all rg printed, without cutting it into lines when that changes
-    nothing: no page to cut out of it, no context separators, and (``nul``) one NUL a line
-    to turn into the ``:`` rg would have printed (``_joined``: ``path\\0N:text`` is
-    ``path:N:text``, ``path\\0N`` is ``path:N``)."""
+    nothing: no page to cut out of it, no context separators, and (``nul``) each line a
+    ``path\\0…`` one, whose one NUL becomes the ``:`` rg would have printed (``_joined``:
+    ``path\\0N:text`` is ``path:N:text``, ``path\\0N`` is ``path:N``)."""
     out = found.out
     taken = out.count(b"\n")
     limit = args.head_limit or None
@@ -407,7 +409,7 @@ def _render_whole(args: GrepInput, found: Whole, *, nul: bool, budget: SearchBud
         not args.offset
         and (limit is None or taken <= limit)
         and not any(_context(args))
-        and (not nul or (found.lines_named is not None and out.count(b"\0") == found.lines_named))
+        and (not nul or found.lines_named == taken == out.count(b"\0"))
     )
     if not plain:
         return _render(args, found.lines(), slow=False, nul=nul, budget=budget)
