@@ -347,12 +347,15 @@ def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
 
 def _drop_hidden(lines: list[str], mode: Mode, cwd: Path, judge: ListingJudge) -> list[str]:
     """The lines whose file the listing's judge keeps; each file is judged once, with its
-    stat (by name: the slow search and git's look-up work on names)."""
+    stat (by name: the slow search and git's look-up work on names). A content line without
+    a path (rg's note on a file's binary data) goes with the file before it."""
     verdicts: dict[str, bool] = {}
     kept = []
+    path = ""
     for line in lines:
         if line != "--":
-            path = _path_of(line, mode)
+            if mode == "files_with_matches" or "\x00" in line:
+                path = _path_of(line, mode)
             hidden = verdicts.get(path)
             if hidden is None:
                 try:
