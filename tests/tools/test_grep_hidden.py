@@ -82,6 +82,11 @@ async def test_every_hidden_file_is_left_out(home: Harness, mode: str, head_limi
     }
 
 
+async def test_glob_leaves_out_the_same_files(home: Harness) -> None:
+    listed = set((await home.call("glob", pattern="**/*")).text.split("\n"))
+    assert listed >= set(VISIBLE) and listed.isdisjoint(HIDDEN)
+
+
 async def test_a_listing_judges_each_file_as_visible_does(home: Harness) -> None:
     root = home.root
     ctx = ToolContext(
