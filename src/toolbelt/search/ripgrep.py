@@ -196,9 +196,9 @@ async def rg_output(
     kill when ``budget`` ran out is left out) — the fast path when every result is needed
     anyway (count mode, unpaged content).
 
-    A worker thread reads rg's stdout as rg writes it (one write a file) and hands each
-    run of complete lines to ``on_lines`` there and then, so what is done per file (judging
-    it for the listing) overlaps rg's own search instead of following it.
+    A worker thread reads rg's stdout while rg runs (``_batches``) and hands each run of
+    complete lines to ``on_lines`` there and then, so what is done per file (judging it for
+    the listing) overlaps rg's own search instead of following it.
     """
     with _error_file() as errors:
         async with _spawned(

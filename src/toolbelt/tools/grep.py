@@ -128,9 +128,8 @@ class GrepTool(Tool[GrepInput]):
                 budget,
             )
         else:
-            # rg's paths are judged as rg prints them, in the thread that reads them; ignored
-            # files must go first (a path the policy hides is not worth a git look-up either
-            # way, but git is asked about the lines as they are), so not with drop_ignored
+            # rg's paths are judged as rg prints them, in the thread that reads them; lines
+            # that git must look at first (drop_ignored) are judged after it, by name
             early = None if drop_ignored else judge
             found = await _search(
                 rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, judge=early
@@ -394,10 +393,6 @@ def _page_with_separators(lines: list[str], start: int, limit: int | None) -> tu
     while page and page[-1] == "--":
         page.pop()
     return page, taken
-
-
-def _counted(lines: list[str]) -> int:
-    return len(lines) - lines.count("--")
 
 
 def _render_whole(args: GrepInput, found: Whole, *, nul: bool, budget: SearchBudget) -> ToolOutput:
