@@ -205,8 +205,6 @@ async def rg_output(
             rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd
         ) as rg_tree:
             process = rg_tree.process
-            stdout = process.stdout
-            assert stdout is not None
 
             def read() -> bytes:
                 chunks, tail = [], b""
@@ -226,7 +224,6 @@ async def rg_output(
                 return b"".join(chunks)
 
             out = await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
-            stdout.close()
         _check(process.returncode, _read_errors(errors))
     if out and not out.endswith(b"\n"):  # rg ends every line: this one was torn by a kill
         out = out[: out.rfind(b"\n") + 1] if budget and budget.expired else out + b"\n"
@@ -255,8 +252,6 @@ async def rg_newest_first(
             rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd
         ) as rg_tree:
             process = rg_tree.process
-            stdout = process.stdout
-            assert stdout is not None
 
             def stamp() -> list[str]:
                 kept = (p for p in _batched_lines(process) if p and (keep is None or keep(p)))
@@ -265,7 +260,6 @@ async def rg_newest_first(
                 return ordered
 
             paths = await anyio.to_thread.run_sync(stamp, abandon_on_cancel=True)
-            stdout.close()
         _check(process.returncode, _read_errors(errors))
     return paths
 
@@ -275,7 +269,8 @@ def _batches(process: subprocess.Popen[bytes]) -> Iterator[bytes]:
     writes in the next ``_BATCH_SECONDS`` too (or until it ends: its pidfd says so). rg
     writes each file's results at once; waking up for each write cost a search listing 650
     files ~450 reads, the CPU of each taken from rg's own threads (2-3 ms of a 35 ms
-    search). The pipe is enlarged (``_PIPE_BYTES``) so that rg seldom waits meanwhile."""
+    search). The pipe is enlarged (``_PIPE_BYTES``) so that rg seldom waits meanwhile; it is
+    closed when the generator is done."""
     stdout = process.stdout
     assert stdout is not None
     fd = stdout.fileno()
@@ -303,8 +298,9 @@ def _batches(process: subprocess.Popen[bytes]) -> Iterator[bytes]:
                 yield data
             if gone:  # rg has ended, yet a writer is left (none ever is): wait for EOF
                 os.set_blocking(fd, True)
-    finally:
+    finally:  # here, in the reading thread: a call cancelled meanwhile does not wait for it
         os.close(pidfd)
+        stdout.close()
 
 
 def _batched_lines(process: subprocess.Popen[bytes]) -> Iterator[bytes]:
