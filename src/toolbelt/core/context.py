@@ -8,8 +8,9 @@ their type so each tool module owns its own state class without the core knowing
 
 ``ToolContext`` is what one call sees: the session, its call id, a way to report progress and
 diffs, a cancellation flag that code running in worker threads can poll, ``visible(path)``
-(the one filter every listing tool applies), the user channel and, once the policy approved
-the call, the access it approved.
+(the one filter every listing tool applies; ``listing_judge`` gives its answers for many
+files of one directory tree at a few string tests a file), the user channel and, once the
+policy approved the call, the access it approved.
 """
 
 from __future__ import annotations
