@@ -108,3 +108,21 @@ async def test_session_end_spares_a_user_process_holding_a_finished_jobs_pid(
     finally:
         await jobs.aclose()
     assert user.poll() is None, "session end signalled the user's process"
+
+
+def test_an_anchor_knows_its_process_start_only_while_the_process_is_its_own() -> None:
+    """The start time is read when first asked (not at the spawn, where it waited for the
+    child's exec): the living process's, and None once the process was reaped before it was
+    asked — its pid may be another process's by then."""
+    living = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL)
+    reaped = subprocess.Popen(["true"], stdin=subprocess.DEVNULL)
+    held, gone = Anchor(living.pid), Anchor(reaped.pid)
+    try:
+        assert reaped.wait() == 0
+        assert gone.start is None
+        assert held.start == start_time(living.pid) is not None
+    finally:
+        living.kill()
+        living.wait()
+        held.close()
+        gone.close()

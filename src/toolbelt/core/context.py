@@ -8,8 +8,9 @@ their type so each tool module owns its own state class without the core knowing
 
 ``ToolContext`` is what one call sees: the session, its call id, a way to report progress and
 diffs, a cancellation flag that code running in worker threads can poll, ``visible(path)``
-(the one filter every listing tool applies), the user channel and, once the policy approved
-the call, the access it approved.
+(the one filter every listing tool applies; ``listing_judge`` gives its answers for many
+files of one directory tree at a few string tests a file), the user channel and, once the
+policy approved the call, the access it approved.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, Protocol, TypeVar, cast
 from toolbelt.core.access import Access
 from toolbelt.core.errors import FatalError, UsageError
 from toolbelt.core.events import DiffEvent, EventBus, ProgressEvent
+from toolbelt.core.listing import ListingJudge, listing_judge
 from toolbelt.core.programs import count_workspace
 from toolbelt.core.resource import AsyncResource
 from toolbelt.core.secret_paths import holds_secret, secret_location
@@ -208,6 +210,15 @@ class ToolContext:
         """Whether a listing of ``directory`` must pass its paths through ``visible``: a
         read-deny rule is in play, or a secret location lies below it."""
         return self.hidden is not None or holds_secret(directory)
+
+    def listing_judge(self, directory: Path) -> ListingJudge | None:
+        """For a listing of many files below ``directory`` (grep, glob): a judge of each path
+        relative to it, with what ``os.stat`` said of it, that answers as ``not visible``
+        does while asking what a directory decides once per directory (``core.listing``);
+        None when nothing below ``directory`` can be hidden (``hides_below``)."""
+        if not self.hides_below(directory):
+            return None
+        return listing_judge(directory, self.visible, self.hidden)
 
     @property
     def hides_paths(self) -> bool:

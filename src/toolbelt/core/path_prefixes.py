@@ -21,13 +21,14 @@ __all__ = ["PathPrefixes"]
 class PathPrefixes:
     """Places (absolute, normalised paths) and the test for a path within one of them."""
 
-    __slots__ = ("_exact", "_prefixes", "places")
+    __slots__ = ("_exact", "_parents", "_prefixes", "places")
 
     def __init__(self, places: Iterable[PurePath | str]) -> None:
         texts = [os.fspath(place) for place in places]
         self.places = tuple(t.rstrip("/") if len(t) > 1 else t for t in texts)
         self._exact = frozenset(self.places)
         self._prefixes = tuple(p if p == "/" else p + "/" for p in self.places)
+        self._parents = frozenset(os.path.dirname(p) for p in self.places)
 
     def __contains__(self, path: object) -> bool:
         """Whether ``path`` is one of the places or lies beneath one."""
@@ -37,6 +38,15 @@ class PathPrefixes:
         if len(text) > 1:
             text = text.rstrip("/")
         return text in self._exact or text.startswith(self._prefixes)
+
+    def near(self, directory: PurePath | str) -> bool:
+        """Whether an entry of ``directory`` can be one of the places or lie beneath one: the
+        directory is a place or lies beneath one, or a place is one of its entries. False
+        answers for all its entries at once (a listing asks once per directory)."""
+        text = os.fspath(directory)
+        if len(text) > 1:
+            text = text.rstrip("/")
+        return text in self._parents or text in self
 
     def containing(self, path: PurePath | str) -> str | None:
         """The first place (in the order given) that ``path`` is or lies beneath, or None."""

@@ -25,6 +25,7 @@ __all__ = [
     "holds_secret",
     "location_reason",
     "secret_location",
+    "secret_near",
     "secrets_for",
 ]
 
@@ -164,6 +165,12 @@ def location_reason(real: PurePath | str, secrets: Iterable[str] | PathPrefixes)
     if secret is None:
         return None
     return f"{secret} holds credentials the sandbox hides from commands"
+
+
+def secret_near(directory: PurePath | str) -> bool:
+    """Whether a file directly in the real directory ``directory`` can lie in one of the
+    user's secret locations (``PathPrefixes.near``); False answers for all its files."""
+    return _secret_places(os.path.expanduser("~")).near(directory)
 
 
 def holds_secret(directory: PurePath | str) -> bool:

@@ -34,6 +34,7 @@ __all__ = [
     "protected_name",
     "protected_reason",
     "secret_file_name",
+    "surely_not_secret_name",
 ]
 
 ProtectionKind = Literal["secret", "code"]
@@ -146,6 +147,15 @@ def secret_file_name(name: str) -> bool:
     it asks, and commands that run without a prompt do not see it."""
     found = _file_reason(_comparable(name), "")
     return found is not None and found[0] == "secret"
+
+
+def surely_not_secret_name(name: str) -> bool:
+    """A quick test for listings, which meet thousands of names: True when the file name
+    ``name`` cannot make a path a secret (``protected_name`` never says "secret" for a path
+    ending in it), False when the full test must decide. An ASCII name is a secret's only
+    if, lowercased, it starts with ``.env`` (``_file_reason``); any other name is left to
+    the full test (``_comparable`` folds it first)."""
+    return name.isascii() and name[:4].lower() != ".env"
 
 
 def _file_reason(name: str, parent: str) -> tuple[ProtectionKind, str] | None:

@@ -32,6 +32,7 @@ files with other links.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
 
@@ -41,7 +42,11 @@ from toolbelt.core.secret_paths import location_reason, secrets_for
 from toolbelt.paths.containment import is_within, is_within_any
 from toolbelt.paths.named_code import named_code
 from toolbelt.paths.own_install import OwnInstall, install_places, own_install
-from toolbelt.paths.protected import protected_entry_reason, protected_name
+from toolbelt.paths.protected import (
+    protected_entry_reason,
+    protected_name,
+    surely_not_secret_name,
+)
 from toolbelt.paths.secret_links import SecretLinks
 from toolbelt.paths.user_config import UserConfig
 
@@ -73,6 +78,7 @@ class Protections:
         secrets = secrets_for(self.home)
         self._secret_places = PathPrefixes(secrets)
         config = user_config.secret_directories if user_config is not None else ()
+        self._listing_places = PathPrefixes((*secrets, *config))
         more = (*map(Path, config), *hidden)
         self._hidden = tuple(dict.fromkeys((*secrets, *(Path(os.path.realpath(p)) for p in more))))
         self._root_prefix = str(self.roots[0]).rstrip("/") + "/" if self.roots else ""
@@ -136,6 +142,23 @@ class Protections:
         by names and strings (it runs for every file a search finds), then by identity."""
         below = self._below_root(str(path))
         return self._secret_name(below, path) is not None or self._links.twin(path) is not None
+
+    def quiet_directory(self, directory: str) -> bool:
+        """Whether a file directly in ``directory`` (absolute, as listed) can be a listed
+        secret only by its own name or as a hard link of a secret (``plain_entry`` says when
+        it is neither): no secret location and no secret configuration directory is the
+        directory, holds it or is an entry of it. A listing asks once per directory."""
+        return not self._listing_places.near(directory)
+
+    @staticmethod
+    def plain_entry(name: str, info: os.stat_result | None) -> bool:
+        """Whether a file of a quiet directory (``quiet_directory``) named ``name`` is surely
+        no listed secret: its name is no secret's and it has no other hard links. ``info``
+        is what ``os.stat`` said of the file (None: it could not be stat'ed, so it is no
+        secret's twin). False only means ``listed_secret`` must decide."""
+        if not surely_not_secret_name(name):
+            return False
+        return info is None or info.st_nlink < 2 or not stat.S_ISREG(info.st_mode)
 
     def secret_location(self, real: PurePath | str) -> str | None:
         """Why the real path ``real`` is one of the user's secret locations (it or a directory

@@ -35,11 +35,13 @@ catalogue itself only for paths no guard saw (a custom or MCP tool's).
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from toolbelt.core.access import Access, AccessKind, Protection
+from toolbelt.core.listing import EntryTest, HiddenPaths
 from toolbelt.core.permission import (
     Allow,
     Answer,
@@ -278,13 +280,7 @@ class ToolbeltPolicy(PermissionPolicy):
         protections = self._protections
         if protections is None:
             return denied
-
-        def hidden(path: Path) -> bool:
-            if denied is not None and denied(path):
-                return True
-            return protections.listed_secret(path)
-
-        return hidden
+        return _ListedHidden(denied, protections)
 
     # -- approvals -----------------------------------------------------------------------
 
@@ -396,3 +392,31 @@ def _domain(url: str) -> str:
     from urllib.parse import urlsplit
 
     return (urlsplit(url).hostname or url).lower()
+
+
+class _ListedHidden(HiddenPaths):
+    """Read-denied paths and listed secrets, with the shortcut for a quiet directory's files
+    (``Protections.quiet_directory``): a plain entry (``Protections.plain_entry``) is hidden
+    only if a read-deny rule covers it."""
+
+    def __init__(self, denied: Callable[[Path], bool] | None, protections: Protections) -> None:
+        self._denied = denied
+        self._protections = protections
+
+    def __call__(self, path: Path) -> bool:
+        if self._denied is not None and self._denied(path):
+            return True
+        return self._protections.listed_secret(path)
+
+    def plain_entries(self, directory: str) -> EntryTest | None:
+        if not self._protections.quiet_directory(directory):
+            return None
+        plain, denied = self._protections.plain_entry, self._denied
+        if denied is None:
+            return plain
+        parent = Path(directory)
+
+        def plain_and_allowed(name: str, info: os.stat_result | None) -> bool:
+            return plain(name, info) and not denied(parent / name)
+
+        return plain_and_allowed

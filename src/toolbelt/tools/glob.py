@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.listing import ListingJudge
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.tool_hints import ToolHints
@@ -84,18 +85,25 @@ class GlobTool(Tool[GlobInput]):
         else:
             dir_fd = file_guard(ctx).open_directory(target)  # rg starts in what was checked
             try:
-                paths = await _rg_glob(rg, args, target.path, budget, dir_fd)
+                # each path judged with the stat taken for the order, as rg lists it
+                hides = ctx.listing_judge(target.path)
+                paths = await _rg_glob(rg, args, target.path, budget, dir_fd, hides)
             finally:
                 os.close(dir_fd)
-        if ctx.hides_below(target.path):
-            paths = [rel for rel in paths if ctx.visible(target.path / rel)]
         if rg is None:
+            if ctx.hides_below(target.path):
+                paths = [rel for rel in paths if ctx.visible(target.path / rel)]
             paths = await anyio.to_thread.run_sync(newest_first, target.path, paths)
         return _render(paths, args, slow=rg is None, budget=budget)
 
 
 async def _rg_glob(
-    rg: str, args: GlobInput, root: Path, budget: SearchBudget, dir_fd: int
+    rg: str,
+    args: GlobInput,
+    root: Path,
+    budget: SearchBudget,
+    dir_fd: int,
+    hides: ListingJudge | None,
 ) -> list[str]:
     """Matching files, newest first, from one rg walk that honours the ignore files.
 
@@ -110,13 +118,15 @@ async def _rg_glob(
     name_glob = name_only_glob(args.pattern)
     if name_glob is not None:
         argv += ["--type-add", f"toolbeltglob:{name_glob}", "--type", "toolbeltglob"]
-        return await rg_newest_first(rg, argv, cwd=root, budget=budget, cwd_fd=dir_fd)
+        return await rg_newest_first(rg, argv, cwd=root, hides=hides, budget=budget, cwd_fd=dir_fd)
     matcher = compile_glob(args.pattern).fullmatch
 
     def keep(raw: bytes) -> bool:
         return matcher(raw.decode("utf-8", errors="replace")) is not None
 
-    return await rg_newest_first(rg, argv, cwd=root, keep=keep, budget=budget, cwd_fd=dir_fd)
+    return await rg_newest_first(
+        rg, argv, cwd=root, keep=keep, hides=hides, budget=budget, cwd_fd=dir_fd
+    )
 
 
 def _render(

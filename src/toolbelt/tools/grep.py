@@ -11,7 +11,6 @@ when it walks a directory (``search.budget``): when cut, it returns what it foun
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel, Field
 from toolbelt.core.access import Access
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
+from toolbelt.core.listing import ListingJudge
 from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.tool_hints import ToolHints
@@ -29,8 +29,9 @@ from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
+from toolbelt.search.judged import JudgedFiles
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
+from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first, rg_output
 from toolbelt.search.text_prefix import TextPrefix
 from toolbelt.tools._files import file_guard, missing_path, read_access, resolve
 
@@ -106,11 +107,14 @@ class GrepTool(Tool[GrepInput]):
         slow = rg is None
         budget = SearchBudget()
         drop_ignored = not slow and not names and _glob_overrides_ignores(args)
+        # a file named as the path was judged (and asked about) as itself
+        judge = None if names else ctx.listing_judge(target.path)
         # rg prints `path:N:text` itself unless a path must be cut out of each line (to filter
         # it, or to put a file's name back where rg read it as stdin)
-        nul = slow or ctx.hides_below(target.path) or drop_ignored or bool(names)
+        nul = slow or judge is not None or drop_ignored or bool(names)
+        found: list[str] | Whole
         if rg is None:
-            lines = await anyio.to_thread.run_sync(
+            found = await anyio.to_thread.run_sync(
                 python_grep,
                 cwd,
                 names,
@@ -121,30 +125,39 @@ class GrepTool(Tool[GrepInput]):
                 wanted,
                 budget,
             )
-        # a file named as the path was judged (and asked about) as itself
-        denied: Callable[[Path], bool] | None = None
-        if ctx.hides_below(target.path):
-
-            def denied(path: Path) -> bool:
-                return path != target.path and not ctx.visible(path)
-
-        listed_early = False
-        if rg is not None:
-            # files mode judges each path in the worker thread that stats it for the order,
-            # while rg is still walking; ignored files must go first, so not with drop_ignored
-            listed_early = args.output_mode == "files_with_matches" and not drop_ignored
-            keep = denied if listed_early else None
-            lines = await _search(
-                rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, denied=keep
+        else:
+            # rg's paths are judged as rg prints them, in the thread that reads them; lines
+            # that git must look at first (drop_ignored) are judged after it, by name
+            early = None if drop_ignored else judge
+            found = await _search(
+                rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, judge=early
             )
+        if isinstance(found, Whole) and not drop_ignored:
+            return _render_whole(args, found, nul=nul, budget=budget)
+        lines = found.lines() if isinstance(found, Whole) else found
         if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        if denied is not None and not listed_early:
-            # a file named as the path was judged (and asked about) as itself
-            lines = _drop_denied(lines, args.output_mode, cwd, denied)
+        if judge is not None and (slow or drop_ignored):
+            lines = await anyio.to_thread.run_sync(
+                _drop_hidden, lines, args.output_mode, cwd, judge
+            )
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
         return _render(args, lines, slow=slow, nul=nul, budget=budget)
+
+
+class Whole:
+    """All rg printed for a directory (every line ending with a newline), its hidden files'
+    lines already left out; ``lines_named`` is how many lines start with ``path\\0``, when
+    the files were judged (else None)."""
+
+    __slots__ = ("lines_named", "out")
+
+    def __init__(self, out: bytes, lines_named: int | None) -> None:
+        self.out, self.lines_named = out, lines_named
+
+    def lines(self) -> list[str]:
+        return self.out[:-1].decode("utf-8", errors="replace").split("\n") if self.out else []
 
 
 async def _search(
@@ -157,11 +170,12 @@ async def _search(
     budget: SearchBudget,
     *,
     nul: bool,
-    denied: Callable[[Path], bool] | None = None,
-) -> list[str]:
+    judge: ListingJudge | None = None,
+) -> list[str] | Whole:
     """rg over what the guard opened: a file as rg's stdin, a directory as its start (see
     ``search.ripgrep``), so nothing swapped in after the permission check is searched.
-    ``denied``: in files mode, paths to leave out (judged as rg lists them)."""
+    ``judge``: the listing's judge of the paths rg finds (``core.listing``), applied as rg
+    prints them; their files' lines are left out."""
     if names:
         fd = guard.open_for_read(target)
         argv = _rg_args(args, ["-"], nul=nul)  # "-": the file's text, given as stdin
@@ -183,17 +197,21 @@ async def _search(
     try:
         cwd, argv = target.path, _rg_args(args, names, nul=nul)
         if args.output_mode == "files_with_matches":
-            keep = None
-            if denied is not None:
-                check = denied
-
-                def keep(raw: bytes) -> bool:
-                    return not check(cwd / raw.decode("utf-8", errors="surrogateescape"))
-
-            return await rg_newest_first(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd, keep=keep)
+            return await rg_newest_first(
+                rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd, hides=judge
+            )
+        judged = None if judge is None else JudgedFiles(dir_fd, judge)
         if wanted is None or args.output_mode == "count":  # count: one short line a file
-            return _decoded(await rg_collect(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd))
-        return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd)
+            feed = None if judged is None else judged.feed
+            out = await rg_output(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd, on_lines=feed)
+            if judged is None:
+                return Whole(out, None)
+            if not judged.hidden:
+                return Whole(out, judged.lines_named)
+            keep = judged.keeps()
+            kept = [line + b"\n" for line in out.split(b"\n")[:-1] if keep(line)]
+            return Whole(b"".join(kept), None)
+        return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd, judged=judged)
     finally:
         os.close(dir_fd)
 
@@ -244,8 +262,7 @@ def _rg_args(args: GrepInput, names: list[str], *, nul: bool) -> list[str]:
     else:
         argv += ["-n", "--no-heading", "--with-filename", *(["--null"] if nul else [])]
         argv += ["--max-columns", "500", "--max-columns-preview"]
-        before = args.context_before if args.context_before is not None else args.context
-        after = args.context_after if args.context_after is not None else args.context
+        before, after = _context(args)
         if before:
             argv += ["-B", str(before)]
         if after:
@@ -254,6 +271,13 @@ def _rg_args(args: GrepInput, names: list[str], *, nul: bool) -> list[str]:
         argv += ["--max-filesize", MAX_FILE_SIZE_ARG]
     argv.append("--line-buffered")  # what rg found survives the kill when the budget ends
     return [*argv, "-e", args.pattern, "--", *names]
+
+
+def _context(args: GrepInput) -> tuple[int, int]:
+    """Lines of context (before, after) each match asks for; (0, 0) for none."""
+    before = args.context_before if args.context_before is not None else args.context
+    after = args.context_after if args.context_after is not None else args.context
+    return before or 0, after or 0
 
 
 async def _run_rg(
@@ -265,15 +289,28 @@ async def _run_rg(
     *,
     cwd_fd: int | None = None,
     stdin: int | None = None,
+    judged: JudgedFiles | None = None,
 ) -> list[str]:
+    """rg's lines until ``wanted`` results (``--`` separators do not count) are in hand;
+    ``judged``: the lines of the files it hides are left out, and do not count."""
     out: list[str] = []
+    results = 0
     result = RgResult()
+    keep = None if judged is None else judged.keeps()
     async with rg_lines(
         rg, argv, cwd=cwd, result=result, budget=budget, cwd_fd=cwd_fd, stdin=stdin
     ) as lines:
         async for raw in lines:
+            if raw == b"--":
+                out.append("--")
+                continue
+            if judged is not None and keep is not None:
+                judged.feed(raw)
+                if not keep(raw):
+                    continue
             out.append(raw.decode("utf-8", errors="replace"))
-            if wanted is not None and _counted(out) >= wanted:
+            results += 1
+            if wanted is not None and results >= wanted:
                 break
     return out
 
@@ -305,18 +342,24 @@ def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
     return [line for line in lines if line == "--" or _path_of(line, mode) not in ignored]
 
 
-def _drop_denied(
-    lines: list[str], mode: Mode, cwd: Path, denied: Callable[[Path], bool]
-) -> list[str]:
-    """The lines whose file no read-deny rule covers; each file is judged once."""
+def _drop_hidden(lines: list[str], mode: Mode, cwd: Path, judge: ListingJudge) -> list[str]:
+    """The lines whose file the listing's judge keeps; each file is judged once, with its
+    stat (by name: the slow search and git's look-up work on names). A content line without
+    a path (rg's note on a file's binary data) goes with the file before it."""
     verdicts: dict[str, bool] = {}
     kept = []
+    path = ""
     for line in lines:
         if line != "--":
-            path = _path_of(line, mode)
+            if mode == "files_with_matches" or "\x00" in line:
+                path = _path_of(line, mode)
             hidden = verdicts.get(path)
             if hidden is None:
-                hidden = verdicts[path] = denied(cwd / path)
+                try:
+                    info: os.stat_result | None = os.stat(cwd / path)
+                except OSError:
+                    info = None
+                hidden = verdicts[path] = judge(path, info)
             if hidden:
                 continue
         kept.append(line)
@@ -350,8 +393,26 @@ def _page_with_separators(lines: list[str], start: int, limit: int | None) -> tu
     return page, taken
 
 
-def _counted(lines: list[str]) -> int:
-    return len(lines) - lines.count("--")
+def _render_whole(args: GrepInput, found: Whole, *, nul: bool, budget: SearchBudget) -> ToolOutput:
+    """``_render`` of all rg printed, without cutting it into lines when that changes
+    nothing: no page to cut out of it, no context separators, and (``nul``) each line a
+    ``path\\0…`` one, whose one NUL becomes the ``:`` rg would have printed (``_joined``:
+    ``path\\0N:text`` is ``path:N:text``, ``path\\0N`` is ``path:N``)."""
+    out = found.out
+    taken = out.count(b"\n")
+    limit = args.head_limit or None
+    plain = (
+        not args.offset
+        and (limit is None or taken <= limit)
+        and not any(_context(args))
+        and (not nul or found.lines_named == taken == out.count(b"\0"))
+    )
+    if not plain:
+        return _render(args, found.lines(), slow=False, nul=nul, budget=budget)
+    if nul:
+        out = out.replace(b"\0", b":")
+    text = out[:-1].decode("utf-8", errors="replace")
+    return _output(args, text, taken, more=False, budget=budget, slow=False)
 
 
 def _render(
@@ -363,7 +424,6 @@ def _render(
     budget: SearchBudget | None = None,
 ) -> ToolOutput:
     """The page of results the model sees; ``nul``: lines are ``path\\0N:text`` from rg."""
-    cut = budget is not None and budget.expired
     separators = lines.count("--")  # between context groups
     total_known = len(lines) - separators
     start = args.offset
@@ -376,6 +436,25 @@ def _render(
     if nul and args.output_mode != "files_with_matches":
         page = [_joined(line) for line in page]
     more = limit is not None and total_known > start + taken
+    if args.output_mode == "files_with_matches" and taken:
+        text = f"Found {taken} file{'s' * (taken != 1)}\n" + "\n".join(page)
+    else:
+        text = "\n".join(page)
+    return _output(args, text, taken, more=more, budget=budget, slow=slow)
+
+
+def _output(
+    args: GrepInput,
+    page: str,
+    taken: int,
+    *,
+    more: bool,
+    budget: SearchBudget | None,
+    slow: bool,
+) -> ToolOutput:
+    """The result: ``page`` (``taken`` results from ``args.offset`` on), and the notes."""
+    start = args.offset
+    cut = budget is not None and budget.expired
     structured: dict[str, object] = {
         "mode": args.output_mode,
         "results": taken,
@@ -385,10 +464,8 @@ def _render(
     if not taken:
         empty = "No files found" if args.output_mode == "files_with_matches" else "No matches found"
         text = f"{empty}." if not start else f"No results after offset {start}."
-    elif args.output_mode == "files_with_matches":
-        text = f"Found {taken} file{'s' * (taken != 1)}\n" + "\n".join(page)
     else:
-        text = "\n".join(page)
+        text = page
     if more:
         text += (
             f"\n\n[Showing results {start + 1}–{start + taken}; there are more. Pass "
