@@ -46,6 +46,40 @@ CALL_HEAVY = (
 """Also not imported by a call of one tool that needs none of them (the MCP server lists
 every tool, so it imports their modules)."""
 
+THINK_HEAVY = (
+    *CALL_HEAVY,
+    "toolbelt.sandbox.sandbox",  # the sandbox, its backends' probes and the process tree:
+    "toolbelt.sandbox.backends",  # with the first command (``auto``)
+    "toolbelt.procs",
+    "toolbelt.shell",  # the shell's output and spill directories
+    "toolbelt.checkpoints.store",  # the snapshot machinery: with the first change
+    "toolbelt.providers.deferral",
+    "toolbelt.cli.toolset_spec",  # only with --toolset
+)
+"""Not imported by ``toolbelt call think``, which runs no command and changes nothing."""
+
+READY_HEAVY = (
+    *HEAVY,
+    "pydantic",  # no model is built or validated before the initialize answer
+    "pydantic_core",
+    "importlib.metadata",  # the version is a constant
+    "toolbelt.tools.read_file",  # nor any tool: the built-ins load when listed or called
+    "toolbelt.tools.bash",
+    "toolbelt.tools.grep",
+    "toolbelt.tools.think",
+    "toolbelt.mcp.http",  # the HTTP door's modules, on stdio
+    "toolbelt.mcp.http_sessions",
+    "toolbelt.sandbox.sandbox",  # nor the sandbox and its probes (``auto``)
+    "toolbelt.sandbox.backends",
+    "toolbelt.providers.deferral",  # nor the tool list's machinery
+    "toolbelt.providers.formats",
+    "toolbelt.toolsearch.tool",
+    "toolbelt.config.settings_file",  # nor a settings file's models, with no settings file
+    "toolbelt.hooks.specs",
+    "secrets",
+)
+"""Not imported by ``toolbelt mcp`` in an empty workspace before it answers ``initialize``."""
+
 REPORT = """
 import atexit, json, sys
 def report():
@@ -80,7 +114,7 @@ def _heavy(modules: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
 def test_toolbelt_call_think_imports_nothing_heavy(tmp_path: Path) -> None:
     modules = _imported(tmp_path, "call", "think", '{"thought": "x"}')
     assert "toolbelt.tools.think" in modules  # the report is of the call that ran
-    assert _heavy(modules, CALL_HEAVY) == []
+    assert _heavy(modules, THINK_HEAVY) == []
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
@@ -94,4 +128,14 @@ def test_toolbelt_mcp_answers_its_first_request_importing_nothing_heavy(
         first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
     modules = _imported(tmp_path, "mcp", "--root", str(tmp_path / "ws"), stdin=json.dumps(first))
     assert "toolbelt.mcp.server" in modules
-    assert _heavy(modules) == []
+    assert _heavy(modules, READY_HEAVY) == []
+
+
+def test_toolbelt_call_read_file_loads_its_tool_alone(tmp_path: Path) -> None:
+    """A call loads the module of the tool it calls, pydantic with it, and no other tool's."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("hello\n")
+    modules = _imported(tmp_path, "call", "read_file", '{"path": "notes.txt"}')
+    tools = sorted(m for m in modules if m.startswith("toolbelt.tools.") and "._" not in m)
+    assert tools == ["toolbelt.tools.read_file"]
+    assert "pydantic" in modules

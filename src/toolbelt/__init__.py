@@ -110,7 +110,7 @@ if TYPE_CHECKING:
     )
     from toolbelt.remote import RemoteToolset
     from toolbelt.runtime import Runtime, RuntimeOptions, RuntimeState
-    from toolbelt.sandbox.sandbox import SandboxSettings
+    from toolbelt.sandbox.settings import SandboxSettings
     from toolbelt.tools import build_toolset, builtin_toolset
 
 _EXPORTS = {
@@ -170,7 +170,7 @@ _EXPORTS = {
     "Runtime": "toolbelt.runtime",
     "RuntimeOptions": "toolbelt.runtime",
     "RuntimeState": "toolbelt.runtime",
-    "SandboxSettings": "toolbelt.sandbox.sandbox",
+    "SandboxSettings": "toolbelt.sandbox.settings",
     "SchemaArguments": "toolbelt.core.schema_tool",
     "SchemaTool": "toolbelt.core.schema_tool",
     "Session": "toolbelt.core.context",

@@ -26,6 +26,7 @@ once. A closed runtime refuses every call with a ``UsageError``, and so does ope
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from toolbelt.mcp_client.toolset import McpToolset
     from toolbelt.providers.model import ModelClient
     from toolbelt.runners.runner import Runner
-    from toolbelt.sandbox.sandbox import SandboxSettings
+    from toolbelt.sandbox.settings import SandboxSettings
 
 __all__ = ["Runtime", "RuntimeOptions", "RuntimeState"]
 
@@ -137,6 +138,9 @@ class Runtime(AsyncResource):
         """The MCP servers configured for this workspace (None: a toolset was injected)."""
         self.mcp_servers: McpToolset | None = None
         """Their tools, when any server is configured."""
+        self.builtins_only = False
+        """The toolset is the built-in tools and nothing else: listing it fetches nothing, so
+        a door need not list it before its first request (each tool loads on first use)."""
         if toolset is None:
             from toolbelt.tools import builtin_toolset
 
@@ -148,7 +152,9 @@ class Runtime(AsyncResource):
                 trusted=self.settings.trusted,
                 read_check=lambda path: read_allowed(policy, path),
             )
+            builtins = toolset
             toolset = self._with_mcp_servers(toolset, options.mcp_servers)
+            self.builtins_only = toolset is builtins
         self.toolset = toolset
         self.checkpoints = Checkpoints(
             self.session.root, session_id=self.session.id, settings=self.settings.checkpoints
@@ -286,10 +292,10 @@ class Runtime(AsyncResource):
         with what ``--sandbox`` and the settings chose. Only before the first command: the
         shells it started run on in the sandbox they were started in, so a later choice is a
         ``UsageError`` rather than a choice that silently does nothing."""
-        from toolbelt.sandbox.sandbox import Sandbox  # the sandbox's modules load on use
-
         self._refuse_if_closed("choose a sandbox")
-        if self.session.peek(Sandbox) is not None:
+        # the sandbox's modules load with the first command: before they are, none has run
+        loaded = sys.modules.get("toolbelt.sandbox.sandbox")
+        if loaded is not None and self.session.peek(loaded.Sandbox) is not None:
             raise UsageError(
                 "use_sandbox came after this runtime's first command, which already runs in "
                 "the sandbox chosen then; choose it right after building the runtime, or pass "
@@ -298,7 +304,7 @@ class Runtime(AsyncResource):
         self._provide_sandbox(sandbox)
 
     def _provide_sandbox(self, sandbox: SandboxSettings) -> None:
-        from toolbelt.sandbox.sandbox import SandboxSettings
+        from toolbelt.sandbox.settings import SandboxSettings
 
         self.session.provide(SandboxSettings, sandbox)
 
@@ -377,8 +383,6 @@ class Runtime(AsyncResource):
             await self._end(close_toolset=True)
 
     async def _end(self, *, close_toolset: bool) -> None:
-        from toolbelt.shell.output import remove_spill_dir  # the shell's modules load on use
-
         self._state = RuntimeState.CLOSED
         try:
             await self.session.aclose()
@@ -387,7 +391,11 @@ class Runtime(AsyncResource):
                 if close_toolset:
                     await self.toolset.aclose()
             finally:
-                remove_spill_dir(self.session.id)
+                # only the shell's output module makes spill directories: a process that
+                # never loaded it made none (a call of think does not load it to find out)
+                output = sys.modules.get("toolbelt.shell.output")
+                if output is not None:
+                    output.remove_spill_dir(self.session.id)
 
     async def __aenter__(self) -> Self:
         await self.open()

@@ -31,10 +31,11 @@ from toolbelt.core.errors import ToolError
 from toolbelt.core.registry import AnyTool, Toolset, WrappedToolset
 from toolbelt.core.rule_identity import RuleIdentity
 from toolbelt.core.schema import JsonSchema
-from toolbelt.core.tool import HookSubject, Tool, ToolInput
+from toolbelt.core.tool import HookSubject, Tool
 
 if TYPE_CHECKING:  # the snapshot machinery loads with the first command that snapshots
     from toolbelt.checkpoints.store import PendingSnapshot
+    from toolbelt.core.tool_input import ToolInput
 
 __all__ = ["CheckpointToolset", "CheckpointedTool"]
 
@@ -74,8 +75,6 @@ class CheckpointToolset(WrappedToolset):
 class CheckpointedTool(Tool[Any]):
     """``inner`` as the model and the policy see it; its calls leave checkpoints."""
 
-    input_model = ToolInput  # never used: validation and schemas are the inner tool's
-
     def __init__(self, inner: AnyTool, checkpoints: Checkpoints) -> None:
         self.inner = inner
         self._checkpoints = checkpoints
@@ -85,6 +84,11 @@ class CheckpointedTool(Tool[Any]):
         self.programmatic, self.claude_name = inner.programmatic, inner.claude_name
         self.rule_family, self.rule_target = inner.rule_family, inner.rule_target
         self.rule_aliases = inner.rule_aliases
+
+    @property
+    def input_model(self) -> type[ToolInput]:  # type: ignore[override]  # a class's, per instance
+        """The inner tool's model (validation and schemas are the inner tool's)."""
+        return self.inner.input_model
 
     def rule_identity(self) -> RuleIdentity:
         return self.inner.rule_identity()

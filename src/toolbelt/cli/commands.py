@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import secrets
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,6 @@ from toolbelt.cli.notices import print_notices
 from toolbelt.cli.render import Renderer
 from toolbelt.cli.sandbox_option import sandbox_settings
 from toolbelt.cli.termination import Termination
-from toolbelt.cli.toolset_spec import load_toolset_factory
 from toolbelt.config.settings import load_settings
 from toolbelt.core.context import SessionConfig
 from toolbelt.core.errors import UsageError
@@ -25,7 +24,6 @@ from toolbelt.core.registry import Toolset
 from toolbelt.core.requesters import AutoApprove, DenyRequests
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserChannel
-from toolbelt.providers.schema import neutral_schema
 from toolbelt.runtime import Runtime, RuntimeOptions
 
 __all__ = [
@@ -94,6 +92,8 @@ def list_tools(
 
         toolset = builtin_toolset()
     if as_json:
+        from toolbelt.providers.schema import neutral_schema
+
         listing = [
             {
                 "name": tool.name,
@@ -147,7 +147,7 @@ def call_tool(
     termination = Termination()  # SIGTERM and SIGHUP take Ctrl-C's path
     try:
         with termination:
-            call = ToolCall(f"cli-{secrets.token_hex(4)}", name, arguments)  # `toolbelt undo` ids
+            call = ToolCall(f"cli-{os.urandom(4).hex()}", name, arguments)  # `toolbelt undo` ids
             result = anyio.run(_run_one, runtime, call)
     except KeyboardInterrupt:  # the call was cancelled and the session closed
         with contextlib.suppress(OSError):
@@ -193,7 +193,11 @@ async def _run_one(runtime: Runtime, call: ToolCall) -> ToolCallResult:
 
 def toolset_from_spec(spec: str | None) -> Toolset | None:
     """The toolset ``--toolset`` names, or None for the built-ins."""
-    return None if spec is None else load_toolset_factory(spec)()
+    if spec is None:
+        return None
+    from toolbelt.cli.toolset_spec import load_toolset_factory
+
+    return load_toolset_factory(spec)()
 
 
 def terminal_user() -> UserChannel | None:

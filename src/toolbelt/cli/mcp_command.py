@@ -11,21 +11,24 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import anyio
 
 from toolbelt.cli.mcp_token import kept_token, run_token, token_path
 from toolbelt.cli.notices import print_notices
 from toolbelt.cli.sandbox_option import sandbox_settings
-from toolbelt.cli.toolset_spec import ToolsetFactory, load_toolset_factory
 from toolbelt.core.errors import UsageError
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.registry import ToolRegistry
 from toolbelt.core.terminal_text import escape_for_terminal
 from toolbelt.core.user import UserChannel
-from toolbelt.mcp.http import HttpOptions
-from toolbelt.mcp.http_sessions import Limits
 from toolbelt.runtime import Runtime
+
+if TYPE_CHECKING:  # the HTTP door's modules load with the HTTP door: stdio answers sooner
+    from toolbelt.cli.toolset_spec import ToolsetFactory
+    from toolbelt.mcp.http import HttpOptions
+    from toolbelt.mcp.http_sessions import Limits
 
 __all__ = ["mcp_limits", "serve_mcp", "token_path"]
 
@@ -62,6 +65,8 @@ def serve_mcp(
     try:
         factory: ToolsetFactory | None = None
         if toolset_spec is not None:
+            from toolbelt.cli.toolset_spec import load_toolset_factory
+
             factory = load_toolset_factory(toolset_spec)
         # no command the tools run may read a token file, even one the stdio door does not use
         given = [Path(token_file).resolve()] if token_file else []
@@ -154,6 +159,9 @@ def serve_mcp(
             return 1
         sandboxing = replace(sandboxing, secrets=(*sandboxing.secrets, kept))
     token_source = kept or (Path(token_file).resolve() if token_file else None)
+    from toolbelt.mcp.http import HttpOptions
+    from toolbelt.mcp.http_sessions import Limits
+
     options = HttpOptions(
         runtime.session.root,
         mode,
@@ -187,8 +195,13 @@ def serve_mcp(
     return 0
 
 
-def mcp_limits(args: argparse.Namespace) -> Limits:
-    """The HTTP door's limits from the command line."""
+def mcp_limits(args: argparse.Namespace) -> Limits | None:
+    """The HTTP door's limits from the command line; None on stdio, which has none (and so
+    does not load the HTTP door's modules)."""
+    if args.http is None and args.port is None:
+        return None
+    from toolbelt.mcp.http_sessions import Limits
+
     return Limits(
         max_sessions=args.max_sessions,
         max_inflight=args.max_calls,

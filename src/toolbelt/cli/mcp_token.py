@@ -18,7 +18,6 @@ could choose the next server's token.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def kept_token(port: int, *, rotate: bool = False) -> tuple[Path, str, str]:
     kept, problem = _read_private(path)
     if kept and not rotate:
         return path, kept, ""
-    token = secrets.token_urlsafe(32)
+    token = _new_token()
     _write_private(path, token)
     if rotate:
         why = f"a new token was made for port {port} (--rotate-token): update saved clients"
@@ -66,9 +65,15 @@ def run_token(port: int) -> tuple[Path, str]:
     afresh, since no saved client names such a port; the server removes it when it stops."""
     path = token_path(port)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
+    token = _new_token()
     _write_private(path, token)
     return path, token
+
+
+def _new_token() -> str:
+    import secrets  # the HTTP door's alone: stdio starts without it
+
+    return secrets.token_urlsafe(32)
 
 
 def _read_private(path: Path) -> tuple[str, str]:

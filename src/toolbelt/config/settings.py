@@ -24,22 +24,30 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolbelt.checkpoints.settings import CheckpointSettings
 from toolbelt.config.files import ConfigFileError, read_config_text
 from toolbelt.config.launch_files import Pinned, hooks_section_launch
 from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.settings_keys import unknown_key_warnings
+from toolbelt.config.settings_values import SETTING_MODES, EditTool
 from toolbelt.config.trust import approved_launches, is_trusted, user_config_dir
-from toolbelt.core.errors import SettingsError, ToolbeltError, UsageError
+from toolbelt.core.errors import SettingsError
 from toolbelt.core.strict_json import StrictJsonError, strict_loads
 from toolbelt.files.atomic import atomic_write
-from toolbelt.hooks.config import HookMatcherGroup, check_event
+from toolbelt.hooks.config import check_event
 from toolbelt.policy.rules import Rule, RuleSet, parse_rule
-from toolbelt.sandbox.runner_policy import RunnerPolicy, network_ports
+from toolbelt.sandbox.runner_policy import RunnerPolicy
+
+if TYPE_CHECKING:  # the file's models (and pydantic) load when a settings file is read
+    from toolbelt.config.settings_file import (
+        _Checkpoints,
+        _Lsp,
+        _Sandbox,
+        _SettingsFile,
+        _ToolSearch,
+    )
 
 __all__ = [
     "LISTS",
@@ -53,180 +61,6 @@ __all__ = [
 ListName = Literal["allow", "ask", "deny"]
 LISTS: tuple[ListName, ...] = ("allow", "ask", "deny")
 LOCAL_FILE = "settings.local.json"
-_MODES = {
-    "default": "default",
-    "manual": "default",
-    "acceptEdits": "accept_edits",
-    "accept_edits": "accept_edits",
-    "plan": "plan",
-    "bypassPermissions": "bypass",
-    "bypass": "bypass",
-    "dontAsk": "dont_ask",
-    "dont_ask": "dont_ask",
-}
-
-
-class _Permissions(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    allow: list[str] = []
-    ask: list[str] = []
-    deny: list[str] = []
-    default_mode: str | None = Field(default=None, alias="defaultMode")
-    additional_directories: list[str] = Field(default=[], alias="additionalDirectories")
-    disable_bypass: Literal["disable"] | None = Field(
-        default=None, alias="disableBypassPermissionsMode"
-    )
-
-    @field_validator("default_mode")
-    @classmethod
-    def _known_mode(cls, value: str | None) -> str | None:
-        if value is not None and value not in _MODES:
-            raise ValueError(f"unknown mode {value!r}; use one of {', '.join(_MODES)}")
-        return value
-
-
-class _WebFetch(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    allow_private_origins: list[str] = Field(default=[], alias="allowPrivateOrigins")
-
-    @field_validator("allow_private_origins")
-    @classmethod
-    def _origins(cls, value: list[str]) -> list[str]:
-        from toolbelt.web.urls import parse_web_url
-
-        for origin in value:
-            try:
-                parsed = parse_web_url(origin)
-            except ToolbeltError as exc:
-                raise ValueError(f"{origin!r} is not an origin: {exc}") from exc
-            if parsed.target != "/" or parsed.userinfo:
-                raise ValueError(f"{origin!r} is not an origin; write it as {parsed.origin!r}")
-        return value
-
-
-class _GitCommit(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    trailer: str | None = None
-
-
-class _RunnerSandbox(BaseModel):
-    """``sandbox.hooks`` / ``sandbox.mcpServers``: where those programs run (``RunnerPolicy``)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    confined: bool = True
-    network: Literal["off", "on"] | list[str] = "off"
-
-    @field_validator("network")
-    @classmethod
-    def _ports(cls, value: str | list[str]) -> str | list[str]:
-        try:
-            network_ports(value if isinstance(value, str) else tuple(value))
-        except UsageError as exc:
-            raise ValueError(str(exc)) from exc
-        return value
-
-    def policy(self) -> RunnerPolicy:
-        network = self.network if isinstance(self.network, str) else tuple(self.network)
-        return RunnerPolicy(confined=self.confined, network=network)
-
-
-class _Sandbox(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    mode: Literal["auto", "landlock", "bwrap", "off"] | None = None
-    network: Literal["off", "on"] | list[str] | None = None
-    hooks: _RunnerSandbox | None = None
-    mcp_servers: _RunnerSandbox | None = Field(default=None, alias="mcpServers")
-
-
-class _ToolSearch(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    mode: Literal["auto", "always", "never"] | None = None
-    max_tools: int | None = Field(default=None, alias="maxTools", ge=0)
-    context_share: float | None = Field(default=None, alias="contextShare", gt=0, le=1)
-    form: Literal["native", "proxy"] | None = None
-    search: Literal["toolbelt", "provider"] | None = None
-
-
-class _Lsp(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    diagnostics: bool | None = None
-    timeout_ms: int | None = Field(default=None, alias="timeoutMs", ge=100, le=60_000)
-    servers: dict[str, list[str] | Literal[False]] = {}
-
-    @field_validator("servers")
-    @classmethod
-    def _commands(
-        cls, value: dict[str, list[str] | Literal[False]]
-    ) -> dict[str, list[str] | Literal[False]]:
-        for language, command in value.items():
-            if command is not False and (not command or not command[0]):
-                raise ValueError(
-                    f"the server for {language!r} must be a command such as "
-                    '["pyright-langserver", "--stdio"], or false for none'
-                )
-        return value
-
-
-EditTool = Literal["auto", "apply_patch", "edit_file"]
-
-
-class _Sessions(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
-    max_total_mb: float | None = Field(default=None, alias="maxTotalMB", gt=0)
-
-
-class _Compaction(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    threshold: float | None = Field(default=None, gt=0, le=1)
-    auto: bool | None = None
-
-
-class _Subagents(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    max_parallel: int | None = Field(default=None, alias="maxParallel", ge=1, le=16)
-
-
-class _Checkpoints(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-
-    enabled: bool | None = None
-    max_age_days: float | None = Field(default=None, alias="maxAgeDays", gt=0)
-    max_size_mb: float | None = Field(default=None, alias="maxSizeMB", gt=0)
-    max_file_size_mb: float | None = Field(default=None, alias="maxFileSizeMB", ge=0)
-
-    def given(self) -> bool:
-        return any(v is not None for v in self.model_dump().values())
-
-
-class _SettingsFile(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)  # built when a file exists
-
-    permissions: _Permissions = Field(default_factory=_Permissions)
-    web_fetch: _WebFetch = Field(default_factory=_WebFetch, alias="webFetch")
-    git_commit: _GitCommit = Field(default_factory=_GitCommit, alias="gitCommit")
-    sandbox: _Sandbox = Field(default_factory=_Sandbox)
-    tool_search: _ToolSearch = Field(default_factory=_ToolSearch, alias="toolSearch")
-    edit_tool: EditTool | None = Field(default=None, alias="editTool")
-    sessions: _Sessions = Field(default_factory=_Sessions)
-    compaction: _Compaction = Field(default_factory=_Compaction)
-    subagents: _Subagents = Field(default_factory=_Subagents)
-    checkpoints: _Checkpoints = Field(default_factory=_Checkpoints)
-    lsp: _Lsp = Field(default_factory=_Lsp)
-    hooks: dict[str, tuple[HookMatcherGroup, ...]] = {}
-    enabled_mcpjson: list[str] | None = Field(default=None, alias="enabledMcpjsonServers")
-    disabled_mcpjson: list[str] = Field(default=[], alias="disabledMcpjsonServers")
-    enable_all_mcpjson: bool | None = Field(default=None, alias="enableAllProjectMcpServers")
 
 
 @dataclass
@@ -366,7 +200,7 @@ def load_settings(root: Path, *, home: Path | None = None, trusted: bool | None 
             getattr(merged, name).extend(rules[name])
         permissions = parsed.permissions
         if permissions.default_mode is not None:
-            merged.default_mode = _MODES[permissions.default_mode]
+            merged.default_mode = SETTING_MODES[permissions.default_mode]
         merged.bypass_disabled |= permissions.disable_bypass is not None
         for directory in permissions.additional_directories:
             tilde = directory == "~" or directory.startswith("~/")
@@ -555,6 +389,10 @@ def _load_file(
         ) from exc
     if not isinstance(raw, dict):
         raise SettingsError(f"{path}, line 1: the settings must be a JSON object.")
+    from pydantic import ValidationError
+
+    from toolbelt.config.settings_file import _SettingsFile  # with a file to read
+
     try:
         parsed = _SettingsFile.model_validate(raw)
     except ValidationError as exc:

@@ -9,7 +9,6 @@ nearest known key (``difflib``), and is ignored.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -75,6 +74,8 @@ def unknown_key_warnings(path: Path, keys: Iterable[str]) -> list[str]:
     for key in keys:
         if key in KNOWN_KEYS:
             continue
+        import difflib  # for an unknown key alone: settings without one never load it
+
         close = difflib.get_close_matches(key, TOOLBELT_KEYS, n=1, cutoff=0.6)
         close = close or difflib.get_close_matches(key, CLAUDE_CODE_KEYS, n=1, cutoff=0.6)
         hint = f"did you mean `{close[0]}`?" if close else "remove it or check its spelling."

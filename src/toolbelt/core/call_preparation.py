@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolbelt.core.arguments import parse_arguments
 from toolbelt.core.call_results import CallResults, ToolCall, ToolCallResult
 from toolbelt.core.errors import InvalidInputError, UnknownToolError
 from toolbelt.core.events import CallState, StateEvent
 from toolbelt.core.registry import Toolset
-from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool import Tool
+
+if TYPE_CHECKING:
+    from toolbelt.core.tool_input import ToolInput
 
 __all__ = ["PreparedCall", "prepare", "segments"]
 

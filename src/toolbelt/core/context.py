@@ -15,8 +15,8 @@ policy approved the call, the access it approved.
 
 from __future__ import annotations
 
+import os
 import threading
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +62,7 @@ class Session(AsyncResource):
         config: SessionConfig | None = None,
         session_id: str | None = None,
     ) -> None:
-        self.id = session_id or uuid.uuid4().hex[:16]
+        self.id = session_id or os.urandom(8).hex()  # 16 hex digits; no uuid module to load
         self.root = _existing_dir(root, "workspace root")
         self.add_dirs = tuple(_existing_dir(d, "additional directory") for d in add_dirs)
         count_workspace(self.roots)  # toolbelt's own programs are never taken from here

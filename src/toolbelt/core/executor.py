@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -58,8 +58,11 @@ from toolbelt.core.permission import (
 )
 from toolbelt.core.registry import Toolset
 from toolbelt.core.requesters import DenyRequests
-from toolbelt.core.tool import Tool, ToolInput
+from toolbelt.core.tool import Tool
 from toolbelt.core.user import NoUser, UserChannel
+
+if TYPE_CHECKING:
+    from toolbelt.core.tool_input import ToolInput
 
 __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
 

@@ -28,12 +28,13 @@ is data and is kept as it is, even when it holds a key named ``title`` or ``type
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from pydantic import BaseModel
-
 from toolbelt.core.schema_visit import LIST, MAP, OMIT, Position, map_subschemas
+
+if TYPE_CHECKING:  # a model is handed in: this module need not load pydantic itself
+    from pydantic import BaseModel
 
 __all__ = [
     "MAX_NODES",

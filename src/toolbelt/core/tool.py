@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
-
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.rule_identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
@@ -26,19 +24,27 @@ from toolbelt.core.tool_hints import HintFlag, ToolHints
 from toolbelt.core.validation import validate_with_model
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from toolbelt.core.content import ToolOutput
     from toolbelt.core.context import ToolContext
+    from toolbelt.core.tool_input import ToolInput
 
 __all__ = ["HookSubject", "Tool", "ToolHints", "ToolInput"]
 
 
-class ToolInput(BaseModel):
-    """Base of every tool's input model: unknown fields are an error, strings keep whitespace."""
+def __getattr__(name: str) -> Any:
+    """``ToolInput``, loaded (and pydantic with it) when first asked for: a process that only
+    handles tools — an MCP server before ``initialize`` is answered — never needs it."""
+    if name == "ToolInput":
+        from toolbelt.core.tool_input import ToolInput
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, defer_build=True)
+        globals()["ToolInput"] = ToolInput
+        return ToolInput
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-InputT = TypeVar("InputT", bound=ToolInput)
+InputT = TypeVar("InputT", bound="ToolInput")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticUndefined
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolbelt.core.errors import InvalidInputError
+
+if TYPE_CHECKING:  # the model brings pydantic along: a door that validates nothing loads none
+    from pydantic import BaseModel
 
 __all__ = [
     "MAX_NAME",
@@ -33,7 +33,7 @@ MAX_PROBLEMS = 10
 MAX_NAME = 80
 """Characters of a field name shown (a stray key can be as long as the model likes)."""
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 def validate_with_model(
@@ -43,7 +43,11 @@ def validate_with_model(
     cleaned = _drop_null_optionals(model, data)
     try:
         return model.model_validate(cleaned)
-    except ValidationError as exc:
+    except Exception as exc:
+        from pydantic import ValidationError  # loaded with the model: costs nothing here
+
+        if not isinstance(exc, ValidationError):
+            raise
         known = tuple(model.model_fields)
         problems: list[str] = []
         for error in exc.errors(include_url=False):
@@ -95,6 +99,8 @@ def _drop_null_optionals(model: type[BaseModel], data: Mapping[str, Any]) -> Map
     """``null`` for a field that has a non-null default means "use the default"."""
     if None not in data.values():
         return data
+    from pydantic_core import PydanticUndefined
+
     cleaned = dict(data)
     for name, field in model.model_fields.items():
         key = field.alias or name

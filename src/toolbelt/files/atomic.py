@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import time
 from pathlib import Path
@@ -48,7 +47,7 @@ def atomic_write(dir_fd: int, name: str, data: bytes, *, mode: int | None = None
         )
     except FileNotFoundError:
         old_mode = None
-    temp = f".{name}{TEMP_MARKER}{secrets.token_hex(6)}"
+    temp = f".{name}{TEMP_MARKER}{os.urandom(6).hex()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
     try:

@@ -17,11 +17,15 @@ name (a typo such as ``PreTooluse``), a bad regex, a handler type toolbelt canno
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from toolbelt.hooks.matcher import DEFAULT_TIMEOUT, matcher_selects
+
+if TYPE_CHECKING:  # the models (and pydantic) load when a hooks section is read
+    from pydantic import TypeAdapter
+
+    from toolbelt.hooks.specs import CommandHookSpec, HookMatcherGroup
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -35,8 +39,18 @@ __all__ = [
     "validate_hooks",
 ]
 
-DEFAULT_TIMEOUT = 60.0
-"""Seconds; Claude Code now defaults to 600, but a hung check should not stall a turn that long."""
+
+def __getattr__(name: str) -> Any:
+    """``CommandHookSpec`` and ``HookMatcherGroup`` (``hooks.specs``), loaded — and pydantic
+    with them — when first asked for: settings without hooks never need them."""
+    if name in ("CommandHookSpec", "HookMatcherGroup"):
+        from toolbelt.hooks import specs
+
+        value = getattr(specs, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 """The events the executor runs around every call."""
@@ -83,67 +97,14 @@ _CLAUDE_ONLY_EVENTS = frozenset(
     ]
 )
 
-_NAME_LIST = re.compile(r"[A-Za-z0-9_\-|, ]*")
-
-
-class CommandHookSpec(BaseModel):
-    """One ``{"type": "command", "command": ..., "timeout": ...}`` handler.
-
-    Other keys Claude Code knows (``statusMessage``, ``async``...) are accepted and ignored.
-    """
-
-    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
-
-    type: Literal["command"] = "command"
-    command: str = Field(min_length=1)
-    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _refuse_what_would_be_skipped(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            kind = data.get("type", "command")
-            if kind != "command":
-                raise ValueError(f"hook type {kind!r} is not supported; toolbelt runs `command`")
-            if "if" in data:
-                raise ValueError(
-                    "`if` conditions are not supported; select tools with `matcher` and "
-                    "filter inside the hook command"
-                )
-        return data
-
-
-class HookMatcherGroup(BaseModel):
-    """A matcher and the handlers it selects."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    matcher: str = ""
-    hooks: tuple[CommandHookSpec, ...]
-
-    @field_validator("matcher", mode="before")
-    @classmethod
-    def _none_means_all(cls, value: Any) -> Any:
-        return "" if value is None else value
-
-    @field_validator("matcher")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        if not _NAME_LIST.fullmatch(value) and value != "*":
-            try:
-                _regex(value)
-            except re.error as exc:
-                raise ValueError(f"matcher {value!r} is not a valid regex ({exc})") from exc
-        return value
-
-    def selects(self, tool_name: str, aliases: Sequence[str] = ()) -> bool:
-        """Whether this group's matcher selects the tool ``tool_name`` (also called ``aliases``)."""
-        return matcher_selects(self.matcher, tool_name, aliases)
-
 
 @functools.cache
 def _hooks_adapter() -> TypeAdapter[dict[str, tuple[HookMatcherGroup, ...]]]:
     """Built on first use: most runs have no hooks, and building costs ~10 ms of start-up."""
+    from pydantic import TypeAdapter
+
+    from toolbelt.hooks.specs import HookMatcherGroup
+
     return TypeAdapter(dict[str, tuple[HookMatcherGroup, ...]])
 
 
@@ -162,17 +123,6 @@ def check_event(event: str) -> None:
         raise ValueError(f"unknown hook event {event!r}; toolbelt runs {known}")
 
 
-def matcher_selects(matcher: str, tool_name: str, aliases: Sequence[str] = ()) -> bool:
-    """Claude Code's matcher rule, applied to every name of the tool (``HookCall.aliases``)."""
-    if matcher in ("", "*"):
-        return True
-    names = {tool_name, *aliases}
-    if _NAME_LIST.fullmatch(matcher):
-        return not names.isdisjoint(part.strip() for part in re.split(r"[|,]", matcher))
-    pattern = _regex(matcher)
-    return any(pattern.search(name) for name in names)
-
-
 def hooks_for(
     event: str,
     tool_name: str,
@@ -185,6 +135,8 @@ def hooks_for(
     ``config`` is a validated ``hooks`` object (``validate_hooks``) or the raw JSON of one, as
     ``Settings.hooks`` holds it (merged over the scopes); raw groups are validated here too.
     """
+    from toolbelt.hooks.specs import HookMatcherGroup
+
     selected: list[CommandHookSpec] = []
     for group in config.get(event, ()):
         parsed = (
@@ -193,8 +145,3 @@ def hooks_for(
         if parsed.selects(tool_name, aliases):
             selected.extend(parsed.hooks)
     return selected
-
-
-@functools.lru_cache(maxsize=256)
-def _regex(matcher: str) -> re.Pattern[str]:
-    return re.compile(matcher)

@@ -17,7 +17,6 @@ from toolbelt.core.context import Session
 from toolbelt.core.registry import Toolset
 from toolbelt.mcp.notifications import LOG_LEVELS
 from toolbelt.mcp.revisions import META_SERVER_INFO, MODERN_VERSIONS, SUPPORTED_VERSIONS
-from toolbelt.providers.formats import mcp_tool
 from toolbelt.toolsearch.listing import listed_tools
 
 __all__ = [
@@ -71,6 +70,8 @@ def tools_list_result(toolset: Toolset, session: Session, settings: Settings) ->
     """The ``tools/list`` result: with tool search, our tools, tool_search and what it loaded
     (``toolsearch.listing``). resultType, ttlMs and cacheScope are required on the 2026-07-28
     wire and ignored before."""
+    from toolbelt.providers.formats import mcp_tool  # with the first listing
+
     listed = listed_tools(toolset, session, settings)
     tools = [mcp_tool(tool) for tool in listed]
     return {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}

@@ -10,7 +10,6 @@ call, and a token is good for one retry.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from toolbelt.mcp.inflight import InFlightCall
@@ -28,6 +27,8 @@ class RequestStates:
         """The ``input_required`` answer to ``call``, with a fresh token bound to it."""
         assert call.input_request is not None
         assert call.fingerprint is not None
+        import secrets  # asking this way is rare: not loaded before initialize is answered
+
         token = secrets.token_urlsafe(16)
         key = call.input_request.key
         self._states[token] = (call.fingerprint, key)

@@ -140,9 +140,12 @@ class McpServer:
 
     async def start(self) -> None:
         """Open the runtime and list its tools (the configured MCP servers start) before the
-        first request is read; ``aclose`` closes it."""
+        first request is read; ``aclose`` closes it. The built-ins alone are not listed here:
+        listing them would only import every tool's module before ``initialize`` is answered,
+        and ``tools/list`` or a call loads them anyway (``BuiltinToolset``)."""
         await self.runtime.open()
-        await self.toolset.list_tools()
+        if not self.runtime.builtins_only:
+            await self.toolset.list_tools()
 
     # -- dispatch ------------------------------------------------------------------------
 

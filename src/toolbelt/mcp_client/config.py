@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolbelt.config.files import ConfigFileError, load_json_config
 from toolbelt.config.launch_files import Launch, Pinned, launch_of_argv, launch_of_shell
@@ -46,7 +46,9 @@ from toolbelt.config.launches import LaunchPin, changed_notice, unapproved
 from toolbelt.config.settings import Settings
 from toolbelt.config.trust import user_config_dir
 from toolbelt.core.errors import SettingsError
-from toolbelt.mcp_client.oauth_config import OAuthSettings, parse_oauth
+
+if TYPE_CHECKING:  # the OAuth entry's reader loads with the first server entry
+    from toolbelt.mcp_client.oauth_config import OAuthSettings
 
 __all__ = [
     "McpConfig",
@@ -84,6 +86,13 @@ def output_cap(tokens: int | None = None, environ: Mapping[str, str] | None = No
     return tokens * CHARACTERS_PER_TOKEN
 
 
+def _default_oauth() -> OAuthSettings:
+    """An entry's OAuth settings when it names none (``OAuthSettings()``)."""
+    from toolbelt.mcp_client.oauth_config import OAuthSettings
+
+    return OAuthSettings()
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """One server entry, validated and with its variables expanded."""
@@ -100,7 +109,7 @@ class ServerConfig:
     eager: bool = False
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     start_timeout: float = DEFAULT_START_TIMEOUT
-    oauth: OAuthSettings | None = field(default_factory=OAuthSettings)
+    oauth: OAuthSettings | None = field(default_factory=_default_oauth)
     """How to log in when the server asks (None: ``"oauth": false``, never)."""
     headers_helper: str | None = None
     """A shell command printing a JSON object of headers, run at each connection in ``cwd``."""
@@ -418,6 +427,8 @@ def _server(
     helper = raw.get("headersHelper")
     if helper is not None and (not isinstance(helper, str) or not helper.strip()):
         raise SettingsError(f"{where}.headersHelper` must be a command line, a non-empty string.")
+    from toolbelt.mcp_client.oauth_config import parse_oauth
+
     oauth = parse_oauth(where, raw.get("oauth"), lambda at, text: _expand(at, text, env), warn)
     return ServerConfig(
         name,

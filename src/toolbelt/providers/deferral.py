@@ -37,6 +37,7 @@ from toolbelt.core.registry import AnyTool
 from toolbelt.core.rule_identity import MCP_PREFIX
 from toolbelt.providers.formats import anthropic_tool
 from toolbelt.providers.model import ToolSearchSide
+from toolbelt.providers.tool_search_name import TOOL_SEARCH
 
 if TYPE_CHECKING:
     from toolbelt.config.settings import Settings
@@ -53,7 +54,6 @@ __all__ = [
     "session_state",
 ]
 
-TOOL_SEARCH = "tool_search"
 ToolSearchMode = Literal["auto", "always", "never"]
 ToolSearchForm = Literal["native", "proxy"]
 _BYTES_PER_TOKEN = 4

@@ -46,6 +46,7 @@ from toolbelt.sandbox.profiles import (
 )
 from toolbelt.sandbox.quarantine import quarantine
 from toolbelt.sandbox.runner_policy import Network, RunnerPolicy, network_ports
+from toolbelt.sandbox.settings import MODES, SandboxSettings
 
 __all__ = [
     "MODES",
@@ -59,7 +60,6 @@ __all__ = [
     "network_ports",
 ]
 
-MODES = ("auto", "landlock", "bwrap", "off")
 Profile = Literal["workspace", "readonly", "create", "git", "analysis"]
 """``analysis`` is for programs that read the workspace to report on it (language servers,
 checkers): the workspace profile's reads, writes only to the session's private temporary
@@ -67,31 +67,6 @@ directory, never the network — they need to write nothing of the workspace, so
 do can plant a protected entry in it."""
 QUIET: tuple[Profile, ...] = ("readonly", "create")
 """The profiles of commands that run without a prompt: the quiet view, no network."""
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxSettings:
-    """``"sandbox": {"mode": …, "network": "off" | "on" | ["host:port", …]}`` of settings."""
-
-    mode: str = "auto"
-    network: str | tuple[str, ...] = "off"
-    secrets: tuple[Path, ...] = ()
-    """More files the sandbox must hide (the HTTP server's token file)."""
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise UsageError(f"Unknown sandbox mode {self.mode!r}; choose one of {MODES}.")
-        if isinstance(self.network, str) and self.network not in ("off", "on"):
-            raise UsageError(
-                f'Unknown sandbox network {self.network!r}; use "off", "on" or a list of '
-                '"host:port" strings.'
-            )
-        network_ports(self.network)
-
-    @property
-    def ports(self) -> tuple[int, ...] | None:
-        """TCP ports commands may connect to: None for any, () for none."""
-        return network_ports(self.network)
 
 
 class Sandbox:

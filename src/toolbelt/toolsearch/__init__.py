@@ -7,20 +7,29 @@
 - ``session_state(session, settings, context_window=...)``: the session's ``ToolSearchState``
   (settings, context window, loaded tools), shared by the loop and the tool.
 - ``ToolIndex``: exact names first, then BM25; ``providers.deferred`` has the native forms.
+
+The names load on first use (``toolbelt.toolsearch.listing``, which ``toolbelt mcp`` imports
+before it answers ``initialize``, must not bring the index and the deferral machinery along).
 """
 
-from toolbelt.providers.deferral import (
-    TOOL_SEARCH,
-    DeferralSettings,
-    ToolSearchState,
-    defers,
-    estimated_tokens,
-    is_deferrable,
-    offered_tools,
-    session_state,
-)
-from toolbelt.toolsearch.index import Match, ToolIndex
-from toolbelt.toolsearch.tool import ToolSearchTool, ToolSearchToolset
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolbelt.providers.deferral import (
+        TOOL_SEARCH,
+        DeferralSettings,
+        ToolSearchState,
+        defers,
+        estimated_tokens,
+        is_deferrable,
+        offered_tools,
+        session_state,
+    )
+    from toolbelt.toolsearch.index import Match, ToolIndex
+    from toolbelt.toolsearch.tool import ToolSearchTool, ToolSearchToolset
 
 __all__ = [
     "TOOL_SEARCH",
@@ -36,3 +45,37 @@ __all__ = [
     "offered_tools",
     "session_state",
 ]
+
+_EXPORTS = {
+    **dict.fromkeys(
+        (
+            "TOOL_SEARCH",
+            "DeferralSettings",
+            "ToolSearchState",
+            "defers",
+            "estimated_tokens",
+            "is_deferrable",
+            "offered_tools",
+            "session_state",
+        ),
+        "toolbelt.providers.deferral",
+    ),
+    "Match": "toolbelt.toolsearch.index",
+    "ToolIndex": "toolbelt.toolsearch.index",
+    "ToolSearchTool": "toolbelt.toolsearch.tool",
+    "ToolSearchToolset": "toolbelt.toolsearch.tool",
+}
+"""Each public name → the module it is defined in."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolbelt.toolsearch' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -12,16 +12,15 @@ mode decide there; the share of the context window needs the window, which the l
 
 from __future__ import annotations
 
-from toolbelt.config.settings import Settings
-from toolbelt.core.context import Session
-from toolbelt.core.executor import ToolCallResult
+from typing import TYPE_CHECKING
+
 from toolbelt.core.registry import AnyTool, Toolset
-from toolbelt.providers.deferral import (
-    TOOL_SEARCH,
-    DeferralSettings,
-    offered_tools,
-    session_state,
-)
+from toolbelt.providers.tool_search_name import TOOL_SEARCH
+
+if TYPE_CHECKING:  # the deferral machinery loads with the first listing, not before initialize
+    from toolbelt.config.settings import Settings
+    from toolbelt.core.context import Session
+    from toolbelt.core.executor import ToolCallResult
 
 __all__ = ["listed_tools", "loaded_more", "searchable"]
 
@@ -35,6 +34,8 @@ def listed_tools(toolset: Toolset, session: Session, settings: Settings) -> tupl
     """The tools to list for ``session``: all of them, or what ``offered_tools`` offers."""
     if not searchable(toolset):
         return toolset.tools()
+    from toolbelt.providers.deferral import DeferralSettings, offered_tools, session_state
+
     state = session_state(session, DeferralSettings.from_settings(settings))
     return offered_tools(toolset.tools(), state)
 
