@@ -73,7 +73,7 @@ def replace_file(target: Path, data: bytes, *, mode: int, temp: Path | None = No
     ``data`` goes to ``temp`` (a fresh name beside ``target`` unless given), created
     ``O_EXCL`` with ``mode`` (less the umask), fsynced and renamed over ``target``; a failed
     write removes it."""
-    temp = temp or target.with_name(f".{target.name}{TEMP_MARKER}{secrets.token_hex(6)}")
+    temp = temp or target.with_name(f".{target.name}{TEMP_MARKER}{os.urandom(6).hex()}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         try:
