@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 from toolbelt.core.access import Access, AccessKind
+from toolbelt.core.lazy_exports import lazy_exports
 from toolbelt.core.rule_identity import FAMILY_SYNONYMS, FAMILY_TARGETS, RuleIdentity, RuleTarget
 from toolbelt.core.schema import JsonSchema, model_schema
 from toolbelt.core.tool_hints import HintFlag, ToolHints
@@ -33,15 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["HookSubject", "Tool", "ToolHints", "ToolInput"]
 
 
-def __getattr__(name: str) -> Any:
-    """``ToolInput``, loaded (and pydantic with it) when first asked for: a process that only
-    handles tools — an MCP server before ``initialize`` is answered — never needs it."""
-    if name == "ToolInput":
-        from toolbelt.core.tool_input import ToolInput
-
-        globals()["ToolInput"] = ToolInput
-        return ToolInput
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, {"ToolInput": "toolbelt.core.tool_input"})
+"""``ToolInput`` loads (and pydantic with it) when first asked for: a process that only
+handles tools — an MCP server before ``initialize`` is answered — never needs it."""
 
 
 InputT = TypeVar("InputT", bound="ToolInput")

@@ -20,6 +20,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolbelt.core.lazy_exports import lazy_exports
 from toolbelt.hooks.matcher import DEFAULT_TIMEOUT, matcher_selects
 
 if TYPE_CHECKING:  # the models (and pydantic) load when a hooks section is read
@@ -40,16 +41,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``CommandHookSpec`` and ``HookMatcherGroup`` (``hooks.specs``), loaded — and pydantic
-    with them — when first asked for: settings without hooks never need them."""
-    if name in ("CommandHookSpec", "HookMatcherGroup"):
-        from toolbelt.hooks import specs
-
-        value = getattr(specs, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(("CommandHookSpec", "HookMatcherGroup"), "toolbelt.hooks.specs"),
+)
+"""``CommandHookSpec`` and ``HookMatcherGroup`` load — and pydantic with them — when first
+asked for: settings without hooks never need them."""
 
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})

@@ -14,8 +14,9 @@ before it answers ``initialize``, must not bring the index and the deferral mach
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolbelt.core.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from toolbelt.providers.deferral import (
@@ -68,13 +69,7 @@ _EXPORTS = {
 """Each public name → the module it is defined in."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolbelt.toolsearch' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:
