@@ -165,22 +165,10 @@ async def rg_collect(
     cwd_fd: int | None = None,
     stdin: int | None = None,
 ) -> list[bytes]:
-    """Run rg to the end and return its output lines — the fast path when every result is
-    needed anyway (count mode, unpaged content).
-
-    rg runs from a worker thread with a plain ``Popen.communicate`` (cheaper than an asyncio
-    subprocess and a line-by-line stream).
-    """
-    async with _spawned(
-        rg, args, cwd=cwd, stderr=subprocess.PIPE, budget=budget, cwd_fd=cwd_fd, stdin=stdin
-    ) as rg_tree:
-        process = rg_tree.process
-        out, err = await anyio.to_thread.run_sync(process.communicate, abandon_on_cancel=True)
-    _check(process.returncode, err.decode("utf-8", errors="replace"))
-    lines = out.split(b"\n")
-    if lines and (not lines[-1] or (budget and budget.expired)):
-        lines.pop()  # the empty piece after the last newline, or a line torn by the kill
-    return lines
+    """Run rg to the end and return its output lines (without their newlines; a line torn by
+    a kill when ``budget`` ran out is left out) — for callers that want lines, not text."""
+    out = await rg_output(rg, args, cwd=cwd, budget=budget, cwd_fd=cwd_fd, stdin=stdin)
+    return out.split(b"\n")[:-1]
 
 
 async def rg_output(
@@ -191,6 +179,7 @@ async def rg_output(
     budget: SearchBudget | None = None,
     cwd_fd: int | None = None,
     on_lines: Callable[[bytes], None] | None = None,
+    stdin: int | None = None,
 ) -> bytes:
     """Run rg to the end and return all it printed, ending with a newline (a line torn by a
     kill when ``budget`` ran out is left out) — the fast path when every result is needed
@@ -202,7 +191,7 @@ async def rg_output(
     """
     with _error_file() as errors:
         async with _spawned(
-            rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd
+            rg, args, cwd=cwd, stderr=errors, budget=budget, cwd_fd=cwd_fd, stdin=stdin
         ) as rg_tree:
             process = rg_tree.process
 
