@@ -15,7 +15,7 @@ from tests.tools.helpers import Harness
 from toolbelt.core.programs import find_rg
 from toolbelt.search import budget as budget_module
 from toolbelt.search.budget import SearchBudget
-from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first
+from toolbelt.search.ripgrep import RgResult, lines_of, rg_lines, rg_newest_first, rg_output
 from toolbelt.tools import grep as grep_tool
 
 pytestmark = [
@@ -119,8 +119,10 @@ async def test_what_rg_found_before_the_budget_ended_is_kept(tmp_path: Path) -> 
     )
     assert (listed, budget.expired) == (["a.txt"], True)
     budget = SearchBudget(1.0)
-    counted = await rg_collect(
-        rg, ["--line-buffered", "-c", "needle", *files], cwd=tmp_path, budget=budget
+    counted = lines_of(
+        await rg_output(
+            rg, ["--line-buffered", "-c", "needle", *files], cwd=tmp_path, budget=budget
+        )
     )
     assert (counted, budget.expired) == ([b"a.txt:1"], True)
     budget, result, streamed = SearchBudget(1.0), RgResult(), []

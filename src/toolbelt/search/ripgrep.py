@@ -40,7 +40,7 @@ from toolbelt.procs.tree import SyncProcessTree
 from toolbelt.search.budget import SearchBudget, watchdog
 from toolbelt.search.order import newest_first
 
-__all__ = ["RgResult", "rg_collect", "rg_lines", "rg_newest_first", "rg_output"]
+__all__ = ["RgResult", "lines_of", "rg_lines", "rg_newest_first", "rg_output"]
 
 _READ = 1 << 20
 """Bytes asked of rg's stdout per read: whatever rg wrote since the last one."""
@@ -156,19 +156,9 @@ async def _spawned(
         await tree.aclose()
 
 
-async def rg_collect(
-    rg: str,
-    args: Sequence[str],
-    *,
-    cwd: Path,
-    budget: SearchBudget | None = None,
-    cwd_fd: int | None = None,
-    stdin: int | None = None,
-) -> list[bytes]:
-    """Run rg to the end and return its output lines (without their newlines; a line torn by
-    a kill when ``budget`` ran out is left out) — for callers that want lines, not text."""
-    out = await rg_output(rg, args, cwd=cwd, budget=budget, cwd_fd=cwd_fd, stdin=stdin)
-    return out.split(b"\n")[:-1]
+def lines_of(output: bytes) -> list[bytes]:
+    """``rg_output``'s text cut into its lines, without their newlines."""
+    return output.split(b"\n")[:-1]
 
 
 async def rg_output(

@@ -13,7 +13,7 @@ from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import find_rg
-from toolbelt.search.ripgrep import rg_collect
+from toolbelt.search.ripgrep import lines_of, rg_output
 from toolbelt.tools._files import file_guard
 
 __all__ = ["repo_map_result"]
@@ -24,7 +24,7 @@ async def repo_map_result(ctx: ToolContext, directory: Path, tokens: int) -> Too
     rg = find_rg()
     if rg is None:
         raise ToolError("The repository map needs ripgrep (rg), which is not installed.")
-    listed = await rg_collect(rg, ["--no-config", "--files"], cwd=directory)
+    listed = lines_of(await rg_output(rg, ["--no-config", "--files"], cwd=directory))
     files = [directory / os.fsdecode(line) for line in listed if line]
     if ctx.hides_below(directory):
         files = [path for path in files if ctx.visible(path)]

@@ -21,7 +21,7 @@ from toolbelt.core.context import ToolContext
 from toolbelt.core.errors import ToolError
 from toolbelt.core.programs import find_rg
 from toolbelt.paths.small_read import read_head
-from toolbelt.search.ripgrep import rg_collect
+from toolbelt.search.ripgrep import lines_of, rg_output
 from toolbelt.tools._files import file_guard
 
 __all__ = ["MAX_FOUND", "find_definitions"]
@@ -39,7 +39,7 @@ async def find_definitions(ctx: ToolContext, directory: Path, symbol: str) -> To
     if not name:
         raise ToolError("Give `symbol`, the name of the definitions to find.")
     argv = ["--no-config", "-l", "-i", "-F", "-e", name, "--", "."]
-    listed = await rg_collect(rg, argv, cwd=directory)
+    listed = lines_of(await rg_output(rg, argv, cwd=directory))
     files = [directory / os.fsdecode(line).removeprefix("./") for line in listed if line]
     if ctx.hides_below(directory):
         files = [path for path in files if ctx.visible(path)]

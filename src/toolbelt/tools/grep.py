@@ -31,7 +31,13 @@ from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
 from toolbelt.search.judged import JudgedFiles
 from toolbelt.search.order import newest_first
-from toolbelt.search.ripgrep import RgResult, rg_collect, rg_lines, rg_newest_first, rg_output
+from toolbelt.search.ripgrep import (
+    RgResult,
+    lines_of,
+    rg_lines,
+    rg_newest_first,
+    rg_output,
+)
 from toolbelt.search.text_prefix import TextPrefix
 from toolbelt.tools._files import file_guard, missing_path, read_access, resolve
 
@@ -183,8 +189,8 @@ async def _search(
             prefix = TextPrefix(fd)  # up to its binary data, as rg searches what it finds
             with prefix as text:
                 if args.output_mode != "content" or wanted is None:
-                    raw = await rg_collect(
-                        rg, argv, cwd=target.path.parent, budget=budget, stdin=text
+                    raw = lines_of(
+                        await rg_output(rg, argv, cwd=target.path.parent, budget=budget, stdin=text)
                     )
                     lines = _decoded(raw)
                 else:
