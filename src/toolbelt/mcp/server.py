@@ -17,14 +17,13 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-import anyio
-import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.user import UserChannel
+from toolbelt.mcp.call_tasks import CallSpawner
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.eras import in_era, is_modern
@@ -146,7 +145,7 @@ class McpServer:
 
     # -- dispatch ------------------------------------------------------------------------
 
-    async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def handle(self, message: dict[str, Any], group: CallSpawner) -> None:
         """Route one incoming message; requests that may take long run in their own task.
 
         ``message`` has passed ``envelope.check_message``. A handler that fails anyway answers
@@ -158,7 +157,7 @@ class McpServer:
         except Exception as exc:  # one request fails, the server goes on
             await self._internal_error(message.get("id"), message.get("method"), exc)
 
-    async def _handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def _handle(self, message: dict[str, Any], group: CallSpawner) -> None:
         method = message.get("method")
         if method is None:
             self._client_requests.deliver(message)
