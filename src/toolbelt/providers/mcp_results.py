@@ -19,11 +19,11 @@ command's output read better unescaped.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from toolbelt.core.content import TextBlock
 from toolbelt.core.executor import ToolCallResult
+from toolbelt.core.wire_json import plain
 
 __all__ = ["TEXT_FIELD", "call_result", "output_schema"]
 
@@ -60,6 +60,6 @@ def call_result(result: ToolCallResult) -> dict[str, Any]:
     }
     structured = result.output.structured
     if structured is not None and not result.is_error:
-        payload = {TEXT_FIELD: result.output.text_content, **structured}
-        reply["structuredContent"] = json.loads(json.dumps(payload, default=str))
+        fields = plain(dict(structured))  # the text needs no copy: a str is JSON as it is
+        reply["structuredContent"] = {TEXT_FIELD: result.output.text_content, **fields}
     return reply
