@@ -133,7 +133,7 @@ class McpServer:
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
-        self.runtime.events.subscribe(self._on_event)
+        self.runtime.events.subscribe(self._on_event, kinds=(ProgressEvent,))
         self._states = RequestStates()
         """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
@@ -342,8 +342,7 @@ class McpServer:
         return self._inflight.get(call_id)
 
     def _on_event(self, event: Event) -> None:
-        if not isinstance(event, ProgressEvent):
-            return
+        assert isinstance(event, ProgressEvent)  # the only kind subscribed to
         call = self._inflight.get(event.call_id)
         if call is None or call.progress_token is None:
             return
