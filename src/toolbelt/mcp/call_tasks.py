@@ -2,14 +2,16 @@
 
 anyio's task group (4.16) gives every task it starts a handle, an event, a wrapper coroutine
 and a cancel scope of its own, about 10 µs a task: a sixth of what a trivial call cost over
-stdio. A call needs none of that but the cancel scope, so ``CallTasks`` runs each call in a
-plain task inside one anyio cancel scope, and keeps the structure the task group gave:
+stdio. A call needs none of it: it has a cancel scope already (``InFlightCall.scope``, for
+``notifications/cancelled``) and answers its own failures. So ``CallTasks`` runs each call in
+a plain task, and keeps the structure the task group gave:
 
 - leaving the ``async with`` waits until every call has been answered;
 - when the block is left by an exception, or cancelled while it waits (SIGTERM, a client that
-  stopped reading), every call is cancelled through its anyio scope — so shielded clean-up
-  inside a tool still runs to the end and its processes are ended — and the block is left only
-  once every call has unwound;
+  stopped reading), every call is cancelled by the ``cancel`` its owner gives (the server's
+  ``cancel_calls``: each call's own anyio scope, so shielded clean-up inside a tool still runs
+  to the end and its processes are ended, never a bare ``Task.cancel``), and the block is left
+  only once every call has unwound;
 - a call that raises (the server answers its own failures, so only a ``BaseException`` such
   as ``SystemExit`` gets here) cancels the others and is raised, in an exception group as
   anyio's task group raises it, when the block is left.
@@ -45,13 +47,13 @@ class CallSpawner(Protocol):
 class CallTasks:
     """Calls running concurrently, each in a plain asyncio task, left together (see above)."""
 
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._scopes: set[anyio.CancelScope] = set()
+    def __init__(self, cancel: Callable[[], None]) -> None:
+        self._cancel = cancel
+        """Cancels every call started here and every one that starts afterwards."""
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._failures: list[BaseException] = []
         self._idle: asyncio.Future[None] | None = None
         self._open = False
-        self._cancelled = False
 
     async def __aenter__(self) -> CallTasks:
         self._open = True
@@ -87,32 +89,17 @@ class CallTasks:
         signature and not used)."""
         if not self._open:
             raise RuntimeError("The calls' task group is not active; no call can start.")
-        task = asyncio.get_running_loop().create_task(self._run(func(*args)))
+        task = asyncio.get_running_loop().create_task(func(*args))
         self._tasks.add(task)
         task.add_done_callback(self._finished)
 
-    async def _run(self, call: Coroutine[Any, Any, Any]) -> None:
-        with anyio.CancelScope() as scope:
-            if self._cancelled:
-                scope.cancel()
-            self._scopes.add(scope)
-            try:
-                await call
-            finally:
-                self._scopes.discard(scope)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
+    def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and (failure := task.exception()) is not None:
             self._failures.append(failure)
             self._cancel()
         if not self._tasks and self._idle is not None and not self._idle.done():
             self._idle.set_result(None)
-
-    def _cancel(self) -> None:
-        self._cancelled = True
-        for scope in tuple(self._scopes):
-            scope.cancel()
 
     async def _all_done(self) -> None:
         while self._tasks:

@@ -140,6 +140,11 @@ class RootedStart:
         if self._server is not None:
             self._server.end_of_input()
 
+    def cancel_calls(self) -> None:
+        """Cancel every call of the server, if one was opened (``McpServer.cancel_calls``)."""
+        if self._server is not None:
+            self._server.cancel_calls()
+
     async def aclose(self) -> None:
         """Close the server, if one was opened, ending every process its session started."""
         if self._server is not None:

@@ -120,6 +120,8 @@ class McpServer:
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
         self._inflight: dict[str, InFlightCall] = {}
         """Every tools/call running, by the runtime's call id (``mcp-<request id>``)."""
+        self._calls_cancelled = False
+        """Set by ``cancel_calls``: a call that starts afterwards is cancelled at once."""
         self._client_requests = ClientRequests(self._send)
         """What the server asked the client (elicitation) and waits for."""
         self.requester = ElicitationRequester(self)
@@ -282,6 +284,8 @@ class McpServer:
             self._notice_told = await self._log("warning", self._notice, log_level, request_id)
         replayed: dict[str, Any] | None = None
         self._inflight[call.call_id] = call
+        if self._calls_cancelled:
+            call.scope.cancel()
         try:  # the executor's gate keeps mutating calls apart across requests
             with call.scope:
                 if key is not None:
@@ -396,8 +400,14 @@ class McpServer:
         """True while a tool call is in flight."""
         return bool(self._inflight)
 
-    async def aclose(self) -> None:
-        """Cancel what runs and end every process the session started."""
+    def cancel_calls(self) -> None:
+        """Cancel every call running and every call that starts from now on (the connection
+        ends): each through its own scope, so what a tool cleans up, shielded, it finishes."""
+        self._calls_cancelled = True
         for call in list(self._inflight.values()):
             call.scope.cancel()
+
+    async def aclose(self) -> None:
+        """Cancel what runs and end every process the session started."""
+        self.cancel_calls()
         await self.runtime.aclose()

@@ -59,7 +59,7 @@ async def serve_stdio(start: Callable[[Outbox], McpServer | RootedStart]) -> str
             group.start_soon(_stop_on_signal, group.cancel_scope)
             written = anyio.Event()
             group.start_soon(_write_all, receive, write, written, group.cancel_scope)
-            async with CallTasks() as calls:  # left when every call answered
+            async with CallTasks(server.cancel_calls) as calls:  # left when all answered
                 while line := await readline():
                     try:
                         message = check_message(_parse(line))
