@@ -354,7 +354,8 @@ class McpServer:
         self._outbox.send_nowait((progress_message(call, event), call.route))
 
     async def _send(self, message: dict[str, Any], route: Any = None) -> None:
-        await self._outbox.send((message, route))
+        # the outbox is unbounded (both doors make it so): queue without yielding to the loop
+        self._outbox.send_nowait((message, route))
 
     # -- requests to the client (elicitation) -------------------------------------------
 
