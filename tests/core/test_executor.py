@@ -20,7 +20,7 @@ from toolbelt.config.factory import build_policy
 from toolbelt.core.access import Access, AccessKind
 from toolbelt.core.content import ToolOutput
 from toolbelt.core.context import Session, SessionConfig, ToolContext
-from toolbelt.core.events import CallState, Event, StateEvent
+from toolbelt.core.events import CallState, Event, EventBus, ProgressEvent, StateEvent
 from toolbelt.core.executor import Executor, ToolCall
 from toolbelt.core.hooks import HookCall, PreToolUseResult, ToolHooks
 from toolbelt.core.permission import Answer, Approval
@@ -51,6 +51,37 @@ def pid_alive(pid: int) -> bool:
 
 def states(events: list[Event], call_id: str) -> list[str]:
     return [e.state.value for e in events if isinstance(e, StateEvent) and e.call_id == call_id]
+
+
+async def test_a_subscriber_gets_only_the_kinds_it_names(tmp_path: Any) -> None:
+    class Reporting(ReaderTool):
+        async def run(self, args: NoteInput, ctx: ToolContext) -> ToolOutput:
+            ctx.progress("halfway", fraction=0.5)
+            return await super().run(args, ctx)
+
+    executor, everything = make_executor(tmp_path, Reporting(Trace()))
+    progress: list[Event] = []
+    unsubscribe = executor.events.subscribe(progress.append, kinds=(ProgressEvent,))
+    await executor.run([ToolCall("p1", "reader", '{"label": "a"}')])
+    assert [(type(e).__name__, getattr(e, "message", "")) for e in progress] == [
+        ("ProgressEvent", "halfway")
+    ]
+    assert states(everything, "p1") == ["pending", "executing", "success"]
+    unsubscribe()
+    assert executor.events.wants(StateEvent)  # the catch-all subscriber is still there
+
+
+def test_the_bus_says_which_kinds_anyone_takes() -> None:
+    bus = EventBus()
+    assert not bus.wants(StateEvent)
+    unsubscribe = bus.subscribe(lambda event: None, kinds=(ProgressEvent,))
+    assert bus.wants(ProgressEvent)
+    assert not bus.wants(StateEvent)
+    unsubscribe()
+    assert not bus.wants(ProgressEvent)
+    bus.subscribe(lambda event: None)
+    assert bus.wants(StateEvent)
+    assert bus.wants(ProgressEvent)
 
 
 async def test_successful_read_goes_pending_executing_success(tmp_path: Any) -> None:

@@ -49,6 +49,26 @@ def test_surrogate_pairs_escaped_backslashes_and_large_finite_numbers_are_kept()
     assert strict_loads(text) == ["\U0001f600", "\\ud800", 1e308, 123456789012345678901234567890]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"path" : "a", "path"\n:"b"}',  # whitespace between a key and its colon
+        b'{"note": "x\\": y", "path": "a", "path": "b"}',  # a string holding `":` as well
+        '{"a": [{"k": 1}, {"k": 2, "k": 3}]}',  # deep in a list
+    ],
+)
+def test_duplicates_are_refused_however_the_keys_are_written(text: str | bytes) -> None:
+    with pytest.raises(StrictJsonError, match="appears twice in one object"):
+        strict_loads(text)
+
+
+def test_integers_beyond_64_bits_stay_exact_beside_floats() -> None:
+    # a fast parser reads them as floats; the answer must be the integers that were sent
+    text = b"[-9223372036854775809, 18446744073709551616, 0.5, 18446744073709551615]"
+    assert strict_loads(text) == [-9223372036854775809, 18446744073709551616, 0.5, 2**64 - 1]
+    assert all(type(n) is int for n in strict_loads(text)[::3])
+
+
 def test_the_stdio_server_answers_a_hostile_line_and_keeps_serving(tmp_path: Path) -> None:
     hostile = "[" * 100_000 + "\n"
     duplicate = '{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}\n'

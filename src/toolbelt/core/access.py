@@ -142,8 +142,9 @@ class Access:
 
     @classmethod
     def none(cls) -> Access:
-        """A call with no effect outside the session."""
-        return cls(AccessKind.NONE)
+        """A call with no effect outside the session: one shared value (an ``Access`` is
+        immutable), not a new one for every read-only call."""
+        return _NO_ACCESS if cls is Access else cls(AccessKind.NONE)
 
     @property
     def reads(self) -> tuple[Path, ...]:
@@ -160,3 +161,6 @@ class Access:
         if self.paths:
             return str(self.paths[0])
         return ""
+
+
+_NO_ACCESS = Access(AccessKind.NONE)

@@ -44,7 +44,8 @@ def prepare(toolset: Toolset, index: int, call: ToolCall, results: CallResults) 
     """Look the tool up and validate the arguments; emits the call's ``pending`` state."""
     item = PreparedCall(index, call)
     now = time.time()
-    results.events.emit(StateEvent(call.id, call.name, CallState.PENDING, now))
+    if results.events.wants(StateEvent):
+        results.events.emit(StateEvent(call.id, call.name, CallState.PENDING, now))
     tool = toolset.get(call.name)
     if tool is None:
         known = ", ".join(toolset.names())

@@ -162,10 +162,11 @@ class CallResults:
     def record(self, result: ToolCallResult) -> ToolCallResult:
         """Count ``result`` in the metrics and emit its final state."""
         self.metrics.record(result.tool, result.state, result.error_kind, result.duration)
-        detail = result.text if result.is_error else ""  # needs_input: what it waits for
-        self.events.emit(
-            StateEvent(result.call_id, result.tool, result.state, result.ended_at, detail)
-        )
+        if self.events.wants(StateEvent):
+            detail = result.text if result.is_error else ""  # needs_input: what it waits for
+            self.events.emit(
+                StateEvent(result.call_id, result.tool, result.state, result.ended_at, detail)
+            )
         return result
 
 

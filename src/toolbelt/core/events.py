@@ -93,25 +93,49 @@ EventSink = Callable[[Event], None]
 
 
 class EventBus:
-    """Fan-out of events to subscribers; a failing subscriber never breaks a tool call."""
+    """Fan-out of events to subscribers; a failing subscriber never breaks a tool call.
+
+    A subscriber may name the kinds of event it takes (the MCP server takes only progress);
+    ``wants`` tells an emitter whether anyone takes a kind, so the executor builds no state
+    event on a path where nobody listens for one — three per call otherwise."""
 
     def __init__(self) -> None:
-        self._subscribers: list[EventSink] = []
+        self._subscribers: list[tuple[EventSink, tuple[type[Any], ...] | None]] = []
+        self._takes_all = False
+        self._kinds: frozenset[type[Any]] = frozenset()
 
-    def subscribe(self, sink: EventSink) -> Callable[[], None]:
-        """Add ``sink``; returns a function that removes it again."""
-        self._subscribers.append(sink)
+    def subscribe(
+        self, sink: EventSink, *, kinds: tuple[type[Any], ...] | None = None
+    ) -> Callable[[], None]:
+        """Add ``sink`` (for the events of ``kinds`` only, when given); returns a function
+        that removes it again."""
+        entry = (sink, kinds)
+        self._subscribers.append(entry)
+        self._taken_changed()
 
         def unsubscribe() -> None:
-            if sink in self._subscribers:
-                self._subscribers.remove(sink)
+            if entry in self._subscribers:
+                self._subscribers.remove(entry)
+                self._taken_changed()
 
         return unsubscribe
 
+    def wants(self, kind: type[Any]) -> bool:
+        """Whether any subscriber takes events of ``kind`` (emitting one nobody takes is a
+        no-op, so an emitter may skip building it)."""
+        return self._takes_all or kind in self._kinds
+
     def emit(self, event: Event) -> None:
-        """Deliver ``event`` to every subscriber, swallowing their exceptions (they are UIs)."""
-        for sink in tuple(self._subscribers):
+        """Deliver ``event`` to every subscriber that takes it, swallowing their exceptions
+        (they are UIs)."""
+        for sink, kinds in tuple(self._subscribers):
+            if kinds is not None and not isinstance(event, kinds):
+                continue
             try:
                 sink(event)
             except Exception:
                 continue
+
+    def _taken_changed(self) -> None:
+        self._takes_all = any(kinds is None for _, kinds in self._subscribers)
+        self._kinds = frozenset(kind for _, kinds in self._subscribers for kind in kinds or ())

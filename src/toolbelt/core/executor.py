@@ -293,18 +293,20 @@ class Executor:
     ) -> ToolOutput:
         if self.session.closed:
             raise FatalError("The session is closed; start a new session to run more tools.")
-        hooked = type(self.hooks) is not ToolHooks  # skip the no-op hooks on the hot path
-        subject = await tool.hook_subject(args, dumped) if hooked else None
-        hook_call = HookCall(
-            ctx.call_id,
-            subject.name if subject else tool.name,
-            subject.arguments if subject else dumped,
-            self.session.id,
-            str(self.session.cwd),
-            self.policy.mode,
-            subject.aliases if subject else (),
-        )
-        pre = await self.hooks.pre_tool_use(hook_call) if hooked else _NO_HOOK
+        hook_call: HookCall | None = None  # None: the no-op hooks, skipped on the hot path
+        pre = _NO_HOOK
+        if type(self.hooks) is not ToolHooks:
+            subject = await tool.hook_subject(args, dumped)
+            hook_call = HookCall(
+                ctx.call_id,
+                subject.name if subject else tool.name,
+                subject.arguments if subject else dumped,
+                self.session.id,
+                str(self.session.cwd),
+                self.policy.mode,
+                subject.aliases if subject else (),
+            )
+            pre = await self.hooks.pre_tool_use(hook_call)
         if pre.updated_input is not None:
             args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
             dumped = args.model_dump(mode="json")
@@ -324,15 +326,16 @@ class Executor:
         # what was approved is what runs (a command's sandbox profile: the one it was judged
         # safe to run unasked in, or, approved at a prompt, the one the person approved)
         ctx.access = access if answer is None else access.approved_at_prompt()
-        self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
+        if self.events.wants(StateEvent):
+            self.events.emit(StateEvent(ctx.call_id, tool.name, CallState.EXECUTING))
         try:
             output = await tool.run(args, ctx)
         except ToolError as exc:
-            if hooked:
+            if hook_call is not None:
                 await self._post_hooks(hook_call, {"error": str(exc)}, failed=True)
             raise
         post = ""
-        if hooked:
+        if hook_call is not None:
             result = {"content": output.text_content, "is_error": output.is_error}
             post = await self._post_hooks(hook_call, result, failed=output.is_error)
         extra = "\n".join(t for t in (pre.additional_context, post) if t)

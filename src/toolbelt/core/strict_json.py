@@ -12,6 +12,16 @@
 
 Every refusal is a ``ValueError`` (``json.JSONDecodeError`` for syntax) with a message a model
 can act on.
+
+Speed: every MCP request crosses this parser, and the stdlib's with a Python hook per object
+cost ~4 µs for a small request. orjson parses a message in ~0.4 µs and already refuses NaN,
+infinite numbers, lone surrogates and deep nesting, but keeps the last of duplicate keys and
+reads an integer beyond 64 bits as a float. So a message orjson accepts is taken from it only
+when neither can have happened: as many keys parsed as there are places in the text where a
+key can end (a quote, whitespace, a colon: every key ends so, so equal counts mean no key was
+lost), and no float at all or no run of 19 digits (every integer fit in 64 bits). Anything
+else — orjson's refusals included, so their messages stay the ones below — goes through the
+stdlib parser.
 """
 
 from __future__ import annotations
@@ -21,13 +31,24 @@ import math
 import re
 from typing import Any
 
+import orjson
+
 from toolbelt.core.errors import StrictJsonError
 
 __all__ = ["StrictJsonError", "strict_loads"]
 
 
+FAST_LIMIT = 64 * 1024
+"""Messages up to this size try orjson first; a larger one's count of keys (a walk in Python)
+could cost more than the stdlib parse it saves."""
+
+
 def strict_loads(text: str | bytes | bytearray) -> Any:
     """Parse ``text``; raise ``json.JSONDecodeError`` or ``StrictJsonError``."""
+    if len(text) <= FAST_LIMIT:
+        fast = _fast_loads(text)
+        if fast is not _NOT_FAST:
+            return fast
     try:
         value = json.loads(
             text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_float
@@ -37,6 +58,45 @@ def strict_loads(text: str | bytes | bytearray) -> Any:
     if _may_hold_surrogate(text):
         _no_lone_surrogate(value)  # only when one may be there: the walk costs time
     return value
+
+
+_NOT_FAST = object()
+_LONG_DIGITS = re.compile(rb"\d{19}")
+_KEY_END = re.compile(rb'"[ \t\n\r]*:')
+
+
+def _fast_loads(text: str | bytes | bytearray) -> Any:
+    """The value orjson parses from ``text`` when it is surely the stdlib's, else ``_NOT_FAST``."""
+    try:
+        raw = text.encode() if isinstance(text, str) else text
+        value = orjson.loads(raw)
+    except (orjson.JSONDecodeError, UnicodeEncodeError):
+        return _NOT_FAST  # the stdlib parser words the refusal
+    keys, floats = _keys_and_floats(value)
+    if keys != len(_KEY_END.findall(raw)):
+        return _NOT_FAST  # a key may have been lost, or a string holds `":`
+    if floats and _LONG_DIGITS.search(raw) is not None:
+        return _NOT_FAST  # a float may have been an integer beyond 64 bits
+    return value
+
+
+def _keys_and_floats(value: Any) -> tuple[int, bool]:
+    """How many keys the objects of a parsed value have, and whether it holds a float."""
+    keys, floats, stack = 0, type(value) is float, [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            keys += len(item)
+            item = item.values()
+        elif type(item) is not list:
+            continue
+        for member in item:
+            kind = type(member)
+            if kind is dict or kind is list:
+                stack.append(member)
+            elif kind is float:
+                floats = True
+    return keys, floats
 
 
 def _may_hold_surrogate(text: str | bytes | bytearray) -> bool:

@@ -41,8 +41,10 @@ class LineWindow:
 
     def render(self) -> str:
         """``N<TAB>line`` for every line (the read_file format)."""
-        first = self.first_line
-        return "\n".join(f"{first + i}\t{line}" for i, line in enumerate(self.lines))
+        # a list, not a generator: join builds one anyway, and this is a quarter faster
+        return "\n".join(
+            [f"{number}\t{line}" for number, line in enumerate(self.lines, self.first_line)]
+        )
 
 
 def read_line_range(
@@ -216,11 +218,13 @@ def whole_text_window(
     window = lines[offset - 1 : offset - 1 + limit] if offset >= 1 else []
     if "\r" in text:
         window = [line.rstrip("\r") for line in window]
-    if window and max(map(len, window)) > max_line_chars:
+    # the text's length bounds every line's and their sum: most files need neither count
+    if window and len(text) > max_line_chars and max(map(len, window)) > max_line_chars:
         return None
     if max_chars is not None:
         widest = len(str(offset + len(window))) + 2  # line number and tab, at most
-        if sum(map(len, window)) + widest * len(window) > max_chars:
+        numbers = widest * len(window)
+        if len(text) + numbers > max_chars and sum(map(len, window)) + numbers > max_chars:
             return None
     return LineWindow(window, offset, len(lines), stopped_by_budget=False, cut_lines=0)
 

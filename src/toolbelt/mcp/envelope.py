@@ -21,6 +21,8 @@ import sys
 import traceback
 from typing import Any
 
+from toolbelt.core import wire_json
+
 __all__ = [
     "PARSE_ERROR",
     "InvalidMessage",
@@ -71,8 +73,7 @@ def encode_message(message: dict[str, Any]) -> bytes:
     non-finite number, a lone surrogate) is replaced by an internal error for its request, so
     what goes out is always JSON a client can read."""
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode()
+        return wire_json.dumps(message)
     except (ValueError, UnicodeEncodeError) as exc:
         print(f"toolbelt mcp: cannot encode a reply: {exc}", file=sys.stderr)
         request_id = message.get("id")

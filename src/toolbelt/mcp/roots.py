@@ -33,10 +33,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import anyio.abc
-
 from toolbelt.core.errors import UsageError
 from toolbelt.core.terminal_text import escape_for_terminal
+from toolbelt.mcp.call_tasks import CallSpawner
 from toolbelt.mcp.envelope import error_reply
 from toolbelt.mcp.plain_methods import agreed_version, initialize_result
 from toolbelt.mcp.server import McpServer, OpenRuntime, Outbox
@@ -105,7 +104,7 @@ class RootedStart:
         self.refused: str | None = None
         """Why no workspace is served (then every request is answered with it)."""
 
-    async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def handle(self, message: dict[str, Any], group: CallSpawner) -> None:
         """Route one message: to the server once it is open, else hold it or answer it here."""
         if self._server is not None:
             await self._server.handle(message, group)
@@ -129,7 +128,7 @@ class RootedStart:
     async def start(self) -> None:
         """Nothing to open yet: the workspace is chosen once the client has said its roots."""
 
-    async def input_ended(self, group: anyio.abc.TaskGroup) -> None:
+    async def input_ended(self, group: CallSpawner) -> None:
         """No roots can arrive any more: the requests held are served in the launch directory
         (or refused), so every request received is answered."""
         if self._server is None and self.refused is None and self._initialize is not None:
@@ -141,13 +140,18 @@ class RootedStart:
         if self._server is not None:
             self._server.end_of_input()
 
+    def cancel_calls(self) -> None:
+        """Cancel every call of the server, if one was opened (``McpServer.cancel_calls``)."""
+        if self._server is not None:
+            self._server.cancel_calls()
+
     async def aclose(self) -> None:
         """Close the server, if one was opened, ending every process its session started."""
         if self._server is not None:
             await self._server.aclose()
 
     async def _initialized(
-        self, request_id: Any, params: dict[str, Any], group: anyio.abc.TaskGroup
+        self, request_id: Any, params: dict[str, Any], group: CallSpawner
     ) -> None:
         self._initialize = (request_id, params)
         has_roots = isinstance((params.get("capabilities") or {}).get("roots"), dict)
@@ -168,7 +172,7 @@ class RootedStart:
         else:
             await self._open(self._launch, [], "", group)
 
-    async def _roots_answered(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def _roots_answered(self, message: dict[str, Any], group: CallSpawner) -> None:
         roots = roots_from_result(message.get("result"))
         if not roots:
             await self._open(self._launch, [], "the client offers no file:// root", group)
@@ -184,7 +188,7 @@ class RootedStart:
         await self._open(roots[0], roots[1:], "", group)
 
     async def _open(
-        self, root: Path, extra: list[Path], why_launch: str, group: anyio.abc.TaskGroup
+        self, root: Path, extra: list[Path], why_launch: str, group: CallSpawner
     ) -> None:
         """Open the runtime for ``root``, then serve what was held, in order."""
         assert self._initialize is not None

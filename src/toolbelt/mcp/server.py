@@ -17,14 +17,13 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-import anyio
-import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
 from toolbelt.core.events import Event, ProgressEvent
 from toolbelt.core.executor import ToolCall
 from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.user import UserChannel
+from toolbelt.mcp.call_tasks import CallSpawner
 from toolbelt.mcp.client_requests import ClientRequests
 from toolbelt.mcp.envelope import internal_error_reply
 from toolbelt.mcp.eras import in_era, is_modern
@@ -121,6 +120,8 @@ class McpServer:
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
         self._inflight: dict[str, InFlightCall] = {}
         """Every tools/call running, by the runtime's call id (``mcp-<request id>``)."""
+        self._calls_cancelled = False
+        """Set by ``cancel_calls``: a call that starts afterwards is cancelled at once."""
         self._client_requests = ClientRequests(self._send)
         """What the server asked the client (elicitation) and waits for."""
         self.requester = ElicitationRequester(self)
@@ -134,7 +135,7 @@ class McpServer:
         self._log_level = "warning"
         self._notice_told = False
         """Whether a 2026-07-28 request has carried the untrusted-workspace notice."""
-        self.runtime.events.subscribe(self._on_event)
+        self.runtime.events.subscribe(self._on_event, kinds=(ProgressEvent,))
         self._states = RequestStates()
         """2026-07-28: the ``requestState`` tokens handed out (outlive the request)."""
 
@@ -149,7 +150,7 @@ class McpServer:
 
     # -- dispatch ------------------------------------------------------------------------
 
-    async def handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def handle(self, message: dict[str, Any], group: CallSpawner) -> None:
         """Route one incoming message; requests that may take long run in their own task.
 
         ``message`` has passed ``envelope.check_message``. A handler that fails anyway answers
@@ -161,7 +162,7 @@ class McpServer:
         except Exception as exc:  # one request fails, the server goes on
             await self._internal_error(message.get("id"), message.get("method"), exc)
 
-    async def _handle(self, message: dict[str, Any], group: anyio.abc.TaskGroup) -> None:
+    async def _handle(self, message: dict[str, Any], group: CallSpawner) -> None:
         method = message.get("method")
         if method is None:
             self._client_requests.deliver(message)
@@ -286,6 +287,8 @@ class McpServer:
             self._notice_told = await self._log("warning", self._notice, log_level, request_id)
         replayed: dict[str, Any] | None = None
         self._inflight[call.call_id] = call
+        if self._calls_cancelled:
+            call.scope.cancel()
         try:  # the executor's gate keeps mutating calls apart across requests
             with call.scope:
                 if key is not None:
@@ -346,8 +349,7 @@ class McpServer:
         return self._inflight.get(call_id)
 
     def _on_event(self, event: Event) -> None:
-        if not isinstance(event, ProgressEvent):
-            return
+        assert isinstance(event, ProgressEvent)  # the only kind subscribed to
         call = self._inflight.get(event.call_id)
         if call is None or call.progress_token is None:
             return
@@ -355,7 +357,8 @@ class McpServer:
         self._outbox.send_nowait((progress_message(call, event), call.route))
 
     async def _send(self, message: dict[str, Any], route: Any = None) -> None:
-        await self._outbox.send((message, route))
+        # the outbox is unbounded (both doors make it so): queue without yielding to the loop
+        self._outbox.send_nowait((message, route))
 
     # -- requests to the client (elicitation) -------------------------------------------
 
@@ -401,8 +404,14 @@ class McpServer:
         """True while a tool call is in flight."""
         return bool(self._inflight)
 
-    async def aclose(self) -> None:
-        """Cancel what runs and end every process the session started."""
+    def cancel_calls(self) -> None:
+        """Cancel every call running and every call that starts from now on (the connection
+        ends): each through its own scope, so what a tool cleans up, shielded, it finishes."""
+        self._calls_cancelled = True
         for call in list(self._inflight.values()):
             call.scope.cancel()
+
+    async def aclose(self) -> None:
+        """Cancel what runs and end every process the session started."""
+        self.cancel_calls()
         await self.runtime.aclose()

@@ -30,6 +30,7 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from toolbelt.core.strict_json import strict_loads
+from toolbelt.mcp.call_tasks import CallTasks
 from toolbelt.mcp.envelope import PARSE_ERROR, InvalidMessage, check_message, encode_message
 from toolbelt.mcp.roots import RootedStart
 from toolbelt.mcp.server import McpServer, Outbox, Outgoing
@@ -58,7 +59,7 @@ async def serve_stdio(start: Callable[[Outbox], McpServer | RootedStart]) -> str
             group.start_soon(_stop_on_signal, group.cancel_scope)
             written = anyio.Event()
             group.start_soon(_write_all, receive, write, written, group.cancel_scope)
-            async with anyio.create_task_group() as calls:  # left when every call answered
+            async with CallTasks(server.cancel_calls) as calls:  # left when all answered
                 while line := await readline():
                     try:
                         message = check_message(_parse(line))
