@@ -136,3 +136,26 @@ def test_a_protected_name_added_to_the_table_reaches_all_three(
         Ask,
     )
     assert str(root / "deploy.cfg") in workspace_grants([root], protections=protections).protected
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".devcontainer/.env",
+        ".git/.env.local",
+        "sub/.vscode/.ENV",
+        ".github/workflows/.env.prod",
+        ".toolbelt/skills/x/.env",
+    ],
+)
+def test_a_secret_name_below_a_protected_directory_is_a_secret(tmp_path: Path, name: str) -> None:
+    """The strongest answer of every component: the directory says code, the name secret."""
+    assert protected.protected_name(name) == ("secret", ".env files hold secrets")
+    protections = Protections([tmp_path], home=tmp_path / "home")
+    found = protections.of(tmp_path / name)
+    assert found is not None and found.kind == "secret"
+    assert protections.listed_secret(tmp_path / name)
+    # the directory's own files stay code, and a `.env/` directory protects only its name
+    code = protected.protected_name(".devcontainer/devcontainer.json")
+    assert code is not None and code[0] == "code"
+    assert protected.protected_name(".env/lib/site.py") is None

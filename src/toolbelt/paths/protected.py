@@ -13,6 +13,8 @@ macOS and Windows), Unicode is NFC-normalised with the code points HFS+ ignores 
 Directory names protect everything beneath them and are matched on every component; file
 names are matched on the last component only, so a virtualenv that happens to be called
 ``.env/`` is protected as a file would be only at its own name, not for every module inside.
+A path takes the strongest protection any of its components gives: a secret's name below a
+protected directory (``.devcontainer/.env``) is a secret, not the directory's code.
 Files an interpreter runs by itself at start-up (a ``.pth`` in ``site-packages``,
 ``sitecustomize.py``, ``pyvenv.cfg``… see ``startup_files``) are code in the same way.
 """
@@ -103,8 +105,11 @@ def protected_reason(path: PurePath | str) -> str | None:
 
 def protected_name(path: PurePath | str) -> tuple[ProtectionKind, str] | None:
     """(kind, why) when a name in ``path`` is protected — a directory component, or the last
-    name — else None. Where the path *is* (the user's secrets, their configuration, toolbelt's
-    installation) is for ``protections.Protections`` to say."""
+    name — else None. Every component is looked at and the strongest answer wins: the first
+    protected directory makes the path code, but a secret's name beneath it (``.github/.env``,
+    ``sub/.devcontainer/.env.local``) makes it a secret, which reading asks for. Where the path
+    *is* (the user's secrets, their configuration, toolbelt's installation) is for
+    ``protections.Protections`` to say."""
     parts = path.split("/") if isinstance(path, str) else path.parts
     if not parts:
         return None
@@ -112,15 +117,19 @@ def protected_name(path: PurePath | str) -> tuple[ProtectionKind, str] | None:
     while last > 0 and not parts[last]:
         last -= 1  # "dir/" names dir
     parent = ""
+    code: tuple[ProtectionKind, str] | None = None
     for index, part in enumerate(parts[: last + 1]):
         name = _comparable(part)
         reason = _DIRECTORIES.get(name) or startup_directory_reason(name)
-        if reason is not None:
-            return "code", reason
+        if reason is not None and code is None:
+            code = "code", reason
         if index == last:
-            return _file_reason(name, parent)
+            found = _file_reason(name, parent)
+            if found is not None and (found[0] == "secret" or code is None):
+                return found
+            return code
         parent = name
-    return None
+    return code
 
 
 def protected_entry_reason(directory: str | PurePath, name: str) -> str | None:

@@ -77,11 +77,16 @@ class _Listing:
 class CreatedWatch:
     """The directories of ``roots`` by ctime, and the protected names each holds."""
 
-    def __init__(self, roots: Sequence[Path], *, named: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, roots: Sequence[Path], *, named: Sequence[Path] = (), inside: bool = False
+    ) -> None:
         """``named``: more paths that count as protected entries, wherever their names put
-        them (what protected configuration names as code: ``paths.named_code``)."""
+        them (what protected configuration names as code: ``paths.named_code``); ``inside``:
+        enter protected directories too (a watch of what protected directories hold — their
+        secrets, hard links and FIFOs — rather than of what commands create)."""
         self._roots = tuple(str(root) for root in roots)
         self._named = frozenset(str(path) for path in named)
+        self._inside = inside
         self._dirs: dict[str, _Listing] = {}
         self._before: frozenset[_Stamp] = frozenset()
 
@@ -183,7 +188,7 @@ class CreatedWatch:
             if old is not None and ctime == old.ctime and old.scanned - ctime > _TICK:
                 pending += (os.path.join(directory, name) for name in old.subdirs)
                 continue
-            listing = _scan(directory, ctime, self._named)
+            listing = _scan(directory, ctime, self._named, inside=self._inside)
             if listing is None:
                 self._dirs.pop(directory, None)
                 continue
@@ -226,7 +231,9 @@ class CreatedWatch:
         ]
 
 
-def _scan(directory: str, ctime: int, named: frozenset[str]) -> _Listing | None:
+def _scan(
+    directory: str, ctime: int, named: frozenset[str], *, inside: bool = False
+) -> _Listing | None:
     subdirs: list[str] = []
     protected: dict[str, _Stamp] = {}
     linked: dict[str, _Stamp] = {}
@@ -245,6 +252,8 @@ def _scan(directory: str, ctime: int, named: frozenset[str]) -> _Listing | None:
                         secrets.append(entry.name)
                     elif _special(entry):  # a FIFO named `.npmrc` blocks a reader all the same
                         special.append(entry.name)
+                    elif inside and entry.is_dir(follow_symlinks=False):
+                        subdirs.append(entry.name)
                 elif entry.is_dir(follow_symlinks=False):
                     subdirs.append(entry.name)
                 elif entry.is_file(follow_symlinks=False):

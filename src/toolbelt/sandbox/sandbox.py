@@ -101,9 +101,11 @@ class Sandbox:
             protections if protections is not None else Protections(self._roots, home=self._home)
         )
         self._watch = CreatedWatch(self._roots, named=self.protections.named_code())
-        self._git_watch = CreatedWatch(())
-        """The git directories of the roots, which ``_watch`` does not enter, walked for their
-        FIFOs, sockets and devices only (``secret_files``)."""
+        self._inner_watch = CreatedWatch((), inside=True)
+        """The git directories and the other protected directories of the roots (``.github/``,
+        ``sub/.devcontainer/``…), which ``_watch`` does not enter, walked whole for what they
+        hold that commands must not read: secret-named files, hard links to secrets, FIFOs,
+        sockets and devices (``secret_files``, ``secret_twins``)."""
         state = Path(os.environ.get("XDG_STATE_HOME") or self._home / ".local" / "state")
         self._quarantine = (state if home is None else self._home / ".local" / "state") / (
             "toolbelt/quarantine"
@@ -188,11 +190,12 @@ class Sandbox:
         inside the roots), and every FIFO, socket and device (an unpacked archive's FIFO
         would hold ``find . -exec cat {} +`` until its timeout; covered, it reads as
         empty), as the last walk of the roots found them — and those inside the roots' git
-        directories, found afresh (a ``.git/HEAD`` or an ``include.path`` that is a FIFO
-        would hold ``git status`` until its timeout; covered, git reports the broken
-        repository at once)."""
-        found: list[Path] = [*self._watch.special(), *self._git_special()]
-        for path in self._watch.secret_names():
+        directories and other protected directories (``.github/.env``), found afresh (a
+        ``.git/HEAD`` or an ``include.path`` that is a FIFO would hold ``git status`` until
+        its timeout; covered, git reports the broken repository at once)."""
+        inner = self._inner()
+        found: list[Path] = [*self._watch.special(), *inner.special()]
+        for path in (*self._watch.secret_names(), *inner.secret_names()):
             if path.is_symlink():
                 real = Path(os.path.realpath(path))
                 if real.is_file() and any(is_beneath(real, root) for root in self._roots):
@@ -207,7 +210,7 @@ class Sandbox:
         secret is: a twin of one of the user's secrets (``of_home_only``) in every profile, a
         twin of the workspace's ``.env`` in the quiet ones."""
         found = []
-        for path, stamp in self._watch.linked():
+        for path, stamp in (*self._watch.linked(), *self._inner().linked()):
             if stamp not in self._twins:  # once per (device, inode, ctime): pnpm links many
                 self._twins[stamp] = self.protections.secret_twin(path)
             secret = self._twins[stamp]
@@ -274,14 +277,27 @@ class Sandbox:
         found.update(p for p in self.protections.named_code() if os.path.lexists(p))
         return frozenset(found)
 
-    def _git_special(self) -> list[Path]:
-        """The FIFOs, sockets and devices inside the roots' git directories, by a walk that
-        rescans only the directories whose ctime changed (``objects/`` holds hundreds)."""
-        git_dirs = tuple(self._git_directories())
-        if tuple(Path(p) for p in self._git_watch.roots) != git_dirs:
-            self._git_watch = CreatedWatch(git_dirs)
-        self._git_watch.baseline()
-        return self._git_watch.special()
+    def _inner(self) -> CreatedWatch:
+        """The watch of what the roots' git directories and other protected directories hold,
+        brought up to date by a walk that rescans only the directories whose ctime changed
+        (``objects/`` holds hundreds)."""
+        places = tuple(dict.fromkeys((*self._git_directories(), *self._protected_directories())))
+        if tuple(Path(p) for p in self._inner_watch.roots) != places:
+            self._inner_watch = CreatedWatch(places, inside=True)
+        self._inner_watch.baseline()
+        return self._inner_watch
+
+    def _protected_directories(self) -> list[Path]:
+        """The protected directories the roots hold at any depth (``.github/``,
+        ``sub/.devcontainer/``; not symlinks), as the last walk of the roots found them."""
+        found = [
+            root / name
+            for root in self._roots
+            for name in _entries(root)
+            if self.protections.entry_reason(root, name)
+        ]
+        found += self._watch.nested()
+        return [path for path in found if path.is_dir() and not path.is_symlink()]
 
     def _git_directories(self) -> list[Path]:
         """The git directories inside the roots that the git profile makes writable: each
