@@ -39,7 +39,7 @@ from pathlib import Path, PurePath
 from toolbelt.core.access import Protection
 from toolbelt.core.path_prefixes import PathPrefixes
 from toolbelt.core.secret_paths import location_reason, secrets_for
-from toolbelt.paths.containment import is_within, is_within_any
+from toolbelt.paths.containment import is_within
 from toolbelt.paths.named_code import named_code
 from toolbelt.paths.own_install import OwnInstall, install_places, own_install
 from toolbelt.paths.protected import (
@@ -85,7 +85,7 @@ class Protections:
         self._links = SecretLinks(
             lambda: self.roots,
             self._secret_name,
-            locations=lambda: [p for p in self._hidden if not is_within_any(p, self.roots)],
+            locations=lambda: self._hidden,
         )
         self._named: dict[Path, str] = {}
         for root in self.roots:
@@ -167,11 +167,12 @@ class Protections:
 
     def _secret_name(self, below_root: PurePath | str, path: Path) -> str | None:
         """Why a file listed as ``path`` (``below_root``: its part below the root) is a secret
-        by its name (``.env``), by where it is when it lies outside the root, or as part of the
-        user's configuration; None otherwise. Strings only: it runs for every file a listing
+        by its name (``.env``), by where it is (``~/.ssh/id_rsa``, inside the root too: a root
+        of ``~`` holds the user's secrets), or as part of the user's configuration; None
+        otherwise. Strings only: it runs for every file a listing
         shows, and for every file of the workspace the hard-link walk meets."""
         text = str(below_root)
-        reason = self.secret_location(text)
+        reason = self.secret_location(path)
         if reason is not None:
             return reason
         found = protected_name(text)

@@ -19,9 +19,11 @@ with one link — nearly all of them — cost one ``stat``. A walk that meets mo
 ``limit`` entries stops there, and then a file with other links whose identity it did not
 see is treated as a secret: the analysis cannot be sure, so it asks.
 
-The user's secret locations outside the workspace (``~/.ssh``, ``~/.aws``…) are walked too,
-up to ``_HOME_LIMIT`` entries: ``ln ~/.ssh/id_rsa notes.txt`` (same file system, a key the
-user owns) puts the key in the workspace under a name no check by name would stop. The
+The user's secret locations (``~/.ssh``, ``~/.aws``…) are walked too, up to ``_HOME_LIMIT``
+entries, whether or not a root holds them (a root of ``~``: the walk of the roots may stop at
+its limit before it reaches them, and must not be their only look): ``ln ~/.ssh/id_rsa
+notes.txt`` (same file system, a key the user owns) puts the key in the workspace under a
+name no check by name would stop. The
 sandbox asks ``secret_of`` for every file with other links its walk of the roots meets, and
 hides those that are secrets from commands (``sandbox.Sandbox``).
 """
@@ -62,7 +64,7 @@ class SecretLinks:
         locations: Callable[[], Sequence[Path]] = tuple,
         limit: int = _LIMIT,
     ) -> None:
-        """``locations``: the user's secret locations outside the roots, walked too."""
+        """``locations``: the user's secret locations, walked too (inside the roots or not)."""
         self._roots = roots
         self._reason = secret_reason
         self._locations = locations

@@ -57,9 +57,13 @@ def bwrap_argv(grants: Grants, argv: Sequence[str], *, cwd: Path, network: bool)
         args += ["--bind", path, path]
     for path in grants.protected:
         args += ["--ro-bind", path, path]
+    emptied: list[str] = []
     for path in grants.hidden:
+        if is_within_any(path, emptied):
+            continue  # already hidden with its directory, which is now an empty tmpfs
         if os.path.isdir(path) and not os.path.islink(path):
             args += ["--tmpfs", path, "--remount-ro", path]
+            emptied.append(path)
         elif os.path.lexists(path):
             args += ["--ro-bind", "/dev/null", path]
     args += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd)]

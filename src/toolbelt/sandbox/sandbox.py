@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolbelt.core.errors import UsageError
-from toolbelt.paths.containment import is_beneath
+from toolbelt.paths.containment import is_beneath, is_within_any
 from toolbelt.paths.protections import Protections
 from toolbelt.paths.small_read import read_small_text
 from toolbelt.sandbox.backends import choose_backend, namespaces_work
@@ -216,8 +216,8 @@ class Sandbox:
             secret = self._twins[stamp]
             if secret is None:
                 continue
-            if of_home_only and any(is_beneath(secret, root) for root in self._roots):
-                continue
+            if of_home_only and not is_within_any(secret, self.protections.hidden_locations()):
+                continue  # a twin of the workspace's `.env` (a root of `~` holds `~/.ssh` too)
             found.append(path)
         return tuple(found)
 
