@@ -39,6 +39,9 @@ class SearchBudget:
     binary_at: int | None = None
     """Where the file named on its own turned to binary data, not searched past (see
     ``text_prefix``); None when it did not."""
+    unnamed: int = 0
+    """How many files the search found whose names hold a line break, left out of the
+    results (rg prints such a name as it is, which the lines it is cut into cannot show)."""
 
     def __post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds
@@ -93,3 +96,17 @@ def cut_note(budget: SearchBudget, *, file_sizes: bool = True) -> str:
             "searched; name a large file as `path` to search it alone."
         )
     return note + "]"
+
+
+def unnamed_note(budget: SearchBudget) -> str:
+    """The note on the files left out because their names hold a line break (``unnamed``)."""
+    one = budget.unnamed == 1
+    files = (
+        "1 file with a line break in its name"
+        if one
+        else (f"{budget.unnamed} files with a line break in their names")
+    )
+    return (
+        f"[Left out: {files}, which these lines cannot show exactly; rename such a file to "
+        "see it here.]"
+    )

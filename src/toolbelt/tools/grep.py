@@ -25,7 +25,7 @@ from toolbelt.core.programs import find_rg
 from toolbelt.core.tool import Tool, ToolInput
 from toolbelt.core.tool_hints import ToolHints
 from toolbelt.paths.guard import PathGuard, ResolvedPath
-from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note
+from toolbelt.search.budget import MAX_FILE_SIZE_ARG, SearchBudget, cut_note, unnamed_note
 from toolbelt.search.fallback import python_grep
 from toolbelt.search.globs import name_only_glob
 from toolbelt.search.ignored import git_ignored
@@ -132,20 +132,19 @@ class GrepTool(Tool[GrepInput]):
                 budget,
             )
         else:
-            # rg's paths are judged as rg prints them, in the thread that reads them; lines
-            # that git must look at first (drop_ignored) are judged after it, by name
-            early = None if drop_ignored else judge
+            # rg's paths are judged as rg prints them, in the thread that reads them (before
+            # git drops what it ignores: only there is a name rg cut at a line break known)
             found = await _search(
-                rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, judge=early
+                rg, args, file_guard(ctx), target, names, wanted, budget, nul=nul, judge=judge
             )
         if isinstance(found, Whole) and not drop_ignored:
             return _render_whole(args, found, nul=nul, budget=budget)
         lines = found.lines() if isinstance(found, Whole) else found
         if drop_ignored:
             lines = await anyio.to_thread.run_sync(_drop_ignored, cwd, lines, args.output_mode)
-        if judge is not None and (slow or drop_ignored):
+        if judge is not None and slow:
             lines = await anyio.to_thread.run_sync(
-                _drop_hidden, lines, args.output_mode, cwd, judge
+                _drop_hidden, lines, args.output_mode, cwd, judge, budget
             )
         if slow and args.output_mode == "files_with_matches":
             lines = await anyio.to_thread.run_sync(newest_first, cwd, lines)
@@ -212,12 +211,17 @@ async def _search(
             out = await rg_output(rg, argv, cwd=cwd, budget=budget, cwd_fd=dir_fd, on_lines=feed)
             if judged is None:
                 return Whole(out, None)
-            if not judged.hidden:
+            if not judged.altered:
                 return Whole(out, judged.lines_named)
             keep = judged.keeps()
             kept = [line + b"\n" for line in out.split(b"\n")[:-1] if keep(line)]
+            budget.unnamed = len(judged.unnamed)
             return Whole(b"".join(kept), None)
-        return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd, judged=judged)
+        try:
+            return await _run_rg(rg, argv, cwd, wanted, budget, cwd_fd=dir_fd, judged=judged)
+        finally:
+            if judged is not None:
+                budget.unnamed = len(judged.unnamed)
     finally:
         os.close(dir_fd)
 
@@ -311,7 +315,7 @@ async def _run_rg(
                 out.append("--")
                 continue
             if judged is not None and keep is not None:
-                judged.feed(raw)
+                judged.feed(raw + b"\n")
                 if not keep(raw):
                     continue
             out.append(raw.decode("utf-8", errors="replace"))
@@ -348,11 +352,16 @@ def _drop_ignored(cwd: Path, lines: list[str], mode: Mode) -> list[str]:
     return [line for line in lines if line == "--" or _path_of(line, mode) not in ignored]
 
 
-def _drop_hidden(lines: list[str], mode: Mode, cwd: Path, judge: ListingJudge) -> list[str]:
+def _drop_hidden(
+    lines: list[str], mode: Mode, cwd: Path, judge: ListingJudge, budget: SearchBudget
+) -> list[str]:
     """The lines whose file the listing's judge keeps; each file is judged once, with its
-    stat (by name: the slow search and git's look-up work on names). A content line without
-    a path (rg's note on a file's binary data) goes with the file before it."""
+    stat (by name: the slow search works on names), and one that cannot be stat'ed is
+    hidden. A content line without a path goes with the file before it. A name holding a
+    line break, which a line cannot show exactly, is left out too (counted in
+    ``budget.unnamed`` when the judge would show it)."""
     verdicts: dict[str, bool] = {}
+    unnamed: set[str] = set()
     kept = []
     path = ""
     for line in lines:
@@ -362,13 +371,19 @@ def _drop_hidden(lines: list[str], mode: Mode, cwd: Path, judge: ListingJudge) -
             hidden = verdicts.get(path)
             if hidden is None:
                 try:
-                    info: os.stat_result | None = os.stat(cwd / path)
-                except OSError:
-                    info = None
-                hidden = verdicts[path] = judge(path, info)
+                    info = os.stat(cwd / path)
+                except (OSError, ValueError):
+                    hidden = True
+                else:
+                    hidden = judge(path, info)
+                verdicts[path] = hidden
+            if not hidden and "\n" in path:
+                unnamed.add(path)
+                continue
             if hidden:
                 continue
         kept.append(line)
+    budget.unnamed += len(unnamed)
     return kept
 
 
@@ -485,6 +500,8 @@ def _output(
             "searched (as for the files a search of a directory finds); read_file shows what "
             "it is.]"
         )
+    if budget is not None and budget.unnamed:
+        text += "\n\n" + unnamed_note(budget)
     if slow:
         text += "\n\n[ripgrep was not found, so this used the slow pure-Python search.]"
     return ToolOutput.text(text, structured)
