@@ -190,6 +190,19 @@ class _Planner:
             )
         slot.checked = True
 
+    def refuse_link(self, raw: str, line: int, section: str) -> None:
+        """Refuse to remove (delete, or move away) a file named through a symbolic link: the
+        plan works on the file the link leads to, so it would remove that file — perhaps
+        outside the workspace — and leave the link dangling, not remove the link."""
+        base = self.ctx.cwd if self.ctx.cwd.is_absolute() else Path.cwd() / self.ctx.cwd
+        written = os.path.join(base, os.path.expanduser(raw) if raw.startswith("~") else raw)
+        if not os.path.islink(written.rstrip("/")):
+            return
+        raise ToolError(
+            f"{raw} is a symbolic link (patch line {line}); {section} would remove the file it "
+            "leads to, not the link. To remove the link itself, use bash (`rm` on the link)."
+        )
+
     def text_of(self, slot: _Slot) -> str:
         """The slot's current text, decoding the file on disk the first time."""
         if slot.text is None:
@@ -223,6 +236,7 @@ class _Planner:
         patched = apply_hunks(text, op.hunks, label=source.shown, quote=quote)
         target = source
         if op.move_to is not None:
+            self.refuse_link(op.path, op.line, "`*** Move to`")
             target = self.slot(op.move_to, op.line)
             if target is not source:
                 if target.present:
@@ -250,6 +264,7 @@ class _Planner:
                 f"{slot.shown} does not exist (patch line {op.line}), or the patch already "
                 "removed or moved it; leave out its `*** Delete File` section."
             )
+        self.refuse_link(op.path, op.line, "`*** Delete File`")
         self.check_seen(slot, whole=True)
         slot.present, slot.text, slot.origin = False, None, None
 
