@@ -277,6 +277,20 @@ async def test_ls_lists_dirs_first_and_skips_ignored(repo: Path) -> None:
     assert deep_names == ["sub/", "app.py", "util.py", "sub/.gitignore", "sub/deep.py"]
 
 
+async def test_ls_lists_a_directory_holding_names_that_are_not_utf8(repo: Path) -> None:
+    """A name that is not UTF-8 is listed as glob lists it (U+FFFD for the bytes that are not
+    text; not a crash of the whole listing), and one the ignore rules exclude stays out."""
+    (repo / ".gitignore").write_text("*.log\n")
+    for name in (b"bad\xffname.txt", b"noise\xfe.log"):
+        os.close(os.open(os.path.join(os.fsencode(repo), name), os.O_CREAT | os.O_WRONLY))
+    result = await Harness(repo).call("ls", path=".")
+    assert result.state is CallState.SUCCESS, result.text
+    names = [re.split(r"\d\d:\d\d  ", line, maxsplit=1)[1] for line in result.text.splitlines()[1:]]
+    assert [name for name in names if name.startswith("bad")] == ["bad\ufffdname.txt"]
+    result.text.encode("utf-8")  # a reply can carry it
+    assert not [name for name in names if name.endswith(".log")]
+
+
 async def test_search_outside_workspace_asks(tmp_path: Path) -> None:
     root = tmp_path / "w"
     root.mkdir()

@@ -36,7 +36,7 @@ def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
             # command git runs whenever it reads the index. --no-index never reads it (and,
             # like rg, judges tracked files by the ignore rules alone); the override is a belt.
             [git, "-c", "core.fsmonitor=false", "check-ignore", "--no-index", "--stdin", "-z"],
-            input=b"\0".join(n.encode() for n in wanted) + b"\0",
+            input=b"\0".join(os.fsencode(n) for n in wanted) + b"\0",
             cwd=directory,
             timeout=30,
         )
@@ -44,4 +44,5 @@ def git_ignored(directory: Path, names: Iterable[str]) -> set[str]:
         return set()
     if out.returncode not in (0, 1):
         return set()
-    return {name for name in out.stdout.decode(errors="replace").split("\0") if name}
+    # names as the file system has them: a name that is not UTF-8 round-trips (os.fsdecode)
+    return {os.fsdecode(name) for name in out.stdout.split(b"\0") if name}

@@ -130,7 +130,7 @@ def _add_entries(
     for entry, info in children:
         if len(entries) >= MAX_ENTRIES:
             return True
-        rel = os.path.relpath(entry, root)
+        rel = _as_text(os.path.relpath(entry, root))
         kind = (
             "dir"
             if stat.S_ISDIR(info.st_mode)
@@ -142,7 +142,7 @@ def _add_entries(
         size = "-" if kind == "dir" else str(info.st_size)
         name = rel + ("/" if kind == "dir" else "")
         if kind == "link":
-            name += f" -> {_link_target(entry.name, dir_fd)}"
+            name += f" -> {_as_text(_link_target(entry.name, dir_fd))}"
         lines.append(f"{stat.filemode(info.st_mode)} {size:>10} {stamp}  {name}")
         entries.append(
             {
@@ -159,6 +159,12 @@ def _add_entries(
             except OSError:
                 continue  # swapped for a symlink or removed since it was listed: not followed
     return False
+
+
+def _as_text(name: str) -> str:
+    """``name`` as text a reply can carry: bytes of a name that are not UTF-8 (held by Python
+    as lone surrogates) shown as U+FFFD, as glob and grep show them."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _link_target(name: str, dir_fd: int) -> str:
