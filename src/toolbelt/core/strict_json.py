@@ -7,8 +7,11 @@
   which no JSON reply can carry back.
 - Lone UTF-16 surrogates (``"\\ud800"``): Python keeps them in the string, and the string
   then cannot be encoded as UTF-8 (a file, a command line, a reply). Refused.
-- Nesting deep enough to exhaust the interpreter's stack: ``json.loads`` raises
-  ``RecursionError``, which would crash a server loop. Turned into an ordinary error.
+- Nesting deeper than ``MAX_DEPTH``: no tool takes such a value, and the code that reads,
+  validates or shows one (``json.dumps``, ``repr``, pydantic) recurses and would raise
+  ``RecursionError`` deep inside a call. Refused here, whichever parser read it.
+- Bytes that are not UTF-8 (raw surrogates ``\xed\xa0\x80`` included, which ``json.loads``
+  lets through as lone surrogates). Refused.
 
 Every refusal is a ``ValueError`` (``json.JSONDecodeError`` for syntax) with a message a model
 can act on.
@@ -38,6 +41,10 @@ from toolbelt.core.errors import StrictJsonError
 __all__ = ["StrictJsonError", "strict_loads"]
 
 
+MAX_DEPTH = 256
+"""Arrays and objects nested deeper than this are refused (the stdlib parser alone gives out
+near 1,000 levels, orjson at 1,024, and what handles a value afterwards sooner)."""
+
 FAST_LIMIT = 64 * 1024
 """Messages up to this size try orjson first; a larger one's count of keys (a walk in Python)
 could cost more than the stdlib parse it saves."""
@@ -45,19 +52,61 @@ could cost more than the stdlib parse it saves."""
 
 def strict_loads(text: str | bytes | bytearray) -> Any:
     """Parse ``text``; raise ``json.JSONDecodeError`` or ``StrictJsonError``."""
+    value = _NOT_FAST
     if len(text) <= FAST_LIMIT:
-        fast = _fast_loads(text)
-        if fast is not _NOT_FAST:
-            return fast
-    try:
-        value = json.loads(
-            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_float
-        )
-    except RecursionError:
-        raise StrictJsonError("the JSON is nested too deeply") from None
-    if _may_hold_surrogate(text):
-        _no_lone_surrogate(value)  # only when one may be there: the walk costs time
+        value = _fast_loads(text)
+    if value is _NOT_FAST:
+        try:
+            value = json.loads(
+                _utf8(text) if isinstance(text, bytes | bytearray) else text,
+                object_pairs_hook=_unique_keys,
+                parse_constant=_no_constant,
+                parse_float=_float,
+            )
+        except RecursionError:
+            raise _TOO_DEEP from None
+        if _may_hold_surrogate(text):
+            _no_lone_surrogate(value)  # only when one may be there: the walk costs time
+    if _opened(text) > MAX_DEPTH and _depth(value) > MAX_DEPTH:  # a walk only when it may be
+        raise _TOO_DEEP
     return value
+
+
+_TOO_DEEP = StrictJsonError(
+    f"the JSON is nested too deeply (more than {MAX_DEPTH} levels of arrays and objects); "
+    "send a flatter value"
+)
+
+
+def _utf8(data: bytes | bytearray) -> str:
+    """``data`` decoded as the stdlib parser would — but strictly: no lone surrogates."""
+    try:
+        return bytes(data).decode(json.detect_encoding(data))
+    except UnicodeDecodeError as exc:
+        raise StrictJsonError(
+            f"the text is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); send UTF-8 text"
+        ) from None
+
+
+def _opened(text: str | bytes | bytearray) -> int:
+    """How many arrays and objects ``text`` may open (brackets in strings count too)."""
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
+
+
+def _depth(value: Any) -> int:
+    """How deep arrays and objects nest in a parsed value (walked without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        members = item.values() if type(item) is dict else item if type(item) is list else None
+        if members is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((member, level + 1) for member in members)
+    return deepest
 
 
 _NOT_FAST = object()
@@ -101,8 +150,7 @@ def _keys_and_floats(value: Any) -> tuple[int, bool]:
 
 def _may_hold_surrogate(text: str | bytes | bytearray) -> bool:
     """Whether parsed ``text`` may hold a lone surrogate: it has a ``\\uD800``–``\\uDFFF``
-    escape, or (a ``str``) non-ASCII characters. Raw surrogates in bytes are invalid UTF-8,
-    which ``json.loads`` already refuses."""
+    escape, or (a ``str``) non-ASCII characters. Bytes were decoded strictly (``_utf8``)."""
     if isinstance(text, bytes | bytearray):
         return _SURROGATE_ESCAPE_BYTES.search(text) is not None
     return not text.isascii() or _SURROGATE_ESCAPE.search(text) is not None
