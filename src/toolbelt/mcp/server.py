@@ -63,6 +63,7 @@ __all__ = [
     "Outbox",
     "Outgoing",
     "call_id_of",
+    "id_in_use_reply",
     "internal_error_reply",
 ]
 
@@ -183,7 +184,7 @@ class McpServer:
         if method == "tools/call" and request_id is not None:
             call_id = call_id_of(request_id)
             if call_id in self._ids_in_use:
-                await self._send(_id_in_use(request_id), request_id)
+                await self._send(id_in_use_reply(request_id), request_id)
                 return
             self._ids_in_use.add(call_id)
             group.start_soon(self._tools_call_once, call_id, request_id, params)
@@ -440,7 +441,7 @@ class McpServer:
         await self.runtime.aclose()
 
 
-def _id_in_use(request_id: Any) -> dict[str, Any]:
+def id_in_use_reply(request_id: Any) -> dict[str, Any]:
     """The error for a tools/call whose id names a call still running: it does not run."""
     text = (
         f"Invalid Request: the id {json.dumps(request_id)} is in use by a call still running; "
