@@ -48,9 +48,13 @@ class CallSpawner(Protocol):
 class CallTasks:
     """Calls running concurrently, each in a plain asyncio task, left together (see above)."""
 
-    def __init__(self, cancel: Callable[[], None]) -> None:
+    def __init__(
+        self, cancel: Callable[[], None], *, on_finished: Callable[[], None] | None = None
+    ) -> None:
         self._cancel = cancel
         """Cancels every call started here and every one that starts afterwards."""
+        self._on_finished = on_finished
+        """Told each time a call ends (stdio reads on once fewer calls run)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._scopes: set[anyio.CancelScope] = set()
         """The scope each running task runs in: cancelling them all cancels every call."""
@@ -82,6 +86,11 @@ class CallTasks:
             self._open = False
         if self._failures:
             raise BaseExceptionGroup("a call failed", self._failures)
+
+    @property
+    def running(self) -> int:
+        """Calls started and not finished."""
+        return len(self._tasks)
 
     def start_soon(
         self,
@@ -115,6 +124,8 @@ class CallTasks:
             self._cancel()
         if not self._tasks and self._idle is not None and not self._idle.done():
             self._idle.set_result(None)
+        if self._on_finished is not None:
+            self._on_finished()
 
     async def _all_done(self) -> None:
         while self._tasks:
