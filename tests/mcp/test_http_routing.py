@@ -162,3 +162,42 @@ async def test_a_cancel_notification_cancels_only_in_its_own_session(
     # the notice is bash's report of the sleep the test stopped; then B's command went on
     texts = [(m["id"], m["result"]["content"][0]["text"]) for m in answers]
     assert texts == [(7, "Terminated\ndone-B")]
+
+
+async def test_an_id_still_in_flight_in_its_session_is_refused_and_cancel_ends_the_first(
+    server: HttpServer,
+) -> None:
+    """One 2025-11-25 session sends id 7 twice: the second is refused at once (a cancel by 7
+    would name two calls), the first stays cancellable by its id."""
+    mark = f"5151{os.getpid()}"
+    base = {**server.headers, "accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        opened = await http.post(server.url, json=INITIALIZE, headers=base)
+        session = {
+            **base,
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        legacy = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+        first = {**legacy, "params": {"name": "bash", "arguments": {"command": f"sleep 8{mark}"}}}
+        again = {**legacy, "params": {"name": "think", "arguments": {"thought": "reused"}}}
+        async with http.stream("POST", server.url, json=first, headers=session):
+            await wait_until_async(lambda: alive(f"sleep 8{mark}"), "the call to start")
+            refused = await http.post(server.url, json=again, headers=session)
+            assert refused.status_code == 200
+            assert refused.json() == {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "error": {
+                    "code": -32600,
+                    "message": "Invalid Request: the id 7 is in use by a call still running; "
+                    "send each request with a fresh id.",
+                },
+            }
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 7},
+            }
+            assert (await http.post(server.url, json=cancel, headers=session)).status_code == 202
+            await wait_until_async(lambda: not alive(f"sleep 8{mark}"), "the call to end")

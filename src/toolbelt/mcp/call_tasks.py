@@ -9,9 +9,10 @@ a plain task, and keeps the structure the task group gave:
 - leaving the ``async with`` waits until every call has been answered;
 - when the block is left by an exception, or cancelled while it waits (SIGTERM, a client that
   stopped reading), every call is cancelled by the ``cancel`` its owner gives (the server's
-  ``cancel_calls``: each call's own anyio scope, so shielded clean-up inside a tool still runs
-  to the end and its processes are ended, never a bare ``Task.cancel``), and the block is left
-  only once every call has unwound;
+  ``cancel_calls``) and by the anyio scope each task runs in here, so no call escapes whatever
+  its owner's records say (a call whose record was lost once waited out its timeout); anyio
+  scopes, never a bare ``Task.cancel``, so shielded clean-up inside a tool still runs to the
+  end and its processes are ended; the block is left only once every call has unwound;
 - a call that raises (the server answers its own failures, so only a ``BaseException`` such
   as ``SystemExit`` gets here) cancels the others and is raised, in an exception group as
   anyio's task group raises it, when the block is left.
@@ -47,10 +48,17 @@ class CallSpawner(Protocol):
 class CallTasks:
     """Calls running concurrently, each in a plain asyncio task, left together (see above)."""
 
-    def __init__(self, cancel: Callable[[], None]) -> None:
+    def __init__(
+        self, cancel: Callable[[], None], *, on_finished: Callable[[], None] | None = None
+    ) -> None:
         self._cancel = cancel
         """Cancels every call started here and every one that starts afterwards."""
+        self._on_finished = on_finished
+        """Told each time a call ends (stdio reads on once fewer calls run)."""
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._scopes: set[anyio.CancelScope] = set()
+        """The scope each running task runs in: cancelling them all cancels every call."""
+        self._cancelled = False
         self._failures: list[BaseException] = []
         self._idle: asyncio.Future[None] | None = None
         self._open = False
@@ -79,6 +87,11 @@ class CallTasks:
         if self._failures:
             raise BaseExceptionGroup("a call failed", self._failures)
 
+    @property
+    def running(self) -> int:
+        """Calls started and not finished."""
+        return len(self._tasks)
+
     def start_soon(
         self,
         func: Callable[[Unpack[PosArgsT]], Coroutine[Any, Any, Any]],
@@ -89,9 +102,20 @@ class CallTasks:
         signature and not used)."""
         if not self._open:
             raise RuntimeError("The calls' task group is not active; no call can start.")
-        task = asyncio.get_running_loop().create_task(func(*args))
+        task = asyncio.get_running_loop().create_task(self._scoped(func(*args)))
         self._tasks.add(task)
         task.add_done_callback(self._finished)
+
+    async def _scoped(self, call: Coroutine[Any, Any, Any]) -> None:
+        """Run ``call`` in a scope of its own that ``_cancel_and_wait`` cancels."""
+        with anyio.CancelScope() as scope:
+            if self._cancelled:
+                scope.cancel()
+            self._scopes.add(scope)
+            try:
+                await call
+            finally:
+                self._scopes.discard(scope)
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
@@ -100,6 +124,8 @@ class CallTasks:
             self._cancel()
         if not self._tasks and self._idle is not None and not self._idle.done():
             self._idle.set_result(None)
+        if self._on_finished is not None:
+            self._on_finished()
 
     async def _all_done(self) -> None:
         while self._tasks:
@@ -108,5 +134,8 @@ class CallTasks:
 
     async def _cancel_and_wait(self) -> None:
         self._cancel()
+        self._cancelled = True
+        for scope in list(self._scopes):
+            scope.cancel()
         with anyio.CancelScope(shield=True):
             await self._all_done()

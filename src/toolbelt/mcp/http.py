@@ -49,6 +49,7 @@ from toolbelt.mcp.server import (
     MODERN_VERSIONS,
     McpServer,
     Outbox,
+    id_in_use_reply,
     internal_error_reply,
 )
 from toolbelt.runtime import Runtime, RuntimeOptions
@@ -313,6 +314,8 @@ def build_app(options: HttpOptions, stopping: Stopping | None = None) -> Any:
         if header_key and idempotency_key(params) is None:
             meta = {**(params.get("_meta") or {}), META_IDEMPOTENCY_KEY: header_key}
             params = {**params, "_meta": meta}
+        if session.key_of(request_id) is not None:  # cancelling by it would name two calls
+            return _json(id_in_use_reply(request_id))
         key, receive = table.begin(session, request_id)
         table.group.start_soon(session.server.tools_call, key, params)
         first = await _quick_message(receive) if _takes_json(request) else None

@@ -41,7 +41,7 @@ class InFlightCall:
     """The id the answer carries, which is also the route of every message of the call (over
     HTTP the server-wide key the door gave the request, not the client's own id)."""
     call_id: str
-    """The executor's id for the call (``mcp-<request id>``): progress events and permission
+    """The executor's id for the call (``server.call_id_of``): progress events and permission
     requests name the call by it."""
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     progress_token: Any = None

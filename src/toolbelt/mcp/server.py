@@ -14,6 +14,7 @@ executor's readers–writer gate), so two clients' edits never interleave.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Protocol
 
@@ -25,7 +26,7 @@ from toolbelt.core.permission import PermissionRequester
 from toolbelt.core.user import UserChannel
 from toolbelt.mcp.call_tasks import CallSpawner
 from toolbelt.mcp.client_requests import ClientRequests
-from toolbelt.mcp.envelope import internal_error_reply
+from toolbelt.mcp.envelope import INVALID_REQUEST, error_reply, internal_error_reply
 from toolbelt.mcp.eras import in_era, is_modern
 from toolbelt.mcp.idempotency import IdempotentCalls, KeyRefused, idempotency_key
 from toolbelt.mcp.inflight import InFlightCall, call_fingerprint
@@ -61,6 +62,8 @@ __all__ = [
     "OpenRuntime",
     "Outbox",
     "Outgoing",
+    "call_id_of",
+    "id_in_use_reply",
     "internal_error_reply",
 ]
 
@@ -72,6 +75,12 @@ Outbox = MemoryObjectSendStream[Outgoing]
 
 UNKNOWN_TOOL = "(unknown)"
 """What a call of a tool the server does not serve is counted under (``/metrics``)."""
+
+
+def call_id_of(request_id: Any) -> str:
+    """The executor's id for the call a request starts, distinct for ids JSON-RPC tells apart:
+    ``1`` is ``mcp-1`` and ``"1"`` is ``mcp-"1"`` (the id as JSON writes it)."""
+    return f"mcp-{json.dumps(request_id)}"
 
 
 class OpenRuntime(Protocol):
@@ -119,7 +128,10 @@ class McpServer:
         self.protocol_version = ""
         """The revision agreed at ``initialize`` (the 2026-07-28 era has none: per request)."""
         self._inflight: dict[str, InFlightCall] = {}
-        """Every tools/call running, by the runtime's call id (``mcp-<request id>``)."""
+        """Every tools/call running, by the runtime's call id (``call_id_of``)."""
+        self._ids_in_use: set[str] = set()
+        """The call ids of the tools/call requests received and not yet answered (stdio): a
+        request reusing one is refused, so no call loses its record (and its cancellation)."""
         self._calls_cancelled = False
         """Set by ``cancel_calls``: a call that starts afterwards is cancelled at once."""
         self._client_requests = ClientRequests(self._send)
@@ -170,7 +182,12 @@ class McpServer:
         request_id = message.get("id")
         params = message.get("params") or {}
         if method == "tools/call" and request_id is not None:
-            group.start_soon(self.tools_call, request_id, params)
+            call_id = call_id_of(request_id)
+            if call_id in self._ids_in_use:
+                await self._send(id_in_use_reply(request_id), request_id)
+                return
+            self._ids_in_use.add(call_id)
+            group.start_soon(self._tools_call_once, call_id, request_id, params)
             return
         if method == "notifications/cancelled":
             self.cancel(params.get("requestId"))
@@ -220,6 +237,13 @@ class McpServer:
             await self._tools_call(request_id, params)
         except Exception as exc:  # one request fails, the server goes on
             await self._internal_error(request_id, "tools/call", exc)
+
+    async def _tools_call_once(self, call_id: str, request_id: Any, params: dict[str, Any]) -> None:
+        """``tools_call``, its id in use until it is answered."""
+        try:
+            await self.tools_call(request_id, params)
+        finally:
+            self._ids_in_use.discard(call_id)
 
     async def _internal_error(self, request_id: Any, method: Any, exc: Exception) -> None:
         reply = internal_error_reply(request_id, method, exc)
@@ -274,7 +298,7 @@ class McpServer:
         arguments = params.get("arguments") or {}
         meta = params.get("_meta") or {}
         call = InFlightCall(
-            request_id, f"mcp-{request_id}", progress_token=meta.get("progressToken")
+            request_id, call_id_of(request_id), progress_token=meta.get("progressToken")
         )
         if meta.get(META_VERSION) in MODERN_VERSIONS:
             call.modern = meta.get(META_CAPABILITIES) or {}
@@ -395,7 +419,7 @@ class McpServer:
 
     def cancel(self, request_id: Any) -> None:
         """Cancel a running call (its response stream was closed, or the client said so)."""
-        call = self._inflight.get(f"mcp-{request_id}")
+        call = self._inflight.get(call_id_of(request_id))
         if call is not None and call.request_id == request_id:
             call.scope.cancel()
 
@@ -415,3 +439,12 @@ class McpServer:
         """Cancel what runs and end every process the session started."""
         self.cancel_calls()
         await self.runtime.aclose()
+
+
+def id_in_use_reply(request_id: Any) -> dict[str, Any]:
+    """The error for a tools/call whose id names a call still running: it does not run."""
+    text = (
+        f"Invalid Request: the id {json.dumps(request_id)} is in use by a call still running; "
+        "send each request with a fresh id."
+    )
+    return error_reply(request_id, INVALID_REQUEST, text)

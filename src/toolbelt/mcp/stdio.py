@@ -3,6 +3,12 @@
 Messages are read as they arrive and dispatched concurrently; every outgoing message goes
 through one ordered outbox, so progress notifications precede the result they belong to.
 
+A client that stops reading stdout cannot make the server grow without end: while
+``MAX_QUEUED`` messages wait to be written or ``MAX_CALLS`` calls run, no further request is
+read (``_Backlog``); reading resumes as the writer drains and calls end, so a client that
+sends a thousand calls at once (``< requests.jsonl``) gets every answer, none refused. The
+requests not read yet wait in the pipe, which stops the client's writes once full.
+
 When stdin ends, every request already received is still answered: the calls run to the end
 (a permission question can no longer be answered, so it is refused at once), the outbox is
 written out, then the session is closed and every process it started is ended. So
@@ -41,6 +47,12 @@ MAX_LINE = 64 * 1024 * 1024
 BATCH_BYTES = 256 * 1024
 """Queued messages are joined into one write up to about this many bytes."""
 
+MAX_QUEUED = 64
+"""Messages waiting to be written from which no further request is read."""
+MAX_CALLS = 256
+"""Calls running at once from which no further request is read (the HTTP door's default
+``--max-calls``)."""
+
 ReadLine = Callable[[], Awaitable[bytes]]
 Write = Callable[[bytes], Awaitable[None]]
 
@@ -57,10 +69,11 @@ async def serve_stdio(start: Callable[[Outbox], McpServer | RootedStart]) -> str
         readline, write = await _line_reader(), await _writer()
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)
-            written = anyio.Event()
-            group.start_soon(_write_all, receive, write, written, group.cancel_scope)
-            async with CallTasks(server.cancel_calls) as calls:  # left when all answered
-                while line := await readline():
+            written, backlog = anyio.Event(), _Backlog(receive)
+            group.start_soon(_write_all, receive, write, written, group.cancel_scope, backlog)
+            calls = CallTasks(server.cancel_calls, on_finished=backlog.moved)
+            async with calls:  # left when every call has been answered
+                while line := await backlog.then(readline, calls):
                     try:
                         message = check_message(_parse(line))
                     except InvalidMessage as exc:
@@ -80,11 +93,35 @@ async def serve_stdio(start: Callable[[Outbox], McpServer | RootedStart]) -> str
     return server.refused if isinstance(server, RootedStart) else None
 
 
+class _Backlog:
+    """What the server holds for the client: the messages waiting to be written and the calls
+    running. The reader waits while either is at its bound."""
+
+    def __init__(self, queue: MemoryObjectReceiveStream[Outgoing]) -> None:
+        self._queue = queue
+        self._moved = anyio.Event()
+
+    async def then(self, readline: ReadLine, calls: CallTasks) -> bytes:
+        """The next line, read once fewer than ``MAX_QUEUED`` messages wait to be written and
+        fewer than ``MAX_CALLS`` calls run."""
+        while (
+            self._queue.statistics().current_buffer_used >= MAX_QUEUED or calls.running >= MAX_CALLS
+        ):
+            self._moved = anyio.Event()
+            await self._moved.wait()
+        return await readline()
+
+    def moved(self) -> None:
+        """Messages were written or a call ended: the reader looks again."""
+        self._moved.set()
+
+
 async def _write_all(
     receive: MemoryObjectReceiveStream[Outgoing],
     write: Write,
     written: anyio.Event,
     stop: anyio.CancelScope,
+    backlog: _Backlog,
 ) -> None:
     """Write every outgoing message, in order. The messages already queued go out in one
     write: with many calls in flight, a write (a system call, and waking the client) per
@@ -102,6 +139,7 @@ async def _write_all(
                 size += len(lines[-1])
             lines.append(b"")
             await write(b"\n".join(lines))
+            backlog.moved()
     except (BrokenPipeError, ConnectionResetError):
         stop.cancel()  # nobody reads the replies any more: stop everything
     written.set()

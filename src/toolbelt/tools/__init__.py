@@ -4,7 +4,9 @@ Tool modules import only pydantic and the core at import time; heavy libraries (
 charset-normalizer, pypdf, httpx) are imported inside the functions that need them, so listing
 or validating tools stays cheap. The toolset itself imports a tool's module only when that
 tool is first looked up, so a process that makes one call (``toolbelt call think``) loads one
-tool module, not fourteen.
+tool module, not fourteen. A module that fails to import (a broken install, a standard-library
+module shadowed through PYTHONPATH) costs its tools only: they are left out of the listing, said
+once on stderr, and a call of one is answered with the import error (``why_missing``).
 
 ``build_toolset`` composes with seed 004's three knobs, applied in this order: a base set
 (explicit tools, or the ``programmatic`` preset that drops interactive and side-effecting
@@ -14,9 +16,11 @@ tools, or all built-ins), minus ``disabled`` names, plus ``extra`` tools.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from toolbelt.core.registry import AnyTool, CombinedToolset, ToolRegistry, Toolset
 
@@ -75,22 +79,64 @@ class BuiltinToolset(Toolset):
         with self._lock:
             tool = self._loaded.get(name)
             if tool is None:
-                module = importlib.import_module(f"toolbelt.tools.{where[0]}")
+                module = _tool_module(where[0])
+                if isinstance(module, str):
+                    return None
                 options = self._skill_options if name == "skill" else {}
                 tool = self._loaded[name] = getattr(module, where[1])(**options)
         return tool
 
+    def why_missing(self, name: str) -> str | None:
+        where = _BUILTINS.get(name)
+        failed = _FAILED_MODULES.get(where[0]) if where is not None else None
+        if where is None or failed is None:
+            return None
+        return (
+            f"The tool `{name}` is unavailable: its module toolbelt.tools.{where[0]} failed to "
+            f"import ({failed}). Check the Python environment (a module named like a "
+            "standard-library one on PYTHONPATH, a broken install) and restart toolbelt."
+        )
+
     def tools(self) -> tuple[AnyTool, ...]:
-        return tuple(self._require(name) for name in _BUILTINS)
+        listed = (self._require(name) for name in _BUILTINS)
+        return tuple(tool for tool in listed if tool is not None)
 
     def names(self) -> tuple[str, ...]:
         return tuple(_BUILTINS)
 
-    def _require(self, name: str) -> AnyTool:
+    def _require(self, name: str) -> AnyTool | None:
+        """The tool, None when its module failed to import."""
         tool = self.get(name)
+        if tool is None and self.why_missing(name) is not None:
+            return None
         if tool is None or tool.name != name:
             raise RuntimeError(f"built-in tool {name!r} points at the wrong module or class")
         return tool
+
+
+_FAILED_MODULES: dict[str, str] = {}
+"""Tool module → its import error: said once per process, never tried again."""
+_IMPORT_LOCK = threading.Lock()
+
+
+def _tool_module(module: str) -> ModuleType | str:
+    """``toolbelt.tools.<module>``, or its import error as one line (said once on stderr,
+    naming the tools it leaves out)."""
+    with _IMPORT_LOCK:
+        failed = _FAILED_MODULES.get(module)
+        if failed is not None:
+            return failed
+        try:
+            return importlib.import_module(f"toolbelt.tools.{module}")
+        except Exception as exc:  # whatever importing raised costs this module's tools only
+            error = _FAILED_MODULES[module] = f"{type(exc).__name__}: {exc}"
+        tools = ", ".join(name for name, (where, _) in _BUILTINS.items() if where == module)
+        print(
+            f"toolbelt: module toolbelt.tools.{module} failed to import ({error}); "
+            f"left out: {tools}.",
+            file=sys.stderr,
+        )
+        return error
 
 
 def builtin_toolset(
