@@ -30,9 +30,12 @@ def _watchdogs(prefix: str) -> list[int]:
 def test_a_killed_watchdog_is_started_again_with_the_same_prefix() -> None:
     prefix = run_id_prefix()
     assert new_run_id().startswith(prefix)
+    wait_until(lambda: len(_watchdogs(prefix)) == 1, "the watchdog to run")
     (first,) = _watchdogs(prefix)
     os.kill(first, signal.SIGKILL)
     wait_until(lambda: not _watchdogs(prefix), "the killed watchdog to be gone")
     assert new_run_id().startswith(prefix)  # noticed (its pipe is broken) and restarted
+    # the new watchdog is spawned, not yet surely exec'd: its command line comes with the exec
+    wait_until(lambda: len(_watchdogs(prefix)) == 1, "the new watchdog to run")
     (second,) = _watchdogs(prefix)
     assert second != first
