@@ -80,6 +80,8 @@ UNKNOWN_TOOL = "(unknown)"
 def call_id_of(request_id: Any) -> str:
     """The executor's id for the call a request starts, distinct for ids JSON-RPC tells apart:
     ``1`` is ``mcp-1`` and ``"1"`` is ``mcp-"1"`` (the id as JSON writes it)."""
+    if type(request_id) is int:  # most clients' ids: JSON writes an int as str() does, faster
+        return f"mcp-{request_id}"
     return f"mcp-{json.dumps(request_id)}"
 
 
