@@ -69,6 +69,19 @@ __all__ = ["ErrorKind", "Executor", "ToolCall", "ToolCallResult"]
 _NO_HOOK = PreToolUseResult()
 
 
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """What the permission step made of a call (``Executor._judged``)."""
+
+    args: ToolInput
+    """The arguments the call runs with (a PreToolUse hook may have rewritten them)."""
+    hook_call: HookCall | None
+    pre: PreToolUseResult
+    access: Access
+    request: PermissionRequest
+    decision: Decision
+
+
 @dataclass(slots=True)
 class _Running:
     scope: anyio.CancelScope
@@ -210,31 +223,11 @@ class Executor:
             answer_timeout=self.permission_timeout,
             model=self.model,
         )
-        pre = _NO_HOOK
-        if type(self.hooks) is not ToolHooks:
-            subject = await tool.hook_subject(args, dumped)
-            pre = await self.hooks.pre_tool_use(
-                HookCall(
-                    call.id,
-                    subject.name,
-                    subject.arguments,
-                    self.session.id,
-                    str(self.session.cwd),
-                    self.policy.mode,
-                    subject.aliases,
-                )
-            )
-            if pre.updated_input is not None:
-                args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
-                dumped = args.model_dump(mode="json")
         try:
-            access = await tool.access(args, ctx)
+            judged = await self._judged(tool, args, dumped, ctx)
         except OSError as exc:
             raise tool_error_from_os(call.name, exc) from exc
-        request = PermissionRequest(
-            call.id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
-        )
-        return with_hook(self.policy.decide(request), pre.decision, pre.reason)
+        return judged.decision
 
     # -- execution ----------------------------------------------------------------------
 
@@ -293,31 +286,11 @@ class Executor:
     ) -> ToolOutput:
         if self.session.closed:
             raise FatalError("The session is closed; start a new session to run more tools.")
-        hook_call: HookCall | None = None  # None: the no-op hooks, skipped on the hot path
-        pre = _NO_HOOK
-        if type(self.hooks) is not ToolHooks:
-            subject = await tool.hook_subject(args, dumped)
-            hook_call = HookCall(
-                ctx.call_id,
-                subject.name if subject else tool.name,
-                subject.arguments if subject else dumped,
-                self.session.id,
-                str(self.session.cwd),
-                self.policy.mode,
-                subject.aliases if subject else (),
-            )
-            pre = await self.hooks.pre_tool_use(hook_call)
-        if pre.updated_input is not None:
-            args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
-            dumped = args.model_dump(mode="json")
-        access: Access = await tool.access(args, ctx)
-        request = PermissionRequest(
-            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
-        )
-        decision = with_hook(self.policy.decide(request), pre.decision, pre.reason)
+        judged = await self._judged(tool, args, dumped, ctx)
+        hook_call, pre, args, access = judged.hook_call, judged.pre, judged.args, judged.access
         answer = await authorize(
-            request,
-            decision,
+            judged.request,
+            judged.decision,
             policy=self.policy,
             requester=self.requester,
             events=self.events,
@@ -344,6 +317,36 @@ class Executor:
                 (*output.content, TextBlock(extra)), output.structured, output.is_error
             )
         return output
+
+    async def _judged(
+        self, tool: Tool[Any], args: ToolInput, dumped: dict[str, Any], ctx: ToolContext
+    ) -> _Judged:
+        """The permission step of a call, up to the policy's decision: the PreToolUse hooks
+        (which may decide, or rewrite the input), the tool's ``access`` and the policy — what a
+        run goes on to authorize, and what ``decide`` answers without running anything."""
+        hook_call: HookCall | None = None  # None: the no-op hooks, skipped on the hot path
+        pre = _NO_HOOK
+        if type(self.hooks) is not ToolHooks:
+            subject = await tool.hook_subject(args, dumped)
+            hook_call = HookCall(
+                ctx.call_id,
+                subject.name if subject else tool.name,
+                subject.arguments if subject else dumped,
+                self.session.id,
+                str(self.session.cwd),
+                self.policy.mode,
+                subject.aliases if subject else (),
+            )
+            pre = await self.hooks.pre_tool_use(hook_call)
+        if pre.updated_input is not None:
+            args = parse_arguments(tool, tool.from_hook_input(dumped, pre.updated_input))
+            dumped = args.model_dump(mode="json")
+        access: Access = await tool.access(args, ctx)
+        request = PermissionRequest(
+            ctx.call_id, tool.name, dumped, access, tool.is_readonly(args), tool.call_identity(args)
+        )
+        decision = with_hook(self.policy.decide(request), pre.decision, pre.reason)
+        return _Judged(args, hook_call, pre, access, request, decision)
 
     async def _post_hooks(self, call: HookCall, result: Mapping[str, Any], *, failed: bool) -> str:
         post = await self.hooks.post_tool_use(call, result, failed=failed)
